@@ -1,0 +1,40 @@
+"""Wiring: the one place where a journal, a registry and an environment are put together (no singletons)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from alicorn.journal.sqlite import SQLiteStore
+from alicorn.ops.builtin import builtin_registry
+from alicorn.ops.registry import Registry
+from alicorn.runtime.executor import EventListener, Executor, RunEnvironment
+
+DEFAULT_HOME = Path(".alicorn")
+
+
+@dataclass
+class App:
+    """An Alicorn home directory: `journal.db` (the journal) and `workspaces/RUN/` (files runs write)."""
+
+    home: Path
+    store: SQLiteStore
+    registry: Registry
+
+    @property
+    def workspaces(self) -> Path:
+        return self.home / "workspaces"
+
+    def executor(self, data_root: Path, *, max_parallel: int = 4, on_events: EventListener | None = None) -> Executor:
+        environment = RunEnvironment(self.workspaces.resolve(), data_root.resolve(), max_parallel=max_parallel)
+        return Executor(self.store, self.registry, environment, on_events=on_events)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def open_app(home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None) -> App:
+    """Open (or create) the home's journal with the built-in operations."""
+    path = journal if journal is not None else home / "journal.db"
+    store = SQLiteStore(path, create=create)
+    return App(home, store, builtin_registry())

@@ -1,0 +1,355 @@
+"""The `alicorn` command line. Heavy modules are imported inside commands so `alicorn --help` starts fast.
+
+Exit codes: 0 done (run succeeded), 1 error (bad input: nothing was changed), 2 usage error, 3 the run finished but
+did not succeed (partial, failed, stopped), 4 the run waits for a human approval.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    from alicorn.app import App
+    from alicorn.runtime.state import RunState
+
+EXIT_ERROR, EXIT_NOT_SUCCEEDED, EXIT_AWAITING = 1, 3, 4
+
+HomeOption = Annotated[
+    Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home: journal.db and workspaces/.")
+]
+RunArg = Annotated[str, typer.Argument(help="The run id (see `alicorn runs`).")]
+
+
+class _JournalGroup(TyperGroup):
+    """`alicorn journal RUN` lists a run's events; `alicorn journal head|archive|export|import` are subcommands."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["events", *args]
+        return super().resolve_command(ctx, args)
+
+
+app = typer.Typer(
+    name="alicorn",
+    help="Alicorn: the model proposes, the runtime disposes. Typed plans, a hash-chained journal, verified replay.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+journal_app = typer.Typer(cls=_JournalGroup, no_args_is_help=True, help="Read, pin, archive and move journal events.")
+app.add_typer(journal_app, name="journal")
+
+
+def _fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _open(home: Path, *, create: bool = False) -> App:
+    from alicorn.app import open_app
+    from alicorn.errors import AlicornError
+
+    try:
+        return open_app(home, create=create)
+    except AlicornError as exc:
+        _fail(str(exc))
+
+
+def _guard(fn: Any) -> Any:
+    """Turn Alicorn's errors into a clear message and exit code 1 (nothing half-done: the journal is the truth)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from alicorn.errors import AlicornError
+
+        try:
+            return fn(*args, **kwargs)
+        except AlicornError as exc:
+            _fail(str(exc))
+
+    return wrapper
+
+
+def _exit_for(state: RunState) -> None:
+    if state.status == "awaiting_approval":
+        raise typer.Exit(EXIT_AWAITING)
+    if state.status != "succeeded":
+        raise typer.Exit(EXIT_NOT_SUCCEEDED)
+
+
+def _approvals(approve: bool, who: str | None, comment: str) -> list[Any]:
+    from alicorn.runtime.executor import Approval
+
+    if not approve:
+        return []
+    return [Approval(f"human:{who or getpass.getuser()}", comment)]
+
+
+@app.command()
+@_guard
+def run(
+    plan_file: Annotated[Path, typer.Argument(help="A plan in the DSL (JSON); `alicorn schema plan` shows it.")],
+    home: HomeOption = Path(".alicorn"),
+    data: Annotated[
+        Path | None, typer.Option(help="Directory that relative data paths are read from (default: the plan's).")
+    ] = None,
+    approve: Annotated[bool, typer.Option(help="Approve, as a human, effects beyond local_write.")] = False,
+    who: Annotated[str | None, typer.Option("--as", help="Your name for the approval (default: login).")] = None,
+    comment: Annotated[str, typer.Option(help="A comment journaled with the approval.")] = "",
+    parallel: Annotated[int, typer.Option(min=1, max=64, help="Node calls running at once.")] = 4,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Validate PLAN_FILE, journal it as a new run and execute it."""
+    from alicorn.plan.validate import parse_plan
+    from alicorn.render import Progress, print_run
+
+    try:
+        text = plan_file.read_text(encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot read the plan file {plan_file}: {exc.strerror}")
+    plan = parse_plan(text)
+    application = _open(home, create=True)
+    with Progress(len(plan.nodes), enabled=not quiet) as progress:
+        executor = application.executor(data or plan_file.parent, max_parallel=parallel, on_events=progress.update)
+        state = executor.start(plan, approvals=_approvals(approve, who, comment))
+    print_run(state, application.store)
+    _exit_for(state)
+
+
+@app.command()
+@_guard
+def resume(
+    run_id: RunArg,
+    home: HomeOption = Path(".alicorn"),
+    approve: Annotated[bool, typer.Option(help="Approve, as a human, the effects the run waits for.")] = False,
+    who: Annotated[str | None, typer.Option("--as", help="Your name for the approval (default: login).")] = None,
+    comment: Annotated[str, typer.Option(help="A comment journaled with the approval.")] = "",
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Continue a run that stopped (crash, kill, waiting for approval) without redoing finished nodes."""
+    from alicorn.render import Progress, print_run
+    from alicorn.runtime.state import fold
+
+    application = _open(home)
+    before = fold(application.store.read(run_id), run_id)
+    if not before.run_id or not before.plan:
+        _fail(f"no run {run_id!r} in {application.store.path}; `alicorn runs` lists the runs")
+    with Progress(len(before.nodes), enabled=not quiet) as progress:
+        executor = application.executor(Path(before.data_root), on_events=progress.update)
+        state = executor.resume(run_id, approvals=_approvals(approve, who, comment))
+    print_run(state, application.store)
+    _exit_for(state)
+
+
+@app.command()
+@_guard
+def runs(home: HomeOption = Path(".alicorn"), as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List runs with their status, goal and journal size."""
+    from alicorn.render import print_runs, run_summaries
+
+    application = _open(home)
+    summaries = run_summaries(application.store)
+    if as_json:
+        typer.echo(json.dumps(summaries, ensure_ascii=False, indent=2))
+    else:
+        print_runs(summaries)
+
+
+@app.command()
+@_guard
+def show(run_id: RunArg, home: HomeOption = Path(".alicorn")) -> None:
+    """A run's nodes, states, timings, effects and its DAG."""
+    from alicorn.render import print_run
+    from alicorn.runtime.state import fold
+
+    application = _open(home)
+    application.store.require(run_id)
+    print_run(fold(application.store.read(run_id), run_id), application.store, detailed=True)
+
+
+@journal_app.command("events", hidden=True)
+@_guard
+def journal_events(
+    run_id: RunArg,
+    home: HomeOption = Path(".alicorn"),
+    kind: Annotated[list[str] | None, typer.Option(help="Only events of this kind (prefix, e.g. tool.).")] = None,
+    node: Annotated[str | None, typer.Option(help="Only events about this node.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One stored event per line, exactly as journaled.")] = False,
+) -> None:
+    """A run's events, filterable (`alicorn journal RUN --kind tool. --node load`)."""
+    from alicorn.render import print_events
+
+    application = _open(home)
+    application.store.require(run_id)
+    events = [
+        e
+        for e in application.store.read(run_id)
+        if (not kind or any(e.kind.startswith(k) for k in kind)) and (node is None or e.data.get("node") == node)
+    ]
+    if as_json:
+        for e in events:
+            typer.echo(e.line)
+    else:
+        print_events(events)
+
+
+@journal_app.command("head")
+@_guard
+def journal_head(
+    home: HomeOption = Path(".alicorn"),
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file, not stdout.")] = None,
+) -> None:
+    """Print (or save) every stream's head; keep it elsewhere to detect truncation with `alicorn verify --head`."""
+    from alicorn.journal.verify import save_head
+
+    text = json.dumps(save_head(_open(home).store), indent=2) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"saved the heads of the journal's streams to {output}")
+
+
+@journal_app.command("archive")
+@_guard
+def journal_archive(
+    run_ids: Annotated[list[str] | None, typer.Argument(help="Runs to archive (default: every finished run).")] = None,
+    home: HomeOption = Path(".alicorn"),
+) -> None:
+    """Move finished runs into compressed segments that still verify and replay."""
+    from alicorn.runtime.state import fold
+
+    store = _open(home).store
+    candidates = run_ids or [i.stream for i in store.streams() if not i.archived]
+    archived = 0
+    for run_id in candidates:
+        state = fold(store.read(run_id), run_id)
+        if store.is_archived(run_id):
+            if run_ids:
+                _fail(f"run {run_id} is already archived")
+            continue
+        if not state.finished:
+            if run_ids:
+                _fail(f"run {run_id} is {state.status}, not finished; only finished runs can be archived")
+            continue
+        info = store.archive(run_id)
+        archived += 1
+        ratio = info.bytes / info.archived_bytes if info.archived_bytes else 0
+        typer.echo(f"{run_id}: {info.events} events, {info.bytes:,} B -> {info.archived_bytes:,} B ({ratio:.1f}x)")
+    typer.echo(f"archived {archived} run(s)")
+
+
+@journal_app.command("export")
+@_guard
+def journal_export(run_id: RunArg, home: HomeOption = Path(".alicorn")) -> None:
+    """Write a run's events as JSON lines (exactly as stored) to stdout."""
+    store = _open(home).store
+    store.require(run_id)
+    for event in store.read(run_id):
+        typer.echo(event.line)
+
+
+@journal_app.command("import")
+@_guard
+def journal_import(
+    files: Annotated[list[Path], typer.Argument(help="JSON-lines files written by `alicorn journal export`.")],
+    home: HomeOption = Path(".alicorn"),
+) -> None:
+    """Load exported runs into this journal; each must verify and keep its exact hashes."""
+    from alicorn.journal.transfer import import_lines
+
+    store = _open(home, create=True).store
+    for path in files:
+        stream, count = import_lines(store, path.read_text(encoding="utf-8").splitlines())
+        typer.echo(f"imported {stream}: {count} events")
+
+
+@app.command()
+@_guard
+def replay(
+    run_id: RunArg,
+    home: HomeOption = Path(".alicorn"),
+    verify: Annotated[
+        bool, typer.Option("--verify/--no-verify", help="Compare regenerated events byte for byte.")
+    ] = True,
+) -> None:
+    """Re-execute a run from its recorded inputs and prove the regenerated journal is byte-identical."""
+    from alicorn.runtime.replay import replay_run
+
+    application = _open(home)
+    if not verify:
+        _fail("replay always compares what it regenerates; drop --no-verify", 2)
+    report = replay_run(application.store, run_id, application.registry)
+    rate = report.events / report.seconds if report.seconds else float("inf")
+    typer.echo(
+        f"replay of {run_id} verified: {report.events} events regenerated byte for byte over {report.sessions} "
+        f"session(s), final status {report.status} ({rate:,.0f} events/s)"
+    )
+
+
+@app.command()
+@_guard
+def verify(
+    run_ids: Annotated[list[str] | None, typer.Argument(help="Runs to verify (default: the whole journal).")] = None,
+    home: HomeOption = Path(".alicorn"),
+    head: Annotated[
+        Path | None, typer.Option(help="A head saved by `alicorn journal head`: catches truncation.")
+    ] = None,
+) -> None:
+    """Check the hash chain of every stream; report the first bad event of each."""
+    from alicorn.journal.verify import load_head, verify_journal
+
+    saved = load_head(head.read_text(encoding="utf-8")) if head is not None else None
+    report = verify_journal(_open(home).store, head=saved, streams=run_ids or None)
+    for problem in report.problems:
+        typer.echo(f"BAD {problem}", err=True)
+    against = " against the saved head" if saved is not None else ""
+    if not report.ok:
+        _fail(f"{len(report.problems)} stream(s) failed verification{against} (first bad events above)")
+    typer.echo(f"ok: {report.streams} stream(s), {report.events} events verified{against}")
+
+
+@app.command()
+@_guard
+def schema(
+    what: Annotated[str, typer.Argument(help="plan | operations | events")] = "plan",
+) -> None:
+    """Print a JSON Schema: the plan DSL, the operations' declarations, or the event kinds."""
+    if what == "plan":
+        from alicorn.plan.dsl import Plan
+
+        typer.echo(json.dumps(Plan.model_json_schema(), indent=2))
+    elif what == "operations":
+        from alicorn.ops.builtin import builtin_registry
+
+        typer.echo(json.dumps([op.describe() for op in builtin_registry().operations()], indent=2))
+    elif what == "events":
+        from alicorn.runtime.state import RUN_EVENT_KINDS
+
+        typer.echo(json.dumps(sorted(RUN_EVENT_KINDS), indent=2))
+    else:
+        _fail(f"unknown schema {what!r}; choose plan, operations or events", 2)
+
+
+@app.command()
+@_guard
+def demo(home: HomeOption = Path(".alicorn")) -> None:
+    """The main job on embedded defaults: the seed's camera-alarms command, end to end, then its replay verified."""
+    from alicorn.demo import run_demo
+
+    raise typer.Exit(run_demo(home))
+
+
+def main() -> None:
+    """Console entry point."""
+    sys.exit(app())

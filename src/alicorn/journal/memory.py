@@ -1,0 +1,89 @@
+"""The in-memory journal store: a verified fake (it passes the same contract suite as the durable stores)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from alicorn.journal.events import Event
+from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo
+
+
+@dataclass
+class _Staged:
+    """Writes of one transaction, applied together at commit."""
+
+    events: list[Event] = field(default_factory=list)
+    archived: list[Segment] = field(default_factory=list)
+
+
+class InMemoryStore(JournalStore):
+    """Streams kept in process memory; for tests, replay and ephemeral runs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._streams: dict[str, list[Event]] = {}
+        self._segments: dict[str, Segment] = {}
+
+    @contextmanager
+    def _write_transaction(self) -> Iterator[_Staged]:
+        with self._lock:
+            staged = _Staged()
+            yield staged
+            # Commit: only reached when the block did not raise, so a failed batch leaves nothing behind.
+            for event in staged.events:
+                self._streams.setdefault(event.stream, []).append(event)
+            for segment in staged.archived:
+                self._segments[segment.stream] = segment
+                self._streams.pop(segment.stream, None)
+
+    @contextmanager
+    def _read_transaction(self) -> Iterator[None]:
+        with self._lock:
+            yield None
+
+    def _head_txn(self, tx: object, stream: str) -> Head | None:
+        events = self._streams.get(stream)
+        return Head(events[-1].seq, events[-1].hash) if events else None
+
+    def _insert_txn(self, tx: _Staged, events: list[Event]) -> None:
+        tx.events.extend(events)
+
+    def _read_txn(self, tx: object, stream: str, after: int) -> list[Event]:
+        events = self._streams.get(stream, [])
+        return events[after:] if after > 0 else list(events)
+
+    def _streams_txn(self, tx: object) -> list[StreamInfo]:
+        infos = [
+            StreamInfo(
+                name,
+                len(events),
+                sum(len(e.line.encode("utf-8")) for e in events),
+                events[0].at,
+                events[-1].at,
+                Head(events[-1].seq, events[-1].hash),
+                False,
+            )
+            for name, events in self._streams.items()
+            if events
+        ]
+        infos.extend(
+            StreamInfo(s.stream, s.events, s.raw_bytes, s.first_at, s.last_at, s.head, True, len(s.data))
+            for s in self._segments.values()
+        )
+        return infos
+
+    def _archive_record_txn(self, tx: object, stream: str) -> tuple[str, Head] | None:
+        segment = self._segments.get(stream)
+        return (segment.digest, segment.head) if segment else None
+
+    def _save_segment(self, segment: Segment) -> None:
+        pass  # kept with the archive record in `_archive_txn`
+
+    def _load_segment(self, stream: str) -> bytes:
+        return self._segments[stream].data
+
+    def _archive_txn(self, tx: _Staged, segment: Segment) -> None:
+        tx.archived.append(segment)

@@ -1,0 +1,277 @@
+"""The journal store interface, shared by every engine.
+
+One abstract class holds the logic (optimistic concurrency, chaining, archiving); each engine overrides only the
+small `_*_txn` hooks that touch storage, in the manner of DBOS's system database. Appends of one step are one
+transaction: either every event of the batch is stored, or none is.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Self
+
+from alicorn.errors import (
+    ConcurrentAppendError,
+    JournalError,
+    JournalIntegrityError,
+    StreamArchivedError,
+    UnknownStreamError,
+)
+from alicorn.journal.events import Draft, Event, chain, parse_line, verify_stream
+
+_STREAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
+SEGMENT_FORMAT = "alicorn-segment"
+SEGMENT_VERSION = 1
+
+
+def check_stream_name(stream: str) -> None:
+    """Stream names are short, printable identifiers (run ids, `agent:planner`...)."""
+    if not isinstance(stream, str) or not _STREAM_NAME.match(stream):
+        raise JournalError(
+            f"invalid stream name {stream!r}: use 1-128 characters from letters, digits and _ . : @ -, "
+            "starting with a letter or digit"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The last event of a stream: enough to detect later truncation or rewriting."""
+
+    seq: int
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamInfo:
+    """What the store knows about one stream without folding it."""
+
+    stream: str
+    events: int
+    bytes: int
+    first_at: str
+    last_at: str
+    head: Head
+    archived: bool
+    archived_bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A finished stream archived as compressed canonical JSON lines."""
+
+    stream: str
+    events: int
+    head: Head
+    digest: str
+    data: bytes
+    raw_bytes: int
+    first_at: str
+    last_at: str
+
+
+def encode_segment(stream: str, events: Sequence[Event]) -> Segment:
+    """Compress a stream's events, headed by a line that names the stream and its head."""
+    last = events[-1]
+    header = {
+        "format": SEGMENT_FORMAT,
+        "version": SEGMENT_VERSION,
+        "stream": stream,
+        "events": len(events),
+        "last_seq": last.seq,
+        "last_hash": last.hash,
+    }
+    text = "\n".join([json.dumps(header, sort_keys=True), *(e.line for e in events)]) + "\n"
+    raw = text.encode("utf-8")
+    data = gzip.compress(raw, compresslevel=6, mtime=0)
+    return Segment(
+        stream,
+        len(events),
+        Head(last.seq, last.hash),
+        hashlib.sha256(data).hexdigest(),
+        data,
+        sum(len(e.line.encode("utf-8")) for e in events),
+        events[0].at,
+        last.at,
+    )
+
+
+def decode_segment(stream: str, data: bytes, expected_digest: str) -> list[Event]:
+    """Read an archived segment back, refusing one whose bytes or header do not match what was recorded."""
+    if hashlib.sha256(data).hexdigest() != expected_digest:
+        raise JournalIntegrityError(
+            f"the archive segment of {stream!r} does not match the digest recorded when it was archived "
+            "(the segment file was modified or replaced)",
+            stream=stream,
+        )
+    try:
+        lines = gzip.decompress(data).decode("utf-8").splitlines()
+        header = json.loads(lines[0])
+    except (OSError, ValueError, IndexError) as exc:
+        raise JournalIntegrityError(f"the archive segment of {stream!r} cannot be read: {exc}") from exc
+    if header.get("format") != SEGMENT_FORMAT or header.get("stream") != stream:
+        raise JournalIntegrityError(f"the archive segment of {stream!r} has a foreign header: {header}")
+    return [parse_line(line) for line in lines[1:]]
+
+
+class JournalStore(ABC):
+    """An append-only store of hash-chained event streams.
+
+    Subclasses implement the `_*_txn` hooks and `_write_transaction`/`_read_transaction`; all logic lives here.
+    A store may be shared by threads of one process; separate processes each open their own.
+    """
+
+    # ---- public API -------------------------------------------------------------------------------------------
+
+    def append(self, stream: str, drafts: Sequence[Draft], *, expect: int) -> list[Event]:
+        """Append `drafts` atomically after event #`expect` of `stream` (0 for a new stream).
+
+        Raises ConcurrentAppendError if the stream's last event is not #`expect` (another writer got there
+        first), StreamArchivedError if the stream is archived. On any error nothing is written.
+        """
+        check_stream_name(stream)
+        if not drafts:
+            return []
+        with self._write_transaction() as tx:
+            head = self._head_txn(tx, stream)
+            # An archived stream has no live events, so only a stream without a live head needs this look-up.
+            if head is None and self._archive_record_txn(tx, stream) is not None:
+                raise StreamArchivedError(f"stream {stream!r} is archived (finished runs are read-only)")
+            actual = head.seq if head else 0
+            if actual != expect:
+                raise ConcurrentAppendError(stream, expect, actual)
+            events = chain(stream, actual, head.hash if head else None, drafts)
+            self._insert_txn(tx, events)
+        return events
+
+    def read(self, stream: str, after: int = 0) -> list[Event]:
+        """Events of `stream` with seq > `after`, in order (from the archive segment if archived)."""
+        with self._read_transaction() as tx:
+            record = self._archive_record_txn(tx, stream)
+            if record is None:
+                return self._read_txn(tx, stream, after)
+        digest, data = record[0], self._load_segment(stream)
+        return [e for e in decode_segment(stream, data, digest) if e.seq > after]
+
+    def head(self, stream: str) -> Head | None:
+        """The last event's seq and hash, or None for a stream that does not exist."""
+        with self._read_transaction() as tx:
+            record = self._archive_record_txn(tx, stream)
+            if record is not None:
+                return record[1]
+            return self._head_txn(tx, stream)
+
+    def last_seq(self, stream: str) -> int:
+        """The last event's seq; 0 for a stream with no events."""
+        h = self.head(stream)
+        return h.seq if h else 0
+
+    def require(self, stream: str) -> Head:
+        """The stream's head; UnknownStreamError if it does not exist."""
+        h = self.head(stream)
+        if h is None:
+            raise UnknownStreamError(stream)
+        return h
+
+    def streams(self) -> list[StreamInfo]:
+        """Every stream, live and archived, ordered by first event time then name."""
+        with self._read_transaction() as tx:
+            infos = self._streams_txn(tx)
+        return sorted(infos, key=lambda i: (i.first_at, i.stream))
+
+    def heads(self) -> dict[str, Head]:
+        """Every stream's head: what `alicorn journal head` saves to detect truncation later."""
+        return {info.stream: info.head for info in self.streams()}
+
+    def archive(self, stream: str) -> StreamInfo:
+        """Move a stream's events into a compressed segment that still verifies and replays.
+
+        The stream must verify first. The segment is written durably before the events are removed, in one
+        transaction that also checks nobody appended meanwhile.
+        """
+        events = self.read(stream)
+        if not events:
+            raise UnknownStreamError(stream)
+        if self.is_archived(stream):
+            raise StreamArchivedError(f"stream {stream!r} is already archived")
+        problem = verify_stream(stream, events)
+        if problem is not None:
+            raise JournalIntegrityError(f"refusing to archive a stream that does not verify: {problem}")
+        segment = encode_segment(stream, events)
+        self._save_segment(segment)
+        with self._write_transaction() as tx:
+            head = self._head_txn(tx, stream)
+            if head != segment.head:
+                raise ConcurrentAppendError(stream, segment.head.seq, head.seq if head else 0)
+            self._archive_txn(tx, segment)
+        return StreamInfo(
+            stream,
+            segment.events,
+            segment.raw_bytes,
+            segment.first_at,
+            segment.last_at,
+            segment.head,
+            True,
+            len(segment.data),
+        )
+
+    def is_archived(self, stream: str) -> bool:
+        with self._read_transaction() as tx:
+            return self._archive_record_txn(tx, stream) is not None
+
+    def iter_all(self) -> Iterator[tuple[str, list[Event]]]:
+        """Every stream with its events (for whole-journal verification)."""
+        for info in self.streams():
+            yield info.stream, self.read(info.stream)
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources; the store is unusable afterwards."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- engine hooks -----------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def _write_transaction(self) -> AbstractContextManager[Any]:
+        """A transaction that serializes writers; commits on normal exit, rolls back on exception."""
+
+    @abstractmethod
+    def _read_transaction(self) -> AbstractContextManager[Any]:
+        """A consistent read snapshot."""
+
+    @abstractmethod
+    def _head_txn(self, tx: Any, stream: str) -> Head | None: ...
+
+    @abstractmethod
+    def _insert_txn(self, tx: Any, events: list[Event]) -> None: ...
+
+    @abstractmethod
+    def _read_txn(self, tx: Any, stream: str, after: int) -> list[Event]: ...
+
+    @abstractmethod
+    def _streams_txn(self, tx: Any) -> list[StreamInfo]: ...
+
+    @abstractmethod
+    def _archive_record_txn(self, tx: Any, stream: str) -> tuple[str, Head] | None:
+        """(segment digest, head) if the stream is archived."""
+
+    @abstractmethod
+    def _save_segment(self, segment: Segment) -> None:
+        """Store the segment's bytes durably (before the archive transaction)."""
+
+    @abstractmethod
+    def _load_segment(self, stream: str) -> bytes: ...
+
+    @abstractmethod
+    def _archive_txn(self, tx: Any, segment: Segment) -> None:
+        """Record the archive and delete the stream's live events, in the caller's transaction."""

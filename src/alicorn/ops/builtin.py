@@ -1,0 +1,30 @@
+"""The built-in operations, collected: read local data, shape records, render a report, write into the workspace.
+
+Each operation is declared beside its function in the module of its area: `data` (data.read_csv, data.read_json),
+`records` (records.filter, records.dedupe, records.sort), `report` (report.render_text), `workspace`
+(workspace.write_file), `util` (util.noop, util.sleep) and `http` (http.post_json). This module only lists them, in
+a fixed order; `builtin_registry()` builds a fresh Registry holding all of them. Reads are confined to
+`ctx.data_root` and writes to `ctx.workspace`, and nothing reads the clock or randomness into its outputs, so a
+replay that feeds the journaled outputs reproduces a run.
+"""
+
+from __future__ import annotations
+
+from alicorn.ops.data import READ_CSV, READ_JSON
+from alicorn.ops.records import DEDUPE, FILTER, SORT
+from alicorn.ops.registry import Operation, Registry
+from alicorn.ops.report import RENDER_TEXT
+from alicorn.ops.util import NOOP, SLEEP
+from alicorn.ops.workspace import WRITE_FILE
+
+
+def builtin_operations() -> tuple[Operation, ...]:
+    """Every built-in operation's declaration."""
+    return (READ_CSV, READ_JSON, FILTER, DEDUPE, SORT, RENDER_TEXT, WRITE_FILE, NOOP, SLEEP)
+
+
+def builtin_registry() -> Registry:
+    """A new Registry holding every built-in operation, the HTTP sender included."""
+    from alicorn.ops.http import POST_JSON
+
+    return Registry((*builtin_operations(), POST_JSON))

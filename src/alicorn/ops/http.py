@@ -1,0 +1,99 @@
+"""`http.post_json`: send a JSON document to an HTTP endpoint, carrying the call's idempotency key.
+
+Its effect is an external transmission, so a plan that uses it waits for a human approval. The request carries
+`Idempotency-Key: <key>`; the key is the same for every attempt and every resume of the same node with the same
+inputs, so a receiver that honours the header (the usual contract of payment and messaging APIs) applies it once.
+Credentials never travel as plan inputs: headers that carry them are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Annotated
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+
+from alicorn.errors import OperationError
+from alicorn.ops.registry import Operation, OperationContext
+from alicorn.plan.dsl import RetryPolicy
+
+MAX_RESPONSE_BYTES = 1 << 20
+_SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
+
+
+class PostJsonInputs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    url: Annotated[str, Field(min_length=8, max_length=2048, description="http:// or https:// URL")]
+    payload: JsonValue = Field(description="the JSON document to send")
+    headers: dict[str, Annotated[str, Field(max_length=1024)]] = Field(
+        default_factory=dict, max_length=32, description="extra headers; never credentials"
+    )
+    timeout_s: float = Field(10.0, gt=0, le=300)
+
+    @field_validator("url")
+    @classmethod
+    def _http_only(cls, url: str) -> str:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("only http:// and https:// URLs with a host are allowed")
+        if parts.username or parts.password:
+            raise ValueError("credentials may not be written into the URL")
+        return url
+
+    @field_validator("headers")
+    @classmethod
+    def _no_secrets(cls, headers: dict[str, str]) -> dict[str, str]:
+        bad = sorted(h for h in headers if h.lower() in _SECRET_HEADERS or h.lower() == "idempotency-key")
+        if bad:
+            raise ValueError(f"header(s) {', '.join(bad)} may not be set by a plan (credentials come by reference)")
+        return headers
+
+
+class PostJsonOutputs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    status: int
+    body: JsonValue = Field(description="the response, parsed as JSON when it is JSON, else text")
+    idempotency_key: str
+
+
+def post_json(inputs: PostJsonInputs, ctx: OperationContext) -> PostJsonOutputs:
+    """POST the payload; 5xx and connection failures are retryable (the key makes a retry safe), 4xx are not."""
+    data = json.dumps(inputs.payload, ensure_ascii=False).encode("utf-8")
+    request = urllib.request.Request(inputs.url, data=data, method="POST")
+    request.add_header("Content-Type", "application/json; charset=utf-8")
+    request.add_header("Idempotency-Key", ctx.idempotency_key)
+    for name, value in inputs.headers.items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=inputs.timeout_s) as response:
+            status, raw = response.status, response.read(MAX_RESPONSE_BYTES)
+    except urllib.error.HTTPError as exc:
+        detail = exc.read(2048).decode("utf-8", "replace")
+        raise OperationError(
+            f"{inputs.url} answered {exc.code} {exc.reason}: {detail[:300]}", retryable=exc.code >= 500
+        ) from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise OperationError(f"cannot reach {inputs.url}: {reason}", retryable=True) from None
+    text = raw.decode("utf-8", "replace")
+    try:
+        body: JsonValue = json.loads(text) if text else None
+    except ValueError:
+        body = text
+    return PostJsonOutputs(status=status, body=body, idempotency_key=ctx.idempotency_key)
+
+
+POST_JSON = Operation(
+    "http.post_json",
+    "POST a JSON document to an HTTP endpoint with an Idempotency-Key header.",
+    PostJsonInputs,
+    PostJsonOutputs,
+    "external_transmission",
+    "keyed",
+    post_json,
+    timeout_s=60.0,
+    retry=RetryPolicy(max_attempts=3, backoff_s=1.0),
+)

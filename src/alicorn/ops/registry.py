@@ -1,0 +1,137 @@
+"""The operation registry: the only source of capabilities and effects.
+
+A plan names operations; what an operation may do (its effect class, idempotency, timeouts, compensation) is
+declared here by the operator's code, never by the model. The registry's fingerprint is journaled with every run,
+so a replay under a different registry is caught.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from alicorn import canonical
+from alicorn.errors import PlanError
+from alicorn.plan.dsl import EffectClass, IdempotencyClass, RetryPolicy
+from alicorn.plan.schema_types import json_types
+
+
+@dataclass(frozen=True)
+class OperationContext:
+    """What an operation receives besides its inputs. Secrets, when needed, come by reference (never inputs)."""
+
+    run_id: str
+    node_id: str
+    attempt: int
+    idempotency_key: str
+    workspace: Path
+    data_root: Path
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+
+OperationFn = Callable[[Any, OperationContext], BaseModel]
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A capability: typed inputs and outputs, its effect and how it may be repeated."""
+
+    name: str
+    summary: str
+    inputs: type[BaseModel]
+    outputs: type[BaseModel]
+    effect: EffectClass
+    idempotency: IdempotencyClass
+    run: OperationFn
+    timeout_s: float = 30.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    compensation: str | None = None
+    resources: tuple[str, ...] = ()
+
+    def describe(self) -> dict[str, Any]:
+        """The declaration as JSON (what `alicorn schema operations` prints and the fingerprint covers)."""
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "effect": self.effect,
+            "idempotency": self.idempotency,
+            "timeout_s": self.timeout_s,
+            "retry": self.retry.model_dump(mode="json"),
+            "compensation": self.compensation,
+            "resources": list(self.resources),
+            "inputs": self.inputs.model_json_schema(),
+            "outputs": self.outputs.model_json_schema(),
+        }
+
+
+class Registry:
+    """Operations by name. Build one per application (no global registry)."""
+
+    def __init__(self, operations: Iterable[Operation] = ()) -> None:
+        self._ops: dict[str, Operation] = {}
+        self._fingerprint: str | None = None
+        for op in operations:
+            self.register(op)
+
+    def register(self, op: Operation) -> None:
+        if op.name in self._ops:
+            raise ValueError(f"operation {op.name!r} is already registered")
+        if op.compensation is not None and op.compensation == op.name:
+            raise ValueError(f"operation {op.name!r} cannot compensate itself")
+        self._ops[op.name] = op
+        self._fingerprint = None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._ops
+
+    def get(self, name: str) -> Operation:
+        try:
+            return self._ops[name]
+        except KeyError:
+            raise PlanError([self.unknown_message(name)]) from None
+
+    def unknown_message(self, name: str, where: str = "") -> str:
+        close = difflib.get_close_matches(name, list(self._ops), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"{where}unknown operation {name!r}{hint} (`alicorn schema operations` lists the {len(self._ops)} known)"
+
+    def names(self) -> list[str]:
+        return sorted(self._ops)
+
+    def operations(self) -> list[Operation]:
+        return [self._ops[n] for n in self.names()]
+
+    def fingerprint(self) -> str:
+        """Digest of every operation's contract: name, effect, idempotency, timeout, retry, compensation, resources
+        and the names, JSON types and requiredness of its input and output fields.
+
+        Descriptions and the exact JSON Schema text are left out, so a new pydantic release that words its schemas
+        differently does not make recorded runs unreplayable, while any change of behaviour-relevant contract does.
+        """
+        if self._fingerprint is None:
+            contracts = []
+            for op in self.operations():
+                contract = op.describe()
+                del contract["summary"]
+                contract["inputs"] = _shape(op.inputs)
+                contract["outputs"] = _shape(op.outputs)
+                contracts.append(contract)
+            self._fingerprint = canonical.digest(contracts)
+        return self._fingerprint
+
+
+def _shape(model: type[BaseModel]) -> dict[str, Any]:
+    """Field name -> (JSON types, required) of a model: the part of its schema a plan depends on."""
+    schema = model.model_json_schema()
+    defs = schema.get("$defs", {})
+    required = set(schema.get("required", []))
+    return {
+        name: {"types": sorted(json_types(prop, defs)), "required": name in required}
+        for name, prop in sorted(schema.get("properties", {}).items())
+    }

@@ -1,0 +1,218 @@
+"""Terminal rendering for the CLI (rich): progress, run summaries, a run's nodes and its DAG, events."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
+from rich.table import Table
+from rich.tree import Tree
+
+from alicorn.journal.events import Event
+from alicorn.journal.store import JournalStore
+from alicorn.runtime.state import RunState, fold
+
+# Piped output keeps whole lines (rich would wrap at 80 columns).
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+
+_STYLE = {
+    "succeeded": "green",
+    "running": "cyan",
+    "pending": "dim",
+    "standby": "dim",
+    "failed": "red",
+    "skipped": "yellow",
+    "partial": "yellow",
+    "stopped": "yellow",
+    "awaiting_approval": "magenta",
+}
+
+
+def _styled(status: str) -> str:
+    return f"[{_STYLE.get(status, 'white')}]{status}[/]"
+
+
+class Progress:
+    """A progress bar fed by the executor's event listener (nodes finished / total)."""
+
+    def __init__(self, total: int, *, enabled: bool = True) -> None:
+        self._enabled = enabled and console.is_terminal
+        self._bar = RichProgress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self._task = self._bar.add_task("running", total=total)
+
+    def __enter__(self) -> Progress:
+        if self._enabled:
+            self._bar.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self._enabled:
+            self._bar.stop()
+
+    def update(self, events: Sequence[Event]) -> None:
+        done = sum(
+            1
+            for e in events
+            if e.kind in ("node.succeeded", "node.skipped") or (e.kind == "node.failed" and e.data.get("final"))
+        )
+        if done:
+            self._bar.advance(self._task, done)
+        last = events[-1]
+        self._bar.update(self._task, description=f"{last.kind} {last.data.get('node', '')}".strip())
+
+
+def _duration(start: str | None, end: str | None) -> str:
+    if not start or not end:
+        return ""
+    seconds = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+    return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def run_summaries(store: JournalStore) -> list[dict[str, Any]]:
+    """One summary per run stream: status, goal, node counts, events and sizes."""
+    out = []
+    for info in store.streams():
+        state = fold(store.read(info.stream), info.stream)
+        if not state.plan:
+            continue
+        out.append(
+            {
+                "run": info.stream,
+                "status": state.status,
+                "goal": state.plan.get("goal", ""),
+                "nodes": len(state.nodes),
+                "succeeded": sum(1 for n in state.nodes.values() if n.status == "succeeded"),
+                "events": info.events,
+                "bytes": info.bytes,
+                "archived_bytes": info.archived_bytes if info.archived else None,
+                "created": state.created_at,
+                "finished": state.finished_at,
+            }
+        )
+    return out
+
+
+def print_runs(summaries: list[dict[str, Any]]) -> None:
+    if not summaries:
+        console.print("no runs yet; `alicorn run PLAN.json` or `alicorn demo` starts one")
+        return
+    table = Table("run", "status", "nodes ok", "events", "size", "created", "goal")
+    for s in summaries:
+        size = f"{s['bytes']:,} B" + (f" ({s['archived_bytes']:,} B archived)" if s["archived_bytes"] else "")
+        table.add_row(
+            s["run"],
+            _styled(s["status"]),
+            f"{s['succeeded']}/{s['nodes']}",
+            str(s["events"]),
+            size,
+            s["created"][:19],
+            s["goal"][:60],
+        )
+    console.print(table)
+
+
+def _dag(state: RunState) -> Tree:
+    """The plan as a tree: each node under its last upstream node (in plan order), other parents named."""
+    nodes = state.plan["nodes"]
+    order = {n["node_id"]: i for i, n in enumerate(nodes)}
+    ups = {
+        n["node_id"]: sorted(
+            set(n.get("depends_on", [])) | {b["ref"]["node"] for b in n.get("inputs", {}).values() if "ref" in b},
+            key=order.__getitem__,
+        )
+        for n in nodes
+    }
+    alternatives = {n["alternative"]: n["node_id"] for n in nodes if n.get("alternative")}
+    children: dict[str, list[str]] = {n["node_id"]: [] for n in nodes}
+    roots: list[str] = []
+    for n in nodes:
+        node_id = n["node_id"]
+        parent = ups[node_id][-1] if ups[node_id] else alternatives.get(node_id)
+        (children[parent] if parent else roots).append(node_id)
+    tree = Tree(f"[bold]{state.plan.get('goal', '')[:100]}[/]")
+
+    def add(branch: Tree, node: dict[str, Any]) -> None:
+        node_id = node["node_id"]
+        extra = ""
+        if len(ups[node_id]) > 1:
+            extra += f" [dim](also after {', '.join(ups[node_id][:-1])})[/]"
+        if node_id in alternatives:
+            extra += f" [dim](alternative to {alternatives[node_id]})[/]"
+        sub = branch.add(f"{node_id} [dim]{node['operation']}[/] {_styled(state.nodes[node_id].status)}{extra}")
+        for child in children[node_id]:
+            add(sub, nodes[order[child]])
+
+    for root in roots:
+        add(tree, nodes[order[root]])
+    return tree
+
+
+def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -> None:
+    """A run's headline, its nodes table, effects, and (detailed) its DAG."""
+    console.print(
+        f"run [bold]{state.run_id}[/]: {_styled(state.status)}"
+        + (f" — {state.stop_reason}" if state.stop_reason else "")
+    )
+    if state.status == "awaiting_approval" and state.awaiting:
+        console.print(f"[magenta]waiting for approval:[/] {state.awaiting.get('reason', '')}")
+        console.print(f"approve with: alicorn resume {state.run_id} --approve")
+    nodes_by_id = {n["node_id"]: n for n in state.plan.get("nodes", [])}
+    table = Table("node", "operation", "status", "attempts", "time", "note")
+    for node_id in state.order:
+        ns = state.nodes[node_id]
+        note = ns.reason or ""
+        if ns.substitute:
+            note = f"replaced by {ns.substitute}; " + note
+        table.add_row(
+            node_id,
+            nodes_by_id[node_id]["operation"],
+            _styled(ns.status),
+            str(ns.attempt),
+            _duration(ns.started_at, ns.finished_at),
+            note[:90],
+        )
+    console.print(table)
+    calls = [
+        e for e in store.read(state.run_id) if e.kind == "tool.call" and e.data.get("effect") not in ("none", None)
+    ]
+    if calls:
+        effects = Table("node", "attempt", "effect", "idempotency key", "state", title="effects")
+        for e in calls:
+            ns = state.nodes[e.data["node"]]
+            done = ns.status == "succeeded" and ns.attempt == e.data["attempt"]
+            effects.add_row(
+                e.data["node"],
+                str(e.data["attempt"]),
+                e.data["effect"],
+                e.data["key"][:16] + "…",
+                "done" if done else ("unknown" if ns.unknown_outcome else "not done"),
+            )
+        console.print(effects)
+    if detailed:
+        console.print(_dag(state))
+        console.print(
+            f"plan {state.plan_hash[:16]}…  goal {state.goal_hash[:16]}…  sessions {state.sessions}  "
+            f"events {state.last_seq}  workspace {state.workspace}"
+        )
+
+
+def print_events(events: Sequence[Event]) -> None:
+    table = Table("#", "at", "kind", "node", "data")
+    for e in events:
+        data = {k: v for k, v in e.data.items() if k != "node"}
+        text = str(data)
+        table.add_row(str(e.seq), e.at[11:23], e.kind, str(e.data.get("node", "")), text[:100])
+    console.print(table)

@@ -1,0 +1,163 @@
+"""Replay: re-execute a run's logic from its journal and prove the regenerated events are byte-identical.
+
+Replay runs the real executor, but every input comes from the recording: tool results (in their recorded order),
+clock readings, the run id and human approvals. No operation is called. Each regenerated event is compared with the
+recorded one as it is appended; the first difference raises NonDeterminismError naming the event. A recorded crash
+(events followed by `run.resumed`) is replayed as a crash: the session ends there and `resume` takes over.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from alicorn.errors import NonDeterminismError, RunError, UnknownStreamError
+from alicorn.journal.events import Draft, Event
+from alicorn.journal.memory import InMemoryStore
+from alicorn.journal.store import JournalStore
+from alicorn.ops.registry import Registry
+from alicorn.plan.dsl import Plan
+from alicorn.plan.validate import DEFAULT_RESOURCES
+from alicorn.runtime.dispatch import Call, Outcome
+from alicorn.runtime.executor import Approval, Executor, RunEnvironment
+from alicorn.runtime.state import RunState, fold
+
+
+class _SessionEnded(Exception):
+    """The recording shows the live session ended here (a crash, or a stop before a resume)."""
+
+
+class VerifyingStore(InMemoryStore):
+    """An in-memory store that checks every appended event against the recording, byte for byte."""
+
+    def __init__(self, recorded: Sequence[Event]) -> None:
+        super().__init__()
+        self.recorded = recorded
+
+    def append(self, stream: str, drafts: Sequence[Draft], *, expect: int) -> list[Event]:
+        events = super().append(stream, drafts, expect=expect)
+        for event in events:
+            index = event.seq - 1
+            expected = self.recorded[index].line if index < len(self.recorded) else None
+            if expected != event.line:
+                raise NonDeterminismError(stream, event.seq, expected, event.line)
+        return events
+
+    @property
+    def position(self) -> int:
+        """How many events have been regenerated (and matched) so far."""
+        return len(self._streams.get(self.recorded[0].stream, ())) if self.recorded else 0
+
+
+class ReplayClock:
+    """Returns, at each reading, the `at` of the next event the recording says comes next."""
+
+    def __init__(self, target: VerifyingStore) -> None:
+        self._target = target
+
+    def now(self) -> str:
+        recorded = self._target.recorded
+        position = self._target.position
+        return recorded[min(position, len(recorded) - 1)].at
+
+    def monotonic(self) -> float:
+        return 0.0
+
+    def sleep(self, seconds: float) -> None:
+        return None
+
+
+class ReplayDispatcher:
+    """Hands back recorded tool results in recorded order; never calls an operation."""
+
+    def __init__(self, target: VerifyingStore) -> None:
+        self._target = target
+        self._submitted: set[tuple[str, int]] = set()
+
+    def submit(self, call: Call) -> None:
+        self._submitted.add((call.node, call.attempt))
+
+    def next_outcome(self) -> Outcome:
+        recorded = self._target.recorded
+        position = self._target.position
+        if position >= len(recorded) or recorded[position].kind == "run.resumed":
+            raise _SessionEnded
+        event = recorded[position]
+        if event.kind != "tool.result":
+            raise NonDeterminismError(
+                event.stream, event.seq, event.line, "(nothing: the executor was waiting for a tool result)"
+            )
+        data = event.data
+        if (data["node"], data["attempt"]) not in self._submitted:
+            raise NonDeterminismError(
+                event.stream, event.seq, event.line, "(no call for this result was made during replay)"
+            )
+        self._submitted.discard((data["node"], data["attempt"]))
+        return Outcome(data["node"], data["attempt"], data["ok"], data.get("output"), data.get("error"))
+
+    def close(self) -> None:
+        self._submitted.clear()
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    """What a verified replay proved."""
+
+    run_id: str
+    events: int
+    sessions: int
+    status: str
+    seconds: float
+
+
+def _approvals_after(recorded: Sequence[Event], position: int) -> list[Approval]:
+    """Approvals journaled in the batch that opens a session (right after run.created or run.resumed)."""
+    approvals = []
+    for event in recorded[position + 1 :]:
+        if event.kind != "approval.granted" or event.at != recorded[position].at:
+            break
+        approvals.append(Approval(event.data["by"], event.data.get("comment", "")))
+    return approvals
+
+
+def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayReport:
+    """Replay `run_id` from `store` under `registry`; raise NonDeterminismError at the first differing event."""
+    started = time.perf_counter()
+    recorded = store.read(run_id)
+    if not recorded:
+        raise UnknownStreamError(run_id)
+    first = recorded[0]
+    if first.kind != "run.created":
+        raise RunError(f"stream {run_id!r} is not a run (its first event is {first.kind!r})")
+    plan = Plan.model_validate(first.data["plan"])
+    workspace = Path(first.data["workspace"])
+    environment = RunEnvironment(
+        workspace_root=workspace.parent,
+        data_root=Path(first.data["data_root"]),
+        resources=DEFAULT_RESOURCES,
+        max_parallel=int(first.data.get("max_parallel", 4)),
+    )
+    target = VerifyingStore(recorded)
+    executor = Executor(
+        target,
+        registry,
+        environment,
+        clock=ReplayClock(target),
+        dispatcher_factory=lambda _executor, _run: ReplayDispatcher(target),
+    )
+    sessions = 1
+    with contextlib.suppress(_SessionEnded):
+        executor.start(plan, approvals=_approvals_after(recorded, 0), run_id=run_id)
+    while target.position < len(recorded):
+        position = target.position
+        event = recorded[position]
+        if event.kind != "run.resumed":
+            raise NonDeterminismError(run_id, event.seq, event.line, "(nothing: replay ended its session here)")
+        sessions += 1
+        with contextlib.suppress(_SessionEnded):
+            executor.resume(run_id, approvals=_approvals_after(recorded, position))
+    state: RunState = fold(target.read(run_id), run_id)
+    return ReplayReport(run_id, len(recorded), sessions, state.status, time.perf_counter() - started)

@@ -1,0 +1,41 @@
+"""Code run in child processes (multiprocessing with spawn imports it by name, so it stays small)."""
+
+from __future__ import annotations
+
+import random
+import time
+from multiprocessing.synchronize import Event as ProcessEvent
+from typing import Any
+
+from alicorn.errors import ConcurrentAppendError
+from alicorn.journal.events import Draft
+from alicorn.journal.sqlite import SQLiteStore
+
+
+def batch_sizes(writer: int, batches: int) -> list[int]:
+    """How many events writer `writer` appends in each batch (known to the parent, to check the sum)."""
+    return [1 + (writer + b) % 3 for b in range(batches)]
+
+
+def append_with_retry(path: str, writer: int, batches: int, go: ProcessEvent, conflicts: Any) -> None:
+    """Open the journal in this process and append every batch to one shared stream, retrying on conflicts.
+
+    `conflicts` is a shared integer array; slot `writer` counts this process's lost races.
+    """
+    think = random.Random(writer)
+    store = SQLiteStore(path, create=False)
+    try:
+        if not go.wait(60):
+            raise TimeoutError("the parent never said go")
+        for b, size in enumerate(batch_sizes(writer, batches)):
+            batch = [Draft("k", "2024-05-01T08:00:00Z", {"writer": writer, "batch": b, "i": i}) for i in range(size)]
+            while True:
+                expect = store.last_seq("shared")
+                time.sleep(think.random() / 500)
+                try:
+                    store.append("shared", batch, expect=expect)
+                    break
+                except ConcurrentAppendError:
+                    conflicts[writer] += 1
+    finally:
+        store.close()

@@ -1,0 +1,276 @@
+"""The SQLite store against the journal contract, plus what only SQLite has: pragmas, segments, processes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import multiprocessing
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from alicorn.errors import ConcurrentAppendError, JournalError, JournalIntegrityError
+from alicorn.journal.events import Draft, Event, parse_line
+from alicorn.journal.sqlite import SQLiteStore
+from alicorn.journal.store import Head, JournalStore
+from alicorn.journal.verify import verify_journal
+
+from ._workers import append_with_retry, batch_sizes
+from .contract import JournalStoreContract
+from .harness import drafts, pinned_head
+
+
+class TestSQLiteStore(JournalStoreContract):
+    def make_store(self) -> JournalStore:
+        return self.track(SQLiteStore(self.tmp_path / f"journal-{len(self._opened)}.db"))
+
+    def open_another(self, store: JournalStore) -> JournalStore:
+        assert isinstance(store, SQLiteStore)
+        return self.track(SQLiteStore(store.path, create=False))
+
+    def reopen(self, store: JournalStore) -> JournalStore:
+        assert isinstance(store, SQLiteStore)
+        store.close()
+        return self.track(SQLiteStore(store.path, create=False))
+
+    # Tampering goes through the raw connection, as someone with the file and the sqlite3 shell would.
+
+    def _conn(self, store: JournalStore) -> sqlite3.Connection:
+        assert isinstance(store, SQLiteStore)
+        return store.raw_connection()
+
+    def tamper_set_line(self, store: JournalStore, stream: str, seq: int, line: str) -> None:
+        cur = self._conn(store).execute("UPDATE events SET body = ? WHERE stream = ? AND seq = ?", (line, stream, seq))
+        assert cur.rowcount == 1
+
+    def tamper_delete(self, store: JournalStore, stream: str, seq: int) -> None:
+        cur = self._conn(store).execute("DELETE FROM events WHERE stream = ? AND seq = ?", (stream, seq))
+        assert cur.rowcount == 1
+
+    def tamper_insert(self, store: JournalStore, stream: str, seq: int, line: str) -> None:
+        conn = self._conn(store)
+        later = conn.execute(
+            "SELECT seq FROM events WHERE stream = ? AND seq >= ? ORDER BY seq DESC", (stream, seq)
+        ).fetchall()
+        for (s,) in later:  # one row at a time, from the end, so the primary key never collides
+            conn.execute("UPDATE events SET seq = seq + 1 WHERE stream = ? AND seq = ?", (stream, s))
+        e = parse_line(line)
+        conn.execute(
+            "INSERT INTO events (stream, seq, kind, at, hash, body) VALUES (?, ?, ?, ?, ?, ?)",
+            (stream, seq, e.kind, e.at, e.hash, line),
+        )
+
+    @pytest.mark.xfail(
+        strict=True, reason="bug: SQLiteStore._streams_txn takes min(at)/max(at), not the at of the first/last seq"
+    )
+    def test_first_and_last_at_follow_sequence_not_clock(self) -> None:
+        super().test_first_and_last_at_follow_sequence_not_clock()
+
+    @pytest.mark.xfail(
+        strict=True,
+        reason="bug: segments are written to one fixed path before the archive transaction; a losing archiver "
+        "overwrites the winner's segment, whose recorded digest then no longer matches",
+    )
+    def test_archive_racing_another_archiver_loses_nothing(self) -> None:
+        super().test_archive_racing_another_archiver_loses_nothing()
+
+
+# ---- durability settings ---------------------------------------------------------------------------------------
+
+
+def _pragmas(store: SQLiteStore) -> tuple[str, int]:
+    conn = store.raw_connection()
+    return conn.execute("PRAGMA journal_mode").fetchone()[0], conn.execute("PRAGMA synchronous").fetchone()[0]
+
+
+def test_wal_and_synchronous_full(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    with SQLiteStore(path) as store:
+        assert _pragmas(store) == ("wal", 2)
+        store.append("run-1", drafts(1), expect=0)
+    with SQLiteStore(path, create=False) as again:
+        assert _pragmas(again) == ("wal", 2)
+    with sqlite3.connect(path) as plain:  # WAL is a property of the file, not only of the store's connection
+        assert plain.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    plain.close()
+
+
+def test_missing_journal_with_create_false(tmp_path: Path) -> None:
+    for path in [tmp_path / "j.db", tmp_path / "no" / "such" / "dir" / "j.db"]:
+        with pytest.raises(JournalError, match="no journal at"):
+            SQLiteStore(path, create=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_create_makes_missing_directories(tmp_path: Path) -> None:
+    with SQLiteStore(tmp_path / "a" / "b" / "j.db") as store:
+        store.append("run-1", drafts(1), expect=0)
+    with SQLiteStore(tmp_path / "a" / "b" / "j.db", create=False) as store:
+        assert store.last_seq("run-1") == 1
+
+
+def test_failed_insert_rolls_back_the_whole_batch(tmp_path: Path) -> None:
+    # A crash point inside the INSERT: the second row of the batch is refused by a trigger.
+    with SQLiteStore(tmp_path / "j.db") as store:
+        before = store.append("run-1", drafts(2), expect=0)
+        conn = store.raw_connection()
+        conn.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.seq = 4 BEGIN SELECT RAISE(ABORT, 'boom'); END"
+        )
+        with pytest.raises(sqlite3.IntegrityError, match="boom"):
+            store.append("run-1", drafts(3, start=2), expect=2)
+        assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == 2
+        assert store.read("run-1") == before
+        conn.execute("DROP TRIGGER refuse")
+        assert [e.seq for e in store.append("run-1", drafts(3, start=2), expect=2)] == [3, 4, 5]
+    with SQLiteStore(tmp_path / "j.db", create=False) as store:
+        assert store.last_seq("run-1") == 5 and verify_journal(store).ok
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: PRAGMA journal_mode=WAL on a new file fails at once with 'database is locked' while another "
+    "connection holds the write lock (busy_timeout does not apply); two processes creating one journal collide",
+)
+def test_opening_a_new_journal_waits_for_another_opener(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    release.start()
+    try:
+        with SQLiteStore(path) as store:
+            assert store.append("run-1", drafts(1), expect=0)[0].seq == 1
+    finally:
+        release.join()
+        other.close()
+
+
+# ---- processes -------------------------------------------------------------------------------------------------
+
+
+def test_separate_processes_append_to_one_journal(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    SQLiteStore(path).close()
+    ctx = multiprocessing.get_context("spawn")
+    go = ctx.Event()
+    writers, batches = 4, 6
+    conflicts = ctx.Array("i", writers)
+    procs = [ctx.Process(target=append_with_retry, args=(str(path), w, batches, go, conflicts)) for w in range(writers)]
+    for p in procs:
+        p.start()
+    time.sleep(0.2)
+    go.set()
+    for p in procs:
+        p.join(timeout=120)
+    assert [p.exitcode for p in procs] == [0] * writers
+    assert sum(conflicts[:]) > 0, "the processes never raced, so this test proved nothing"
+    expected = sum(sum(batch_sizes(w, batches)) for w in range(writers))
+    with SQLiteStore(path, create=False) as store:
+        events = store.read("shared")
+        assert [e.seq for e in events] == list(range(1, expected + 1))
+        keys = [(e.data["writer"], e.data["batch"], e.data["i"]) for e in events]
+        assert sorted(keys) == sorted(
+            (w, b, i) for w in range(writers) for b, n in enumerate(batch_sizes(w, batches)) for i in range(n)
+        )
+        report = verify_journal(store)
+        assert (report.ok, report.events) == (True, expected)
+
+
+# ---- segments --------------------------------------------------------------------------------------------------
+
+
+def _archived(tmp_path: Path) -> tuple[SQLiteStore, Path, list[Event]]:
+    store = SQLiteStore(tmp_path / "j.db")
+    events = store.append("run-1", drafts(5), expect=0)
+    store.append("run-2", drafts(2), expect=0)
+    store.archive("run-1")
+    return store, tmp_path / "j.db.segments" / "run-1.jsonl.gz", events
+
+
+def test_segment_file_holds_header_and_lines(tmp_path: Path) -> None:
+    store, segment, events = _archived(tmp_path)
+    with store:
+        lines = gzip.decompress(segment.read_bytes()).decode("utf-8").split("\n")
+        assert json.loads(lines[0]) == {
+            "format": "alicorn-segment",
+            "version": 1,
+            "stream": "run-1",
+            "events": 5,
+            "last_seq": 5,
+            "last_hash": events[-1].hash,
+        }
+        assert lines[1:] == [e.line for e in events] + [""]
+        assert store.raw_connection().execute("SELECT count(*) FROM events WHERE stream = 'run-1'").fetchone() == (0,)
+        assert sorted(p.name for p in segment.parent.iterdir()) == ["run-1.jsonl.gz"]
+
+
+@pytest.mark.parametrize("edit", ["flip-byte", "other-stream", "recompressed"])
+def test_tampered_segment_is_refused(tmp_path: Path, edit: str) -> None:
+    store, segment, _ = _archived(tmp_path)
+    with store:
+        data = segment.read_bytes()
+        if edit == "flip-byte":
+            data = data[:30] + bytes([data[30] ^ 0x01]) + data[31:]
+        elif edit == "other-stream":
+            store.archive("run-2")
+            data = (segment.parent / "run-2.jsonl.gz").read_bytes()
+        else:  # same events, re-compressed differently: the bytes are what the digest pins
+            data = gzip.compress(gzip.decompress(data), compresslevel=1)
+        segment.write_bytes(data)
+        with pytest.raises(JournalIntegrityError, match="does not match the digest") as caught:
+            store.read("run-1")
+        assert caught.value.stream == "run-1"
+        report = verify_journal(store, head=pinned_head(store))
+        assert [(p.stream, p.seq) for p in report.problems] == [("run-1", 0)]
+        assert store.read("run-2") == store.read("run-2", after=0) and len(store.read("run-2")) == 2
+
+
+def test_missing_segment_is_a_clear_error(tmp_path: Path) -> None:
+    store, segment, _ = _archived(tmp_path)
+    with store:
+        segment.unlink()
+        with pytest.raises(JournalError, match="archive segment of 'run-1' is missing") as caught:
+            store.read("run-1")
+        assert type(caught.value) is JournalError
+        assert str(segment) in str(caught.value)
+        report = verify_journal(store)
+        assert [(p.stream, p.seq) for p in report.problems] == [("run-1", 0)]
+        assert "missing" in report.problems[0].reason
+        assert store.head("run-1") == Head(5, store.heads()["run-1"].hash)  # the record survives the file
+
+
+# ---- forensics: rows that the chain does not cover ---------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="bug: a row whose body is not JSON makes verify_journal report seq 0")
+def test_unparseable_row_is_named_by_seq(tmp_path: Path) -> None:
+    with SQLiteStore(tmp_path / "j.db") as store:
+        store.append("run-1", drafts(4), expect=0)
+        store.raw_connection().execute("UPDATE events SET body = '{\"broken' WHERE stream = 'run-1' AND seq = 3")
+        report = verify_journal(store)
+        assert [(p.stream, p.seq) for p in report.problems] == [("run-1", 3)]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gap: head() and heads() trust the `hash` column, which verify_journal never compares with the body",
+)
+def test_forged_hash_column_is_found(tmp_path: Path) -> None:
+    with SQLiteStore(tmp_path / "j.db") as store:
+        store.append("run-1", drafts(3), expect=0)
+        store.raw_connection().execute("UPDATE events SET hash = ? WHERE stream = 'run-1' AND seq = 3", ("0" * 64,))
+        assert [(p.stream, p.seq) for p in verify_journal(store).problems] == [("run-1", 3)]
+
+
+def test_conflicting_writer_sees_the_other_handle(tmp_path: Path) -> None:
+    with SQLiteStore(tmp_path / "j.db") as a, SQLiteStore(tmp_path / "j.db", create=False) as b:
+        (first,) = a.append("run-1", drafts(1), expect=0)
+        with pytest.raises(ConcurrentAppendError):
+            b.append("run-1", [Draft("k", "t", {})], expect=0)
+        (second,) = b.append("run-1", [Draft("k", "t", {})], expect=1)
+        assert second.prev == first.hash
+        assert a.read("run-1") == [first, second]
