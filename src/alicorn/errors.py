@@ -6,6 +6,7 @@
     │   ├── JournalIntegrityError     stored events fail verification (edit, deletion, reordering, truncation)
     │   ├── ConcurrentAppendError     another writer appended to the stream first (optimistic concurrency)
     │   ├── StreamArchivedError       the stream was archived into a segment and is read-only
+    │   ├── StreamLockedError         another process is driving this run
     │   └── UnknownStreamError        no such stream (run) in the journal
     ├── PlanError                     a plan file or plan object is invalid (names the node and the fix)
     ├── OperationError                an operation failed while running; `retryable` tells the executor
@@ -57,6 +58,10 @@ class ConcurrentAppendError(JournalError):
 
 class StreamArchivedError(JournalError):
     """The stream is archived and can no longer be appended to."""
+
+
+class StreamLockedError(JournalError):
+    """Another process (or session) holds the right to drive this run."""
 
 
 class UnknownStreamError(JournalError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from multiprocessing.synchronize import Event as ProcessEvent
+from multiprocessing.synchronize import Barrier
 from typing import Any
 
 from alicorn.errors import ConcurrentAppendError
@@ -17,7 +17,7 @@ def batch_sizes(writer: int, batches: int) -> list[int]:
     return [1 + (writer + b) % 3 for b in range(batches)]
 
 
-def append_with_retry(path: str, writer: int, batches: int, go: ProcessEvent, conflicts: Any) -> None:
+def append_with_retry(path: str, writer: int, batches: int, start: Barrier, conflicts: Any) -> None:
     """Open the journal in this process and append every batch to one shared stream, retrying on conflicts.
 
     `conflicts` is a shared integer array; slot `writer` counts this process's lost races.
@@ -25,8 +25,7 @@ def append_with_retry(path: str, writer: int, batches: int, go: ProcessEvent, co
     think = random.Random(writer)
     store = SQLiteStore(path, create=False)
     try:
-        if not go.wait(60):
-            raise TimeoutError("the parent never said go")
+        start.wait(timeout=120)  # every process has opened the journal: now they race
         for b, size in enumerate(batch_sizes(writer, batches)):
             batch = [Draft("k", "2024-05-01T08:00:00Z", {"writer": writer, "batch": b, "i": i}) for i in range(size)]
             while True:

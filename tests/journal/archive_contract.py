@@ -102,10 +102,6 @@ class ArchiveContract(StoreHarness):
         assert not store.is_archived("run-1")
         assert [e.seq for e in store.read("run-1")] == [1, 2, 3]
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="bug: decode_segment uses str.splitlines(), which also splits inside events at U+2028/U+2029/U+0085",
-    )
     @pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
     def test_archive_keeps_unicode_line_separators(self, separator: str) -> None:
         store = self.make_store()

@@ -10,11 +10,6 @@ from alicorn.journal.store import JournalStore
 
 from .contract import JournalStoreContract
 
-ALIASING = (
-    "bug: InMemoryStore keeps and returns the caller's Draft.data objects instead of the decoded stored line, "
-    "so later mutation changes the journal and non-JSON containers (tuples, int keys) come back unlike SQLite"
-)
-
 
 class TestInMemoryStore(JournalStoreContract):
     def make_store(self) -> JournalStore:
@@ -41,10 +36,8 @@ class TestInMemoryStore(JournalStoreContract):
     def tamper_insert(self, store: JournalStore, stream: str, seq: int, line: str) -> None:
         self._events(store, stream).insert(seq - 1, parse_line(line))
 
-    @pytest.mark.xfail(strict=True, reason=ALIASING)
     def test_stored_events_do_not_alias_caller_data(self) -> None:
         super().test_stored_events_do_not_alias_caller_data()
 
-    @pytest.mark.xfail(strict=True, reason=ALIASING)
     def test_read_data_is_the_decoded_stored_form(self) -> None:
         super().test_read_data_is_the_decoded_stored_form()

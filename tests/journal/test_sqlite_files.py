@@ -74,13 +74,6 @@ def _journal_of_another_version(path: Path) -> None:
     conn.close()
 
 
-CHANGES_THE_FILE = pytest.mark.xfail(
-    strict=True, reason="bug: _open switches the file to WAL before it checks the alicorn_meta table"
-)
-RAW_SQLITE_ERROR = pytest.mark.xfail(
-    strict=True, reason="bug: an alicorn_meta table without key/value columns raises sqlite3.OperationalError"
-)
-
 NOT_JOURNALS: list[object] = [
     pytest.param(_text, id="text"),
     pytest.param(_short_text, id="short-text"),
@@ -89,8 +82,8 @@ NOT_JOURNALS: list[object] = [
     pytest.param(_foreign_db, id="foreign-db"),
     pytest.param(_foreign_wal_db, id="foreign-wal-db"),
     pytest.param(_foreign_db_with_events_table, id="foreign-events-table"),
-    pytest.param(_meta_of_another_format, id="meta-of-another-format", marks=CHANGES_THE_FILE),
-    pytest.param(_meta_without_key_column, id="meta-without-key-column", marks=RAW_SQLITE_ERROR),
+    pytest.param(_meta_of_another_format, id="meta-of-another-format"),
+    pytest.param(_meta_without_key_column, id="meta-without-key-column"),
     pytest.param(_journal_of_another_version, id="journal-of-another-version"),
 ]
 

@@ -353,9 +353,9 @@ def test_a_second_writer_on_the_same_run_is_refused(store: JournalStore, behavio
     before = [e.line for e in store.read(state.run_id)]
     stale_fold = fold(store.read(state.run_id)[:-1])
     assert stale_fold.last_seq == state.last_seq
-    from alicorn.runtime import executor as executor_module
+    from alicorn.runtime.session import Session
 
-    session = executor_module._Session(
+    session = Session(
         ex,
         state.run_id,
         stale_fold,
@@ -383,3 +383,16 @@ def test_fold_of_any_prefix_is_deterministic(store: JournalStore, behaviour: Beh
         assert asdict(fold(events[:cut])) == asdict(fold(events[:cut]))
         assert fold(events[:cut]).last_seq == cut
     assert asdict(fold(events)) == asdict(state)
+
+
+def test_a_run_is_driven_by_one_holder_at_a_time(store: JournalStore, behaviour: Behaviour, tmp_path: Path) -> None:
+    from alicorn.errors import StreamLockedError
+
+    reg = behaviour.registry()
+    ex = executor(store, reg, tmp_path)
+    state = ex.start(make_plan([{"node_id": "s", "operation": "t.send"}]))
+    before = [e.line for e in store.read(state.run_id)]
+    with store.lock(state.run_id), pytest.raises(StreamLockedError, match="being driven"):
+        ex.resume(state.run_id, approvals=[Approval("human:x")])
+    assert [e.line for e in store.read(state.run_id)] == before
+    assert ex.resume(state.run_id, approvals=[Approval("human:x")]).status == "succeeded"

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from alicorn.journal.events import Event
+from alicorn.journal.events import Event, parse_line
 from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo
 
 
@@ -23,6 +23,7 @@ class InMemoryStore(JournalStore):
     """Streams kept in process memory; for tests, replay and ephemeral runs."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._lock = threading.RLock()
         self._streams: dict[str, list[Event]] = {}
         self._segments: dict[str, Segment] = {}
@@ -49,11 +50,13 @@ class InMemoryStore(JournalStore):
         return Head(events[-1].seq, events[-1].hash) if events else None
 
     def _insert_txn(self, tx: _Staged, events: list[Event]) -> None:
-        tx.events.extend(events)
+        # Keep private copies decoded from the stored form: later changes to the caller's dicts cannot reach the
+        # journal, and values come back as JSON gives them (lists, string keys), exactly like a durable store.
+        tx.events.extend(parse_line(e.line) for e in events)
 
     def _read_txn(self, tx: object, stream: str, after: int) -> list[Event]:
         events = self._streams.get(stream, [])
-        return events[after:] if after > 0 else list(events)
+        return [parse_line(e.line) for e in events[max(after, 0) :]]
 
     def _streams_txn(self, tx: object) -> list[StreamInfo]:
         infos = [

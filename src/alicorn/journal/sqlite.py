@@ -7,17 +7,22 @@ cleanly instead of interleaving. Archived segments live beside the database in `
 
 from __future__ import annotations
 
+import fcntl
 import os
+import socket
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
-from alicorn.errors import JournalError, NotAJournalError
+from alicorn.errors import JournalError, JournalIntegrityError, NotAJournalError, StreamLockedError
 from alicorn.journal.events import Event, parse_line
-from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo
+from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo, check_stream_name
 
+T = TypeVar("T")
 FORMAT = "alicorn-journal"
 VERSION = "1"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -52,6 +57,7 @@ class SQLiteStore(JournalStore):
     """A journal in one SQLite file. `create=False` refuses to make a new file (for `verify`, `show`...)."""
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        super().__init__()
         self.path = Path(path)
         self._lock = threading.RLock()
         self._conn = _open(self.path, create)
@@ -60,6 +66,29 @@ class SQLiteStore(JournalStore):
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    @contextmanager
+    def lock(self, stream: str) -> Iterator[None]:
+        """An OS lock (flock) on `<journal>.locks/<stream>.lock`: released by the kernel if the holder dies."""
+        check_stream_name(stream)
+        with super().lock(stream):
+            locks = self.path.with_name(self.path.name + ".locks")
+            locks.mkdir(exist_ok=True)
+            fd = os.open(locks / f"{stream}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+                    raise StreamLockedError(
+                        f"run {stream!r} is being driven by {holder}; wait for it to finish, or stop it "
+                        "(the lock is released the moment that process ends, even if it is killed)"
+                    ) from None
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}".encode(), 0)
+                yield
+            finally:
+                os.close(fd)  # closing the descriptor releases the flock
 
     # ---- transactions -----------------------------------------------------------------------------------------
 
@@ -101,13 +130,23 @@ class SQLiteStore(JournalStore):
 
     def _read_txn(self, tx: sqlite3.Connection, stream: str, after: int) -> list[Event]:
         rows = tx.execute(
-            "SELECT body FROM events WHERE stream = ? AND seq > ? ORDER BY seq", (stream, after)
+            "SELECT seq, body FROM events WHERE stream = ? AND seq > ? ORDER BY seq", (stream, after)
         ).fetchall()
-        return [parse_line(row[0]) for row in rows]
+        try:
+            return [parse_line(body) for _, body in rows]
+        except JournalIntegrityError:
+            for seq, body in rows:  # name the row that does not parse
+                try:
+                    parse_line(body)
+                except JournalIntegrityError as exc:
+                    raise JournalIntegrityError(f"event #{seq}: {exc}", stream=stream, seq=seq) from None
+            raise
 
     def _streams_txn(self, tx: sqlite3.Connection) -> list[StreamInfo]:
         live = tx.execute(
-            """SELECT e.stream, count(*), sum(length(CAST(e.body AS BLOB))), min(e.at), max(e.at),
+            """SELECT e.stream, count(*), sum(length(CAST(e.body AS BLOB))),
+                      (SELECT at FROM events f WHERE f.stream = e.stream ORDER BY seq ASC LIMIT 1),
+                      (SELECT at FROM events l WHERE l.stream = e.stream ORDER BY seq DESC LIMIT 1),
                       max(e.seq), (SELECT hash FROM events h WHERE h.stream = e.stream ORDER BY seq DESC LIMIT 1)
                FROM events e GROUP BY e.stream"""
         ).fetchall()
@@ -122,13 +161,14 @@ class SQLiteStore(JournalStore):
         row = tx.execute("SELECT digest, last_seq, last_hash FROM archives WHERE stream = ?", (stream,)).fetchone()
         return (row[0], Head(row[1], row[2])) if row else None
 
-    def _segment_path(self, stream: str) -> Path:
-        return self.segments_dir / f"{stream}.jsonl.gz"
+    def _segment_path(self, segment: Segment) -> Path:
+        # Named by content: two archivers racing on one stream can never overwrite each other's segment.
+        return self.segments_dir / f"{segment.stream}.{segment.digest[:16]}.jsonl.gz"
 
     def _save_segment(self, segment: Segment) -> None:
         self.segments_dir.mkdir(exist_ok=True)
-        final = self._segment_path(segment.stream)
-        tmp = final.with_name(final.name + ".tmp")
+        final = self._segment_path(segment)
+        tmp = final.with_name(f"{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         with open(tmp, "wb") as fh:
             fh.write(segment.data)
             fh.flush()
@@ -137,7 +177,9 @@ class SQLiteStore(JournalStore):
         _fsync_dir(self.segments_dir)
 
     def _load_segment(self, stream: str) -> bytes:
-        path = self._segment_path(stream)
+        with self._read_transaction() as tx:
+            row = tx.execute("SELECT segment FROM archives WHERE stream = ?", (stream,)).fetchone()
+        path = self.segments_dir / (row[0] if row else f"{stream}.jsonl.gz")
         try:
             return path.read_bytes()
         except FileNotFoundError:
@@ -151,7 +193,7 @@ class SQLiteStore(JournalStore):
             "INSERT INTO archives VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 segment.stream,
-                self._segment_path(segment.stream).name,
+                self._segment_path(segment).name,
                 segment.digest,
                 segment.events,
                 segment.head.seq,
@@ -192,50 +234,83 @@ def _open(path: Path, create: bool) -> sqlite3.Connection:
             raise NotAJournalError(f"{path} is not an Alicorn journal (not an SQLite database); nothing was changed")
     elif path.parent and not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
+    conn: sqlite3.Connection | None = None
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
         conn.execute("PRAGMA busy_timeout = 30000")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables:
+            # Decide whether the file is ours before changing anything in it (switching to WAL writes the header).
+            _check_meta(conn, path, tables)
+        mode = _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        conn.execute("PRAGMA synchronous = FULL")
+        sync = conn.execute("PRAGMA synchronous").fetchone()[0]
+        if str(mode).lower() != "wal" or sync != 2:
+            raise JournalError(
+                f"{path}: SQLite refused durable settings (journal_mode={mode}, synchronous={sync}; need wal and "
+                "FULL=2). Is the file on a filesystem without shared-memory support (e.g. some network mounts)?"
+            )
+        if not tables:
+            _retry_locked(lambda: _create_schema(conn))
+            _check_meta(conn, path, {"alicorn_meta"})
+        return conn
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
         raise NotAJournalError(f"{path} is not an Alicorn journal ({exc}); nothing was changed") from exc
-    if tables and "alicorn_meta" not in tables:
-        conn.close()
+    except BaseException:
+        if conn is not None:
+            conn.close()
+        raise
+
+
+def _check_meta(conn: sqlite3.Connection, path: Path, tables: set[str]) -> None:
+    if "alicorn_meta" not in tables:
         raise NotAJournalError(
             f"{path} is an SQLite database but not an Alicorn journal (its tables: {', '.join(sorted(tables))}); "
-            "nothing was changed. Point --journal at a new or existing Alicorn journal."
+            "nothing was changed. Point --home at a new or existing Alicorn journal."
         )
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-    conn.execute("PRAGMA synchronous = FULL")
-    sync = conn.execute("PRAGMA synchronous").fetchone()[0]
-    if str(mode).lower() != "wal" or sync != 2:
-        conn.close()
-        raise JournalError(
-            f"{path}: SQLite refused durable settings (journal_mode={mode}, synchronous={sync}; need wal and FULL=2). "
-            "Is the file on a filesystem without shared-memory support (e.g. some network mounts)?"
-        )
-    if not tables:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            again = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not again:
-                for statement in filter(str.strip, _SCHEMA.split(";")):
-                    conn.execute(statement)
-                conn.executemany(
-                    "INSERT INTO alicorn_meta (key, value) VALUES (?, ?)",
-                    [("format", FORMAT), ("version", VERSION)],
-                )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            conn.close()
-            raise
-    meta = dict(conn.execute("SELECT key, value FROM alicorn_meta").fetchall())
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM alicorn_meta").fetchall())
+    except sqlite3.DatabaseError as exc:
+        raise NotAJournalError(
+            f"{path} is not an Alicorn journal: its alicorn_meta table is not Alicorn's ({exc}); nothing was changed"
+        ) from None
     if meta.get("format") != FORMAT:
-        conn.close()
-        raise NotAJournalError(f"{path} has an alicorn_meta table but format {meta.get('format')!r}, not {FORMAT!r}")
+        raise NotAJournalError(
+            f"{path} is not an Alicorn journal: its alicorn_meta table says format {meta.get('format')!r}, not "
+            f"{FORMAT!r}; nothing was changed"
+        )
     if meta.get("version") != VERSION:
-        conn.close()
         raise NotAJournalError(
             f"{path} is an Alicorn journal of version {meta.get('version')!r}; this Alicorn reads version {VERSION}"
         )
-    return conn
+
+
+def _create_schema(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        again = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not again:  # another process may have created it while we waited for the lock
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                conn.execute(statement)
+            conn.executemany(
+                "INSERT INTO alicorn_meta (key, value) VALUES (?, ?)", [("format", FORMAT), ("version", VERSION)]
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _retry_locked(action: Callable[[], T], seconds: float = 30.0) -> T:
+    """Run `action`, retrying while another connection holds a lock SQLite's busy handler does not wait for
+    (switching a fresh file to WAL, for one)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)

@@ -11,17 +11,20 @@ import gzip
 import hashlib
 import json
 import re
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Self
 
+from alicorn.crashpoints import DISARMED, CrashPoints
 from alicorn.errors import (
     ConcurrentAppendError,
     JournalError,
     JournalIntegrityError,
     StreamArchivedError,
+    StreamLockedError,
     UnknownStreamError,
 )
 from alicorn.journal.events import Draft, Event, chain, parse_line, verify_stream
@@ -33,7 +36,7 @@ SEGMENT_VERSION = 1
 
 def check_stream_name(stream: str) -> None:
     """Stream names are short, printable identifiers (run ids, `agent:planner`...)."""
-    if not isinstance(stream, str) or not _STREAM_NAME.match(stream):
+    if not isinstance(stream, str) or not _STREAM_NAME.fullmatch(stream):
         raise JournalError(
             f"invalid stream name {stream!r}: use 1-128 characters from letters, digits and _ . : @ -, "
             "starting with a letter or digit"
@@ -111,7 +114,11 @@ def decode_segment(stream: str, data: bytes, expected_digest: str) -> list[Event
             stream=stream,
         )
     try:
-        lines = gzip.decompress(data).decode("utf-8").splitlines()
+        # Split on "\n" only: canonical JSON keeps U+2028, U+2029 and U+0085 unescaped, and splitlines() would cut
+        # an event in two at them.
+        lines = gzip.decompress(data).decode("utf-8").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
         header = json.loads(lines[0])
     except (OSError, ValueError, IndexError) as exc:
         raise JournalIntegrityError(f"the archive segment of {stream!r} cannot be read: {exc}") from exc
@@ -123,9 +130,17 @@ def decode_segment(stream: str, data: bytes, expected_digest: str) -> list[Event
 class JournalStore(ABC):
     """An append-only store of hash-chained event streams.
 
+    `crash` lets tests kill the process inside an append (rows written, not committed); disarmed by default.
+
     Subclasses implement the `_*_txn` hooks and `_write_transaction`/`_read_transaction`; all logic lives here.
     A store may be shared by threads of one process; separate processes each open their own.
     """
+
+    crash: CrashPoints = DISARMED
+
+    def __init__(self) -> None:
+        self._locks_guard = threading.Lock()
+        self._held: set[str] = set()
 
     # ---- public API -------------------------------------------------------------------------------------------
 
@@ -148,6 +163,7 @@ class JournalStore(ABC):
                 raise ConcurrentAppendError(stream, expect, actual)
             events = chain(stream, actual, head.hash if head else None, drafts)
             self._insert_txn(tx, events)
+            self.crash.hit("mid_append")
         return events
 
     def read(self, stream: str, after: int = 0) -> list[Event]:
@@ -204,6 +220,8 @@ class JournalStore(ABC):
         if problem is not None:
             raise JournalIntegrityError(f"refusing to archive a stream that does not verify: {problem}")
         segment = encode_segment(stream, events)
+        if [e.line for e in decode_segment(stream, segment.data, segment.digest)] != [e.line for e in events]:
+            raise JournalIntegrityError(f"the archive segment of {stream!r} does not read back identically; kept live")
         self._save_segment(segment)
         with self._write_transaction() as tx:
             head = self._head_txn(tx, stream)
@@ -229,6 +247,22 @@ class JournalStore(ABC):
         """Every stream with its events (for whole-journal verification)."""
         for info in self.streams():
             yield info.stream, self.read(info.stream)
+
+    @contextmanager
+    def lock(self, stream: str) -> Iterator[None]:
+        """Hold the right to drive `stream` (one process at a time); StreamLockedError if someone else holds it.
+
+        This in-process version serves the in-memory store; engines shared between processes override it.
+        """
+        with self._locks_guard:
+            if stream in self._held:
+                raise StreamLockedError(f"run {stream!r} is already being driven in this process")
+            self._held.add(stream)
+        try:
+            yield
+        finally:
+            with self._locks_guard:
+                self._held.discard(stream)
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources; the store is unusable afterwards."""

@@ -63,11 +63,15 @@ def verify_journal(
         try:
             events = store.read(name)
         except AlicornError as exc:
-            report.problems.append(ChainProblem(name, 0, str(exc)))
+            report.problems.append(ChainProblem(name, getattr(exc, "seq", None) or 0, str(exc)))
             continue
         report.streams += 1
         report.events += len(events)
         problem = verify_stream(name, events)
+        stored_head = store.head(name)
+        if problem is None and events and stored_head is not None and stored_head.hash != events[-1].hash:
+            # The head is what the next append links to: a forged head would make an honest append look bad.
+            problem = ChainProblem(name, events[-1].seq, "the stored hash of the last event differs from its content")
         if problem is None and head is not None and name in head and events:
             problem = _against_head(name, events, head[name])
         if problem is not None:

@@ -39,6 +39,21 @@ OperationFn = Callable[[Any, OperationContext], BaseModel]
 
 
 @dataclass(frozen=True)
+class LookupResult:
+    """What the target system says about an idempotency key: applied or not, and if applied, the output."""
+
+    applied: bool
+    output: BaseModel | dict[str, Any] | None = None
+
+
+#: Asks the target whether the effect with `ctx.idempotency_key` was applied. Reads only; never applies anything.
+LookupFn = Callable[[Any, OperationContext], LookupResult]
+
+#: The inputs every compensation operation receives (its input model must declare these three fields).
+COMPENSATION_FIELDS = ("original_inputs", "original_output", "original_key")
+
+
+@dataclass(frozen=True)
 class Operation:
     """A capability: typed inputs and outputs, its effect and how it may be repeated."""
 
@@ -53,6 +68,12 @@ class Operation:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     compensation: str | None = None
     resources: tuple[str, ...] = ()
+    lookup: LookupFn | None = None
+
+    @property
+    def has_effect(self) -> bool:
+        """Whether running it changes something outside the run (a write or more; reads are not effects)."""
+        return self.effect not in ("none", "read")
 
     def describe(self) -> dict[str, Any]:
         """The declaration as JSON (what `alicorn schema operations` prints and the fingerprint covers)."""
@@ -65,6 +86,7 @@ class Operation:
             "retry": self.retry.model_dump(mode="json"),
             "compensation": self.compensation,
             "resources": list(self.resources),
+            "lookup": self.lookup is not None,
             "inputs": self.inputs.model_json_schema(),
             "outputs": self.outputs.model_json_schema(),
         }
@@ -86,6 +108,23 @@ class Registry:
             raise ValueError(f"operation {op.name!r} cannot compensate itself")
         self._ops[op.name] = op
         self._fingerprint = None
+
+    def check(self) -> None:
+        """Refuse a registry whose compensations are missing or cannot take what a compensation receives."""
+        for op in self._ops.values():
+            if op.compensation is None:
+                continue
+            undo = self._ops.get(op.compensation)
+            if undo is None:
+                raise ValueError(
+                    f"operation {op.name!r} names compensation {op.compensation!r}, which is not registered"
+                )
+            missing = [f for f in COMPENSATION_FIELDS if f not in undo.inputs.model_fields]
+            if missing:
+                raise ValueError(
+                    f"compensation {undo.name!r} of {op.name!r} must accept inputs {', '.join(COMPENSATION_FIELDS)}; "
+                    f"it lacks {', '.join(missing)}"
+                )
 
     def __contains__(self, name: object) -> bool:
         return name in self._ops

@@ -1,8 +1,11 @@
-"""Running tool calls: a live dispatcher on threads, with per-call timeouts.
+"""Running calls: a live dispatcher on worker threads, with per-call timeouts and cancellation.
 
 The executor decides what to call and journals it; a dispatcher only runs calls and reports outcomes, one at a time,
-in the order they complete. That order is an input like any other: it is journaled (as the order of `tool.result`
+in the order they complete. That order is an input like any other: it is journaled (as the order of result
 events), and replay feeds it back through a recorded dispatcher instead of this one.
+
+A call has a purpose: `run` (an attempt of a node), `lookup` (ask the target whether an effect's key was applied)
+or `compensate` (undo a completed effect).
 """
 
 from __future__ import annotations
@@ -12,18 +15,24 @@ import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from alicorn.crashpoints import DISARMED, CrashPoints
 from alicorn.errors import OperationError
-from alicorn.ops.registry import OperationContext, Registry
+from alicorn.ops.registry import LookupResult, OperationContext, Registry
 from alicorn.runtime.world import Clock, parse_time
+
+Purpose = Literal["run", "lookup", "compensate"]
+
+#: Failures after which the effect certainly did not happen (the operation said so, or never started).
+CERTAIN_FAILURES = frozenset({"operation_error", "invalid_inputs", "cancelled"})
 
 
 @dataclass(frozen=True)
 class Call:
-    """One attempt of one node, as the executor journaled it in `tool.call`."""
+    """One attempt of one node (or one lookup or compensation), as the executor journaled it."""
 
     node: str
     attempt: int
@@ -32,6 +41,11 @@ class Call:
     key: str
     timeout_s: float
     not_before: str | None = None
+    purpose: Purpose = "run"
+
+    @property
+    def slot(self) -> tuple[str, str, int]:
+        return (self.purpose, self.node, self.attempt)
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,7 @@ class Outcome:
     ok: bool
     output: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    purpose: Purpose = "run"
 
     def to_event(self) -> dict[str, Any]:
         data: dict[str, Any] = {"node": self.node, "attempt": self.attempt, "ok": self.ok}
@@ -53,9 +68,22 @@ class Outcome:
         return data
 
 
+@dataclass(frozen=True)
+class CancelSignal:
+    """A cancellation that arrived while waiting (replay hands back the recorded one)."""
+
+    by: str
+    reason: str
+
+
 class Dispatcher(Protocol):
     def submit(self, call: Call) -> None: ...
-    def next_outcome(self) -> Outcome: ...
+
+    def next_outcome(self, poll_s: float | None = None) -> Outcome | CancelSignal | None:
+        """The next outcome; None if `poll_s` passed first (so the caller can look for a cancellation)."""
+
+    def cancel_all(self) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -80,12 +108,15 @@ class ThreadDispatcher:
     cancellation can never starve later calls (it keeps its thread; everyone else gets another).
     """
 
-    def __init__(self, registry: Registry, make_context: ContextFactory, clock: Clock) -> None:
+    def __init__(
+        self, registry: Registry, make_context: ContextFactory, clock: Clock, crash: CrashPoints = DISARMED
+    ) -> None:
         self._registry = registry
         self._make_context = make_context
         self._clock = clock
+        self._crash = crash
         self._lock = threading.Lock()
-        self._pending: dict[tuple[str, int], _Pending] = {}
+        self._pending: dict[tuple[str, str, int], _Pending] = {}
         self._done: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
         self._wakeup = threading.Event()
         self._jobs: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
@@ -95,7 +126,7 @@ class ThreadDispatcher:
     def submit(self, call: Call) -> None:
         entry = _Pending(call)
         with self._lock:
-            self._pending[(call.node, call.attempt)] = entry
+            self._pending[call.slot] = entry
             spawn = self._idle == 0
             if spawn:
                 self._workers += 1
@@ -116,71 +147,66 @@ class ThreadDispatcher:
 
     def _work(self, entry: _Pending) -> None:
         call = entry.call
+        outcome: Outcome | None = None
         if call.not_before is not None:
             wait = (parse_time(call.not_before) - parse_time(self._clock.now())).total_seconds()
             if wait > 0 and entry.cancel.wait(wait):
-                return
+                outcome = Outcome(
+                    call.node,
+                    call.attempt,
+                    False,
+                    error=error("cancelled", "cancelled before it started", retryable=False),
+                    purpose=call.purpose,
+                )
+        if outcome is None:
+            with self._lock:
+                entry.deadline = self._clock.monotonic() + call.timeout_s
+            self._wakeup.set()
+            outcome = self._invoke(call, entry.cancel)
         with self._lock:
-            entry.deadline = self._clock.monotonic() + call.timeout_s
-        self._wakeup.set()
-        outcome = self._invoke(call, entry.cancel)
-        with self._lock:
-            if self._pending.pop((call.node, call.attempt), None) is None:
+            # Publish under the lock: whoever sees the call gone from _pending also sees its outcome queued.
+            if self._pending.pop(call.slot, None) is None:
                 return  # abandoned after its timeout: the late result is dropped
-        self._done.put(outcome)
+            self._done.put(outcome)
         self._wakeup.set()
 
     def _invoke(self, call: Call, cancel: threading.Event) -> Outcome:
         op = self._registry.get(call.operation)
+
+        def failed(kind: str, message: str, retryable: bool) -> Outcome:
+            return Outcome(
+                call.node, call.attempt, False, error=error(kind, message, retryable=retryable), purpose=call.purpose
+            )
+
         try:
             inputs = op.inputs.model_validate(call.inputs)
         except ValidationError as exc:
-            return Outcome(
-                call.node,
-                call.attempt,
-                False,
-                error=error(
-                    "invalid_inputs",
-                    f"inputs do not match {op.name}'s schema: {_first(exc)}",
-                    retryable=False,
-                ),
-            )
+            return failed("invalid_inputs", f"inputs do not match {op.name}'s schema: {_first(exc)}", False)
+        context = self._make_context(call, cancel)
         try:
-            result = op.run(inputs, self._make_context(call, cancel))
-            output = _as_output(op.outputs, result)
+            if call.purpose == "lookup":
+                if op.lookup is None:
+                    return failed("no_lookup", f"{op.name} cannot look up whether a key was applied", False)
+                found = op.lookup(inputs, context)
+                output = _lookup_output(op.outputs, found)
+            else:
+                result = op.run(inputs, context)
+                if op.has_effect:
+                    self._crash.hit("after_effect")
+                output = _as_output(op.outputs, result)
         except OperationError as exc:
-            return Outcome(
-                call.node,
-                call.attempt,
-                False,
-                error=error("operation_error", str(exc), retryable=exc.retryable),
-            )
+            return failed("operation_error", str(exc), exc.retryable)
         except ValidationError as exc:
-            return Outcome(
-                call.node,
-                call.attempt,
-                False,
-                error=error(
-                    "invalid_output",
-                    f"{op.name} returned output that does not match its schema: {_first(exc)}",
-                    retryable=False,
-                ),
+            return failed(
+                "invalid_output", f"{op.name} returned output that does not match its schema: {_first(exc)}", False
             )
         except Exception as exc:  # an operation's bug must not kill the run: record it and apply the retry policy
             where = traceback.extract_tb(exc.__traceback__)[-1]
-            return Outcome(
-                call.node,
-                call.attempt,
-                False,
-                error=error(
-                    "exception",
-                    f"{type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})",
-                    retryable=True,
-                ),
-            )
-        return Outcome(call.node, call.attempt, True, output=output)
+            return failed("exception", f"{type(exc).__name__}: {exc} (at {where.filename}:{where.lineno})", True)
+        return Outcome(call.node, call.attempt, True, output=output, purpose=call.purpose)
 
-    def next_outcome(self) -> Outcome:
+    def next_outcome(self, poll_s: float | None = None) -> Outcome | CancelSignal | None:
+        give_up = None if poll_s is None else self._clock.monotonic() + poll_s
         while True:
             try:
                 return self._done.get_nowait()
@@ -191,19 +217,24 @@ class ThreadDispatcher:
             if expired is not None:
                 return expired
             with self._lock:
-                deadlines = [p.deadline for p in self._pending.values() if p.deadline is not None]
-                if not self._pending:
+                if not self._pending and self._done.empty():
                     raise RuntimeError("next_outcome() called with no call in flight")
-            timeout = max(0.0, min(deadlines) - self._clock.monotonic()) if deadlines else None
+                deadlines = [p.deadline for p in self._pending.values() if p.deadline is not None]
+            now = self._clock.monotonic()
+            if give_up is not None:
+                if now >= give_up:
+                    return None
+                deadlines.append(give_up)
+            timeout = max(0.0, min(deadlines) - now) if deadlines else None
             if self._done.empty():
                 self._wakeup.wait(timeout)
 
     def _expire(self) -> Outcome | None:
         now = self._clock.monotonic()
         with self._lock:
-            for key, entry in sorted(self._pending.items()):
+            for slot, entry in sorted(self._pending.items()):
                 if entry.deadline is not None and entry.deadline <= now:
-                    del self._pending[key]
+                    del self._pending[slot]
                     entry.cancel.set()
                     call = entry.call
                     return Outcome(
@@ -211,12 +242,16 @@ class ThreadDispatcher:
                         call.attempt,
                         False,
                         error=error(
-                            "timeout",
-                            f"{call.operation} did not finish within {call.timeout_s:g} s",
-                            retryable=True,
+                            "timeout", f"{call.operation} did not finish within {call.timeout_s:g} s", retryable=True
                         ),
+                        purpose=call.purpose,
                     )
         return None
+
+    def cancel_all(self) -> None:
+        with self._lock:
+            for entry in self._pending.values():
+                entry.cancel.set()
 
     def close(self) -> None:
         with self._lock:
@@ -233,6 +268,14 @@ def _as_output(model: type[BaseModel], result: Any) -> dict[str, Any]:
         result = model.model_validate(result.model_dump() if isinstance(result, BaseModel) else result)
     dumped: dict[str, Any] = result.model_dump(mode="json")
     return dumped
+
+
+def _lookup_output(model: type[BaseModel], found: LookupResult) -> dict[str, Any]:
+    if not isinstance(found, LookupResult):
+        raise TypeError(f"a lookup must return a LookupResult, not {type(found).__name__}")
+    if not found.applied:
+        return {"applied": False, "output": None}
+    return {"applied": True, "output": _as_output(model, found.output or {})}
 
 
 def _first(exc: ValidationError) -> str:

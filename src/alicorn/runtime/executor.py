@@ -1,36 +1,43 @@
-"""The executor: drives an approved plan to the end, journaling every decision, input and output.
+"""The executor: starts and resumes runs of approved plans, each driven by a Session to its end.
 
-Each step (an outcome arriving, a start, a resume) is one transaction: the tool result, the node transitions it
-causes and the tool calls it unlocks are appended together, and only then are the new calls dispatched. So a crash
-at any moment leaves the journal at a step boundary, and `resume` continues from the fold of the journal without
-redoing finished nodes. Decisions depend only on the run state (a fold of the journal) and the plan, which is what
-makes byte-for-byte replay possible.
+Each step (an outcome arriving, a start, a resume) is one transaction: the result, the node transitions it causes
+and the calls it unlocks are appended together, and only then are the new calls dispatched. So a crash at any
+moment leaves the journal at a step boundary, and `resume` continues from the fold of the journal without redoing
+finished nodes. Decisions depend only on the run state (a fold of the journal) and the plan, which is what makes
+byte-for-byte replay possible. One process at a time drives a run: the store's lock says who.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import timedelta
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from alicorn import canonical
+from pydantic import ValidationError
+
+from alicorn.crashpoints import DISARMED, CrashPoints
 from alicorn.errors import ApprovalRequiredError, RunError, UnknownStreamError
 from alicorn.journal.events import Draft, Event
 from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import OperationContext, Registry
-from alicorn.plan.criteria import describe, evaluate
-from alicorn.plan.dsl import EffectClass, LiteralInput, Node, Plan
+from alicorn.plan.dsl import EffectClass, Plan
 from alicorn.plan.effects import plan_effects
 from alicorn.plan.validate import DEFAULT_RESOURCES, validate_plan
-from alicorn.runtime.dispatch import Call, Dispatcher, Outcome, ThreadDispatcher
-from alicorn.runtime.state import RunState, apply, fold
-from alicorn.runtime.world import Clock, IdSource, RandomIds, SystemClock, format_time, parse_time
+from alicorn.runtime import saga
+from alicorn.runtime.dispatch import Call, Dispatcher, ThreadDispatcher
+from alicorn.runtime.session import Session
+from alicorn.runtime.state import RunState, fold
+from alicorn.runtime.world import Clock, IdSource, RandomIds, SystemClock
 
 #: Until Anvil decides, any effect above this class needs a journaled human approval.
 APPROVAL_THRESHOLD: EffectClass = "local_write"
+
+
+def control_stream(run_id: str) -> str:
+    """The stream where requests about a run (cancellation) are written by other processes."""
+    return f"control:{run_id}"
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,42 @@ class Approval:
             raise RunError("an approval must name the human who gives it")
 
 
+@dataclass(frozen=True)
+class Resolution:
+    """A human's answer about an effect whose outcome was unknown: applied (with its output) or not applied."""
+
+    node: str
+    applied: bool
+    by: str
+    output: dict[str, Any] | None = None
+
+
+class Controls(Protocol):
+    def cancel_request(self, run_id: str, next_seq: int) -> dict[str, Any] | None:
+        """A pending cancellation {by, reason}, or None. `next_seq` is where its event would go (for replay)."""
+
+
+class StoreControls:
+    """Reads cancellation requests from the run's control stream in the journal."""
+
+    def __init__(self, store: JournalStore) -> None:
+        self._store = store
+
+    def cancel_request(self, run_id: str, next_seq: int) -> dict[str, Any] | None:
+        stream = control_stream(run_id)
+        if self._store.head(stream) is None:
+            return None
+        requests = [e.data for e in self._store.read(stream) if e.kind == "cancel.requested"]
+        return requests[-1] if requests else None
+
+
+def request_cancel(store: JournalStore, run_id: str, by: str, reason: str, at: str) -> None:
+    """Ask whoever drives `run_id` to cancel it: no new effects, then compensation of completed ones."""
+    store.require(run_id)
+    stream = control_stream(run_id)
+    store.append(stream, [Draft("cancel.requested", at, {"by": by, "reason": reason})], expect=store.last_seq(stream))
+
+
 DispatcherFactory = Callable[["Executor", str], Dispatcher]
 EventListener = Callable[[Sequence[Event]], None]
 
@@ -74,92 +117,179 @@ class Executor:
         clock: Clock | None = None,
         ids: IdSource | None = None,
         dispatcher_factory: DispatcherFactory | None = None,
+        controls: Controls | None = None,
         on_events: EventListener | None = None,
+        crash: CrashPoints = DISARMED,
+        poll_s: float = 0.1,
     ) -> None:
+        registry.check()
         self.store = store
         self.registry = registry
         self.environment = environment
         self.clock = clock or SystemClock()
         self.ids = ids or RandomIds(self.clock)
         self._dispatcher_factory = dispatcher_factory or _thread_dispatcher
+        self.controls: Controls = controls or StoreControls(store)
         self.on_events = on_events
+        self.crash = crash
+        self.poll_s = poll_s
+
+    def make_dispatcher(self, run_id: str) -> Dispatcher:
+        return self._dispatcher_factory(self, run_id)
 
     # ---- public -----------------------------------------------------------------------------------------------
 
     def start(self, plan: Plan, *, approvals: Iterable[Approval] = (), run_id: str | None = None) -> RunState:
-        """Validate `plan`, journal the run's creation, and drive it until it finishes or awaits approval."""
+        """Validate `plan`, journal the run's creation, and drive it until it finishes, blocks or awaits approval."""
         plan = validate_plan(plan, self.registry, self.environment.resources)
         run_id = run_id or self.ids.run_id()
         if self.store.head(run_id) is not None:
             raise RunError(f"run {run_id!r} already exists; use `alicorn resume {run_id}`")
         effects = plan_effects(plan, self.registry)
-        session = _Session(self, run_id, RunState(run_id=run_id), plan, committed=0)
-        session.begin()
-        session.emit(
-            "run.created",
-            {
-                "plan": plan.model_dump(mode="json"),
-                "plan_hash": plan.plan_hash(),
-                "registry": self.registry.fingerprint(),
-                "effects": effects.to_json(),
-                "workspace": str(self.environment.workspace(run_id)),
-                "data_root": str(self.environment.data_root),
-                "max_parallel": self.environment.max_parallel,
-            },
-        )
-        session.grant(approvals)
-        needing = effects.beyond(APPROVAL_THRESHOLD)
-        if needing and not session.state.approvals:
+        with self.store.lock(run_id):
+            session = Session(self, run_id, RunState(run_id=run_id), plan, committed=0)
+            session.begin()
             session.emit(
-                "run.awaiting_approval",
+                "run.created",
                 {
-                    "effects": {c: list(n) for c, n in needing.items()},
-                    "reason": f"the plan has effects beyond {APPROVAL_THRESHOLD} "
-                    f"({', '.join(needing)}); a human must approve them",
+                    "plan": plan.model_dump(mode="json"),
+                    "plan_hash": plan.plan_hash(),
+                    "registry": self.registry.fingerprint(),
+                    "effects": effects.to_json(),
+                    "workspace": str(self.environment.workspace(run_id)),
+                    "data_root": str(self.environment.data_root),
+                    "max_parallel": self.environment.max_parallel,
                 },
             )
-            session.commit()
-            return session.state
-        return session.drive()
+            _grant(session, approvals)
+            needing = effects.beyond(APPROVAL_THRESHOLD)
+            if needing and not session.state.approvals:
+                session.emit(
+                    "run.awaiting_approval",
+                    {
+                        "effects": {c: list(n) for c, n in needing.items()},
+                        "reason": f"the plan has effects beyond {APPROVAL_THRESHOLD} "
+                        f"({', '.join(needing)}); a human must approve them",
+                    },
+                )
+                session.commit()
+                return session.state
+            return session.drive()
 
-    def resume(self, run_id: str, *, approvals: Iterable[Approval] = ()) -> RunState:
-        """Continue a run from the fold of its journal: finished nodes are not redone."""
-        events = self.store.read(run_id)
-        if not events:
-            raise UnknownStreamError(run_id)
-        state = fold(events, run_id)
-        if state.finished:
-            raise RunError(
-                f"run {run_id} already finished ({state.status}) at {state.finished_at}; nothing to resume. "
-                f"`alicorn show {run_id}` shows its result"
-            )
-        recorded = events[0].data.get("registry")
-        if recorded != self.registry.fingerprint():
-            raise RunError(
-                f"run {run_id} was started with a different operation registry (fingerprint {recorded}, now "
-                f"{self.registry.fingerprint()}); resume it with the Alicorn version and operations that started it"
-            )
-        plan = Plan.model_validate(state.plan)
-        session = _Session(self, run_id, state, plan, committed=events[-1].seq)
-        session.begin()
-        interrupted = [n.node_id for n in state.in_flight()]
+    def resume(
+        self, run_id: str, *, approvals: Iterable[Approval] = (), resolutions: Iterable[Resolution] = ()
+    ) -> RunState:
+        """Continue a run from the fold of its journal: finished nodes are not redone, unsafe effects not repeated."""
+        with self.store.lock(run_id):
+            events = self.store.read(run_id)
+            if not events:
+                raise UnknownStreamError(run_id)
+            state = fold(events, run_id)
+            if state.finished:
+                raise RunError(
+                    f"run {run_id} already finished ({state.status}) at {state.finished_at}; nothing to resume. "
+                    f"`alicorn show {run_id}` shows its result"
+                )
+            recorded = events[0].data.get("registry")
+            if recorded != self.registry.fingerprint():
+                raise RunError(
+                    f"run {run_id} was started with a different operation registry (fingerprint {recorded}, now "
+                    f"{self.registry.fingerprint()}); resume it with the Alicorn version and operations that "
+                    "started it"
+                )
+            plan = Plan.model_validate(state.plan)
+            was_blocked = state.status == "blocked"
+            session = Session(self, run_id, state, plan, committed=events[-1].seq)
+            session.begin()
+            interrupted = _interrupted(state)
+            session.emit("run.resumed", {"session": state.sessions + 1, "interrupted": interrupted})
+            _grant(session, approvals)
+            if state.status == "awaiting_approval":
+                effects = ", ".join(state.awaiting["effects"]) if state.awaiting else "effects"
+                raise ApprovalRequiredError(
+                    f"run {run_id} is waiting for a human to approve its {effects}; nothing was done. Approve with "
+                    f"`alicorn resume {run_id} --approve` (journaled with your name)"
+                )
+            resolutions = list(resolutions)
+            if was_blocked and not resolutions:
+                raise RunError(
+                    f"run {run_id} waits for a human to say whether these effects happened: "
+                    + ", ".join(f"{n} (key {state.nodes[n].key})" for n in state.blocked())
+                    + f". Check the target system, then `alicorn resume {run_id} --resolve NODE=applied` (or "
+                    "=not-applied); nothing was done"
+                )
+            _resolve(session, resolutions)
+            for item in interrupted:
+                if item["purpose"] == "compensate":
+                    saga.recover(session, item["node"])
+                else:
+                    session.recover(item["node"])
+            return session.drive()
+
+
+def _interrupted(state: RunState) -> list[dict[str, Any]]:
+    """Calls that were in flight when the previous session ended."""
+    items = [{"node": n.node_id, "attempt": n.attempt, "purpose": "run"} for n in state.in_flight()]
+    items += [
+        {"node": e.node, "attempt": e.compensation_attempt, "purpose": "compensate"}
+        for e in state.effects_log.values()
+        if e.status == "compensating"
+    ]
+    return items
+
+
+def _grant(session: Session, approvals: Iterable[Approval]) -> None:
+    for approval in approvals:
         session.emit(
-            "run.resumed",
+            "approval.granted",
             {
-                "session": state.sessions + 1,
-                "interrupted": [{"node": n, "attempt": state.nodes[n].attempt} for n in interrupted],
+                "by": approval.by,
+                "comment": approval.comment,
+                "plan_hash": session.state.plan_hash,
+                "effects": sorted(session.state.effects),
             },
         )
-        session.grant(approvals)
-        if state.status == "awaiting_approval":
-            effects = ", ".join(state.awaiting["effects"]) if state.awaiting else "effects"
-            raise ApprovalRequiredError(
-                f"run {run_id} is waiting for a human to approve its {effects}; nothing was done. Approve with "
-                f"`alicorn resume {run_id} --approve` (journaled with your name)"
+
+
+def _resolve(session: Session, resolutions: Iterable[Resolution]) -> None:
+    state = session.state
+    for res in resolutions:
+        ns = state.nodes.get(res.node)
+        effect = state.effects_log.get(res.node)
+        if ns is None or effect is None or ns.status != "blocked":
+            waiting = ", ".join(state.blocked()) or "none"
+            raise RunError(
+                f"node {res.node!r} of run {session.run_id} has no effect waiting for a decision (waiting: "
+                f"{waiting}); nothing was done"
             )
-        for node_id in interrupted:
-            session.recover(node_id)
-        return session.drive()
+        output: dict[str, Any] = {}
+        if res.applied:
+            try:
+                output = session.op(res.node).outputs.model_validate(res.output or {}).model_dump(mode="json")
+            except ValidationError as exc:
+                raise RunError(
+                    f"the output given for {res.node!r} does not match {session.op(res.node).name}'s outputs "
+                    f"({exc.errors()[0]['msg']}); give it as --output JSON; nothing was done"
+                ) from None
+        session.emit(
+            "effect.resolved",
+            {
+                "node": res.node,
+                "attempt": ns.attempt,
+                "key": effect.key,
+                "applied": res.applied,
+                "by": res.by,
+                **({"output": output} if res.applied else {}),
+            },
+        )
+        if res.applied:
+            session.emit(
+                "tool.result", {"node": res.node, "attempt": ns.attempt, "ok": True, "output": output, "via": "human"}
+            )
+            session.emit("effect.done", {"node": res.node, "attempt": ns.attempt, "key": effect.key})
+            session.succeed(session.nodes[res.node], ns.attempt, output)
+        else:
+            session.dirty.add(res.node)
 
 
 def _thread_dispatcher(executor: Executor, run_id: str) -> Dispatcher:
@@ -170,274 +300,4 @@ def _thread_dispatcher(executor: Executor, run_id: str) -> Dispatcher:
         workspace.mkdir(parents=True, exist_ok=True)
         return OperationContext(run_id, call.node, call.attempt, call.key, workspace, env.data_root, cancel)
 
-    return ThreadDispatcher(executor.registry, make_context, executor.clock)
-
-
-@dataclass
-class _Session:
-    """One process driving one run: it folds what it appends, so its state always equals the journal's."""
-
-    executor: Executor
-    run_id: str
-    state: RunState
-    plan: Plan
-    committed: int
-    drafts: list[Draft] = field(default_factory=list)
-    calls: list[Call] = field(default_factory=list)
-    now: str = ""
-
-    def __post_init__(self) -> None:
-        self.nodes = {n.node_id: n for n in self.plan.nodes}
-        self.index = {n.node_id: i for i, n in enumerate(self.plan.nodes)}
-        self.upstream_of = {n.node_id: sorted(n.upstream()) for n in self.plan.nodes}
-        self.dependents: dict[str, list[str]] = {n.node_id: [] for n in self.plan.nodes}
-        for n in self.plan.nodes:
-            for up in self.upstream_of[n.node_id]:
-                self.dependents[up].append(n.node_id)
-        self.primary_of = {n.alternative: n.node_id for n in self.plan.nodes if n.alternative}
-        self.dirty: set[str] = set(self.nodes)
-        self.registry = self.executor.registry
-        self.dispatcher: Dispatcher | None = None
-
-    # ---- journaling -------------------------------------------------------------------------------------------
-
-    def begin(self) -> None:
-        self.now = self.executor.clock.now()
-
-    def emit(self, kind: str, data: dict[str, Any]) -> None:
-        apply(self.state, kind, self.now, data)
-        self.drafts.append(Draft(kind, self.now, data))
-
-    def commit(self) -> None:
-        if not self.drafts:
-            return
-        events = self.executor.store.append(self.run_id, self.drafts, expect=self.committed)
-        self.committed = events[-1].seq
-        self.drafts = []
-        if self.executor.on_events is not None:
-            self.executor.on_events(events)
-        if self.calls:
-            if self.dispatcher is None:
-                self.dispatcher = self.executor._dispatcher_factory(self.executor, self.run_id)
-            for call in self.calls:
-                self.dispatcher.submit(call)
-            self.calls = []
-
-    def grant(self, approvals: Iterable[Approval]) -> None:
-        for approval in approvals:
-            self.emit(
-                "approval.granted",
-                {
-                    "by": approval.by,
-                    "comment": approval.comment,
-                    "plan_hash": self.state.plan_hash,
-                    "effects": sorted(self.state.effects),
-                },
-            )
-
-    # ---- driving ----------------------------------------------------------------------------------------------
-
-    def drive(self) -> RunState:
-        try:
-            self.schedule()
-            self.commit()
-            while not self.state.finished:
-                if self.state.running == 0:
-                    raise RunError(f"run {self.run_id} has nothing running and cannot progress (internal error)")
-                assert self.dispatcher is not None
-                outcome = self.dispatcher.next_outcome()
-                self.begin()
-                self.handle(outcome)
-                self.schedule()
-                self.commit()
-            return self.state
-        finally:
-            if self.dispatcher is not None:
-                self.dispatcher.close()
-
-    def handle(self, outcome: Outcome) -> None:
-        ns = self.state.nodes.get(outcome.node)
-        if ns is None or ns.status != "running" or ns.attempt != outcome.attempt:
-            raise RunError(f"outcome for {outcome.node}#{outcome.attempt} matches no call in flight")
-        self.emit("tool.result", outcome.to_event())
-        node = self.nodes[outcome.node]
-        if not outcome.ok:
-            err = outcome.error or {}
-            self.fail(node, f"{err.get('type')}: {err.get('message')}", bool(err.get("retryable")))
-            return
-        output = outcome.output or {}
-        if node.completion is not None and not evaluate(node.completion, output):
-            self.fail(node, f"completion criterion not met: {describe(node.completion)}", retryable=True)
-            return
-        self.emit("node.succeeded", {"node": node.node_id, "attempt": outcome.attempt})
-        self.touch(node.node_id)
-        if node.stop is not None and node.stop.when is not None and evaluate(node.stop.when, output):
-            self.emit("run.stopped", {"node": node.node_id, "reason": node.stop.reason, "cause": "condition"})
-
-    def fail(self, node: Node, reason: str, retryable: bool, *, counts: bool = True, unknown: bool = False) -> None:
-        ns = self.state.nodes[node.node_id]
-        policy = node.retry or self.registry.get(node.operation).retry
-        failures = ns.failures + (1 if counts else 0)
-        data: dict[str, Any] = {"node": node.node_id, "attempt": ns.attempt, "reason": reason}
-        if not counts:
-            data["counts"] = False
-        if unknown:
-            data["unknown_outcome"] = True
-        if retryable and failures < policy.max_attempts and not self.state.stopping:
-            delay = policy.delay_after(failures)
-            self.emit("node.failed", {**data, "final": False, "retry_in_s": delay})
-            not_before = format_time(parse_time(self.now) + timedelta(seconds=delay)) if delay > 0 else None
-            self.call(node, not_before)
-            return
-        self.emit("node.failed", {**data, "final": True})
-        self.touch(node.node_id)
-        if node.alternative is not None:
-            self.emit("node.activated", {"node": node.alternative, "instead_of": node.node_id})
-            self.dirty.add(node.alternative)
-            return
-        current: str | None = node.node_id
-        while current is not None:
-            stop = self.nodes[current].stop
-            if stop is not None:
-                self.emit("run.stopped", {"node": node.node_id, "reason": stop.reason, "cause": "failure"})
-                return
-            self.touch(current)
-            current = self.primary_of.get(current)
-
-    def touch(self, node_id: str) -> None:
-        self.dirty.update(self.dependents[node_id])
-        primary = self.primary_of.get(node_id)
-        while primary is not None:
-            self.dirty.update(self.dependents[primary])
-            primary = self.primary_of.get(primary)
-
-    def recover(self, node_id: str) -> None:
-        """A node was running when the previous session died: repeat it only if that is safe."""
-        node = self.nodes[node_id]
-        op = self.registry.get(node.operation)
-        idempotency = node.idempotency or op.idempotency
-        if idempotency == "unsafe":
-            self.fail(
-                node,
-                "outcome unknown: the process stopped while this unsafe operation ran; a human must check "
-                "whether its effect happened before anything repeats it",
-                retryable=False,
-                counts=False,
-                unknown=True,
-            )
-        self.dirty.add(node_id)
-
-    def schedule(self) -> None:
-        state = self.state
-        if state.stopping:
-            for node_id in state.order:
-                ns = state.nodes[node_id]
-                if ns.status in ("pending", "standby"):
-                    self.emit("node.skipped", {"node": node_id, "reason": f"run stopped: {state.stop_reason}"})
-            if state.running == 0:
-                self.finish("stopped")
-            return
-        limit = self.executor.environment.max_parallel
-        skipped_any = True
-        while skipped_any:  # a skip can settle nodes further down: repeat until nothing changes
-            skipped_any = False
-            for node_id in sorted(self.dirty, key=self.index.__getitem__):
-                ns = state.nodes[node_id]
-                if ns.status != "pending":
-                    self.dirty.discard(node_id)
-                    continue
-                verdict, culprit = self.upstream(node_id)
-                if verdict == "failed":
-                    self.emit("node.skipped", {"node": node_id, "reason": f"upstream {culprit!r} did not succeed"})
-                    self.dirty.discard(node_id)
-                    self.touch(node_id)
-                    skipped_any = True
-                elif verdict == "ready" and state.running < limit:
-                    self.call(self.nodes[node_id], None)
-                    self.dirty.discard(node_id)
-                elif verdict == "wait":
-                    self.dirty.discard(node_id)  # re-examined when an upstream node changes
-        if state.open_nodes == 0:
-            self.finish(None)
-
-    def upstream(self, node_id: str) -> tuple[str, str | None]:
-        waiting = False
-        for up in self.upstream_of[node_id]:
-            status = self.effective_status(up)
-            if status == "failed":
-                return "failed", up
-            if status == "wait":
-                waiting = True
-        return ("wait", None) if waiting else ("ready", None)
-
-    def effective_status(self, node_id: str) -> str:
-        ns = self.state.nodes[node_id]
-        for _ in range(len(self.nodes)):
-            if ns.status == "succeeded":
-                return "ok"
-            if ns.status == "failed" and ns.substitute is not None:
-                ns = self.state.nodes[ns.substitute]
-                continue
-            return "failed" if ns.status in ("failed", "skipped") else "wait"
-        return "failed"
-
-    def call(self, node: Node, not_before: str | None) -> None:
-        ns = self.state.nodes[node.node_id]
-        op = self.registry.get(node.operation)
-        resolved: dict[str, Any] = {}
-        journaled: dict[str, Any] = {}
-        for name, binding in sorted(node.inputs.items()):
-            if isinstance(binding, LiteralInput):
-                resolved[name] = journaled[name] = binding.value
-                continue
-            ref = binding.ref
-            source = self.state.effective_output(ref.node) or {}
-            value = source.get(ref.output)
-            resolved[name] = value
-            journaled[name] = {"ref": f"{ref.node}.{ref.output}", "sha256": canonical.digest(value)}
-        key = canonical.digest({"run": self.run_id, "node": node.node_id, "inputs": journaled})
-        timeout = node.timeout_s or op.timeout_s
-        attempt = ns.attempt + 1
-        self.emit(
-            "tool.call",
-            {
-                "node": node.node_id,
-                "attempt": attempt,
-                "op": op.name,
-                "effect": op.effect,
-                "inputs": journaled,
-                "key": key,
-                "timeout_s": timeout,
-                "not_before": not_before,
-            },
-        )
-        self.calls.append(Call(node.node_id, attempt, op.name, resolved, key, timeout, not_before))
-
-    def finish(self, forced: str | None) -> None:
-        state = self.state
-        for node_id in state.order:
-            ns = state.nodes[node_id]
-            if ns.status == "standby":
-                primary = self.primary_of.get(node_id)
-                self.emit(
-                    "node.skipped",
-                    {"node": node_id, "reason": f"alternative not needed: {primary} succeeded"},
-                )
-        standby = set(self.primary_of)
-        failed = [n for n in state.order if n not in standby and self.effective_status(n) == "failed"]
-        succeeded = [n for n in state.order if state.nodes[n].status == "succeeded"]
-        if forced is not None:
-            status = forced
-        elif not failed:
-            status = "succeeded"
-        elif succeeded:
-            status = "partial"
-        else:
-            status = "failed"
-        counts: dict[str, int] = {}
-        for n in state.order:
-            counts[state.nodes[n].status] = counts.get(state.nodes[n].status, 0) + 1
-        data: dict[str, Any] = {"status": status, "nodes": dict(sorted(counts.items()))}
-        if state.stop_reason is not None:
-            data["reason"] = state.stop_reason
-        self.emit("run.finished", data)
+    return ThreadDispatcher(executor.registry, make_context, executor.clock, executor.crash)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from alicorn.errors import NonDeterminismError, RunError, UnknownStreamError
 from alicorn.journal.events import Draft, Event
@@ -21,8 +22,8 @@ from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import Registry
 from alicorn.plan.dsl import Plan
 from alicorn.plan.validate import DEFAULT_RESOURCES
-from alicorn.runtime.dispatch import Call, Outcome
-from alicorn.runtime.executor import Approval, Executor, RunEnvironment
+from alicorn.runtime.dispatch import Call, CancelSignal, Outcome
+from alicorn.runtime.executor import Approval, Executor, Resolution, RunEnvironment
 from alicorn.runtime.state import RunState, fold
 
 
@@ -57,6 +58,7 @@ class ReplayClock:
 
     def __init__(self, target: VerifyingStore) -> None:
         self._target = target
+        self._ticks = 0.0
 
     def now(self) -> str:
         recorded = self._target.recorded
@@ -64,39 +66,72 @@ class ReplayClock:
         return recorded[min(position, len(recorded) - 1)].at
 
     def monotonic(self) -> float:
-        return 0.0
+        # Every place where the live run could have looked for a cancellation is "due" in replay; whether one was
+        # found there is read from the recording (ReplayControls), so throttling never hides a recorded event.
+        self._ticks += 1e9
+        return self._ticks
 
     def sleep(self, seconds: float) -> None:
         return None
 
 
+class ReplayControls:
+    """A cancellation is found exactly where the recording has its `run.cancelled` event."""
+
+    def __init__(self, recorded: Sequence[Event]) -> None:
+        self._recorded = recorded
+
+    def cancel_request(self, run_id: str, next_seq: int) -> dict[str, Any] | None:
+        if next_seq <= len(self._recorded) and self._recorded[next_seq - 1].kind == "run.cancelled":
+            data = self._recorded[next_seq - 1].data
+            return {"by": data["by"], "reason": data["reason"]}
+        return None
+
+
 class ReplayDispatcher:
-    """Hands back recorded tool results in recorded order; never calls an operation."""
+    """Hands back recorded outcomes (tool results, lookups, compensations) in recorded order; calls nothing."""
 
     def __init__(self, target: VerifyingStore) -> None:
         self._target = target
-        self._submitted: set[tuple[str, int]] = set()
+        self._submitted: set[tuple[str, str, int]] = set()
 
     def submit(self, call: Call) -> None:
-        self._submitted.add((call.node, call.attempt))
+        self._submitted.add(call.slot)
 
-    def next_outcome(self) -> Outcome:
+    def next_outcome(self, poll_s: float | None = None) -> Outcome | CancelSignal | None:
         recorded = self._target.recorded
         position = self._target.position
         if position >= len(recorded) or recorded[position].kind == "run.resumed":
             raise _SessionEnded
         event = recorded[position]
-        if event.kind != "tool.result":
-            raise NonDeterminismError(
-                event.stream, event.seq, event.line, "(nothing: the executor was waiting for a tool result)"
-            )
         data = event.data
-        if (data["node"], data["attempt"]) not in self._submitted:
-            raise NonDeterminismError(
-                event.stream, event.seq, event.line, "(no call for this result was made during replay)"
+        outcome: Outcome
+        if event.kind == "tool.result" and "via" not in data:
+            outcome = Outcome(data["node"], data["attempt"], data["ok"], data.get("output"), data.get("error"))
+        elif event.kind == "effect.checked":
+            found = None
+            if data.get("applied") and position + 1 < len(recorded):
+                found = recorded[position + 1].data.get("output")
+            output = {"applied": bool(data.get("applied")), "output": found} if data["ok"] else None
+            outcome = Outcome(data["node"], data["attempt"], data["ok"], output, data.get("error"), "lookup")
+        elif event.kind == "compensation.result":
+            outcome = Outcome(
+                data["node"], data["attempt"], data["ok"], data.get("output"), data.get("error"), "compensate"
             )
-        self._submitted.discard((data["node"], data["attempt"]))
-        return Outcome(data["node"], data["attempt"], data["ok"], data.get("output"), data.get("error"))
+        else:
+            raise NonDeterminismError(
+                event.stream, event.seq, event.line, "(nothing: the executor was waiting for an outcome)"
+            )
+        slot = (outcome.purpose, outcome.node, outcome.attempt)
+        if slot not in self._submitted:
+            raise NonDeterminismError(
+                event.stream, event.seq, event.line, "(no call for this outcome was made during replay)"
+            )
+        self._submitted.discard(slot)
+        return outcome
+
+    def cancel_all(self) -> None:
+        return None
 
     def close(self) -> None:
         self._submitted.clear()
@@ -113,14 +148,21 @@ class ReplayReport:
     seconds: float
 
 
-def _approvals_after(recorded: Sequence[Event], position: int) -> list[Approval]:
-    """Approvals journaled in the batch that opens a session (right after run.created or run.resumed)."""
-    approvals = []
+def _session_inputs(recorded: Sequence[Event], position: int) -> tuple[list[Approval], list[Resolution]]:
+    """Human decisions journaled in the batch that opens a session (right after run.created or run.resumed)."""
+    approvals: list[Approval] = []
+    resolutions: list[Resolution] = []
     for event in recorded[position + 1 :]:
-        if event.kind != "approval.granted" or event.at != recorded[position].at:
+        if event.at != recorded[position].at:
             break
-        approvals.append(Approval(event.data["by"], event.data.get("comment", "")))
-    return approvals
+        if event.kind == "approval.granted":
+            approvals.append(Approval(event.data["by"], event.data.get("comment", "")))
+        elif event.kind == "effect.resolved":
+            data = event.data
+            resolutions.append(Resolution(data["node"], data["applied"], data["by"], data.get("output")))
+        elif event.kind not in ("tool.result", "effect.done", "node.succeeded", "node.skipped", "run.stopped"):
+            break
+    return approvals, resolutions
 
 
 def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayReport:
@@ -147,17 +189,19 @@ def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayRe
         environment,
         clock=ReplayClock(target),
         dispatcher_factory=lambda _executor, _run: ReplayDispatcher(target),
+        controls=ReplayControls(recorded),
     )
     sessions = 1
     with contextlib.suppress(_SessionEnded):
-        executor.start(plan, approvals=_approvals_after(recorded, 0), run_id=run_id)
+        executor.start(plan, approvals=_session_inputs(recorded, 0)[0], run_id=run_id)
     while target.position < len(recorded):
         position = target.position
         event = recorded[position]
         if event.kind != "run.resumed":
             raise NonDeterminismError(run_id, event.seq, event.line, "(nothing: replay ended its session here)")
         sessions += 1
+        approvals, resolutions = _session_inputs(recorded, position)
         with contextlib.suppress(_SessionEnded):
-            executor.resume(run_id, approvals=_approvals_after(recorded, position))
+            executor.resume(run_id, approvals=approvals, resolutions=resolutions)
     state: RunState = fold(target.read(run_id), run_id)
     return ReplayReport(run_id, len(recorded), sessions, state.status, time.perf_counter() - started)

@@ -21,7 +21,7 @@ class NodeState:
     """One node's progress. `standby` nodes are alternatives that run only if their primary fails for good."""
 
     node_id: str
-    status: str = "pending"  # pending | standby | running | succeeded | failed | skipped
+    status: str = "pending"  # pending | standby | running | blocked | succeeded | failed | skipped
     attempt: int = 0  # number of the latest attempt started
     failures: int = 0  # failed attempts (interrupted attempts are not failures)
     output: dict[str, Any] | None = None
@@ -35,11 +35,32 @@ class NodeState:
 
 
 @dataclass
+class EffectState:
+    """The life of one node's effect, keyed by its idempotency key (the same for every attempt).
+
+    status: intended | done | failed (certainly not applied) | uncertain (may have happened; safe to repeat) |
+    checking (a lookup is asking the target) | unknown (a human must say) | compensating | compensated |
+    compensation_failed | compensation_unknown
+    """
+
+    node: str
+    key: str
+    operation: str
+    effect: str
+    status: str = "intended"
+    attempt: int = 0
+    done_order: int | None = None  # order in which effects completed: compensation runs in reverse
+    compensation_attempt: int = 0
+    note: str | None = None
+
+
+@dataclass
 class RunState:
     """Everything known about a run, derived only from its events."""
 
     run_id: str = ""
-    status: str = "new"  # new | awaiting_approval | running | succeeded | partial | failed | stopped | cancelled
+    # new | awaiting_approval | running | blocked | succeeded | partial | failed | stopped | cancelled
+    status: str = "new"
     plan: dict[str, Any] = field(default_factory=dict)
     plan_hash: str = ""
     goal_hash: str = ""
@@ -51,7 +72,11 @@ class RunState:
     approvals: list[dict[str, Any]] = field(default_factory=list)
     awaiting: dict[str, Any] | None = None
     stop_reason: str | None = None
+    stop_cause: str | None = None  # failure | condition | cancelled
     stopping: bool = False
+    effects_log: dict[str, EffectState] = field(default_factory=dict)
+    effects_done: int = 0
+    saga: dict[str, Any] | None = None
     created_at: str = ""
     finished_at: str | None = None
     sessions: int = 0
@@ -68,6 +93,14 @@ class RunState:
 
     def in_flight(self) -> list[NodeState]:
         return [n for n in (self.nodes[i] for i in self.order) if n.status == "running"]
+
+    @property
+    def busy(self) -> bool:
+        """Whether any call (a node attempt, a lookup, a compensation) is in flight."""
+        return self.running > 0 or any(e.status == "compensating" for e in self.effects_log.values())
+
+    def blocked(self) -> list[str]:
+        return [i for i in self.order if self.nodes[i].status == "blocked"]
 
     def effective_output(self, node_id: str) -> dict[str, Any] | None:
         """A node's output, or that of the alternative standing in for it."""
@@ -119,6 +152,11 @@ def _awaiting(state: RunState, at: str, data: dict[str, Any]) -> None:
     state.awaiting = data
 
 
+def _blocked(state: RunState, at: str, data: dict[str, Any]) -> None:
+    state.status = "blocked"
+    state.awaiting = data
+
+
 def _approval(state: RunState, at: str, data: dict[str, Any]) -> None:
     state.approvals.append({**data, "at": at})
     if state.status == "awaiting_approval":
@@ -128,9 +166,13 @@ def _approval(state: RunState, at: str, data: dict[str, Any]) -> None:
 
 def _resumed(state: RunState, at: str, data: dict[str, Any]) -> None:
     state.sessions += 1
-    for item in data.get("interrupted", []):
-        ns = state.nodes[item["node"]]
-        _set_status(state, ns, "pending")
+    if state.status == "blocked":
+        state.status = "running"
+        state.awaiting = None
+
+
+def _requeued(state: RunState, at: str, data: dict[str, Any]) -> None:
+    _set_status(state, state.nodes[data["node"]], "pending")
 
 
 def _tool_call(state: RunState, at: str, data: dict[str, Any]) -> None:
@@ -187,6 +229,73 @@ def _node_activated(state: RunState, at: str, data: dict[str, Any]) -> None:
 def _run_stopped(state: RunState, at: str, data: dict[str, Any]) -> None:
     state.stopping = True
     state.stop_reason = data["reason"]
+    state.stop_cause = data.get("cause", "failure")
+
+
+def _run_cancelled(state: RunState, at: str, data: dict[str, Any]) -> None:
+    state.stopping = True
+    state.stop_reason = f"cancelled by {data['by']}: {data['reason']}"
+    state.stop_cause = "cancelled"
+
+
+def _effect_intended(state: RunState, at: str, data: dict[str, Any]) -> None:
+    state.effects_log[data["node"]] = EffectState(
+        data["node"], data["key"], data["op"], data["effect"], "intended", data["attempt"]
+    )
+
+
+def _effect_status(status: str) -> Any:
+    def handler(state: RunState, at: str, data: dict[str, Any]) -> None:
+        effect = state.effects_log[data["node"]]
+        effect.status = status
+        if "reason" in data:
+            effect.note = data["reason"]
+        if status == "done":
+            state.effects_done += 1
+            effect.done_order = state.effects_done
+
+    return handler
+
+
+def _effect_failed(state: RunState, at: str, data: dict[str, Any]) -> None:
+    effect = state.effects_log[data["node"]]
+    effect.status = "failed" if data["certain"] else "uncertain"
+    effect.note = data["reason"]
+
+
+def _effect_unknown(state: RunState, at: str, data: dict[str, Any]) -> None:
+    _effect_status("unknown")(state, at, data)
+    ns = state.nodes[data["node"]]
+    ns.unknown_outcome = True
+    ns.reason = data["reason"]
+    _set_status(state, ns, "blocked")
+
+
+def _effect_resolved(state: RunState, at: str, data: dict[str, Any]) -> None:
+    effect = state.effects_log[data["node"]]
+    effect.note = f"resolved by {data['by']}: {'applied' if data['applied'] else 'not applied'}"
+    ns = state.nodes[data["node"]]
+    ns.unknown_outcome = False
+    if not data["applied"]:
+        effect.status = "failed"
+        _set_status(state, ns, "pending")
+
+
+def _saga_started(state: RunState, at: str, data: dict[str, Any]) -> None:
+    state.saga = data
+
+
+def _compensation_call(state: RunState, at: str, data: dict[str, Any]) -> None:
+    effect = state.effects_log[data["node"]]
+    effect.status = "compensating"
+    effect.compensation_attempt = data["attempt"]
+
+
+def _compensation_failed(state: RunState, at: str, data: dict[str, Any]) -> None:
+    effect = state.effects_log[data["node"]]
+    effect.note = data["reason"]
+    if data["final"]:
+        effect.status = "compensation_unknown" if data.get("unknown_outcome") else "compensation_failed"
 
 
 def _run_finished(state: RunState, at: str, data: dict[str, Any]) -> None:
@@ -199,6 +308,7 @@ _HANDLERS = {
     "run.awaiting_approval": _awaiting,
     "approval.granted": _approval,
     "run.resumed": _resumed,
+    "node.requeued": _requeued,
     "tool.call": _tool_call,
     "tool.result": _tool_result,
     "node.succeeded": _node_succeeded,
@@ -206,7 +316,21 @@ _HANDLERS = {
     "node.skipped": _node_skipped,
     "node.activated": _node_activated,
     "run.stopped": _run_stopped,
+    "run.cancelled": _run_cancelled,
+    "run.blocked": _blocked,
     "run.finished": _run_finished,
+    "effect.intended": _effect_intended,
+    "effect.done": _effect_status("done"),
+    "effect.failed": _effect_failed,
+    "effect.check": _effect_status("checking"),
+    "effect.checked": lambda state, at, data: None,  # followed by effect.done or effect.failed
+    "effect.unknown": _effect_unknown,
+    "effect.resolved": _effect_resolved,
+    "saga.started": _saga_started,
+    "compensation.call": _compensation_call,
+    "compensation.result": lambda state, at, data: None,  # followed by effect.compensated or compensation.failed
+    "effect.compensated": _effect_status("compensated"),
+    "compensation.failed": _compensation_failed,
 }
 
 #: Every event kind a run stream may contain.

@@ -1,0 +1,426 @@
+"""A session: one process driving one run, from a start or a resume until it finishes, blocks or waits.
+
+It folds every event it appends, so the state it decides from is the journal's state. Each step is one append:
+an outcome's result events, the transitions they cause, and the calls they unlock; calls are dispatched only after
+that append commits. Effects follow the outbox rule: `effect.intended` (with the idempotency key) is committed
+with the call before the operation runs, and `effect.done` / `effect.failed` / `effect.unknown` after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from alicorn import canonical
+from alicorn.errors import RunError
+from alicorn.journal.events import Draft
+from alicorn.ops.registry import Operation
+from alicorn.plan.criteria import describe, evaluate
+from alicorn.plan.dsl import IdempotencyClass, LiteralInput, Node, Plan
+from alicorn.runtime import saga
+from alicorn.runtime.dispatch import CERTAIN_FAILURES, Call, CancelSignal, Dispatcher, Outcome
+from alicorn.runtime.state import RunState, apply
+from alicorn.runtime.world import format_time, parse_time
+
+if TYPE_CHECKING:
+    from alicorn.runtime.executor import Executor
+
+#: Idempotency classes whose operations may simply run again after an interruption or an uncertain failure.
+REPEATABLE: frozenset[IdempotencyClass] = frozenset({"repeatable", "idempotent", "keyed"})
+
+
+@dataclass
+class Session:
+    executor: Executor
+    run_id: str
+    state: RunState
+    plan: Plan
+    committed: int
+    drafts: list[Draft] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    now: str = ""
+
+    def __post_init__(self) -> None:
+        self.nodes = {n.node_id: n for n in self.plan.nodes}
+        self.index = {n.node_id: i for i, n in enumerate(self.plan.nodes)}
+        self.upstream_of = {n.node_id: sorted(n.upstream()) for n in self.plan.nodes}
+        self.dependents: dict[str, list[str]] = {n.node_id: [] for n in self.plan.nodes}
+        for n in self.plan.nodes:
+            for up in self.upstream_of[n.node_id]:
+                self.dependents[up].append(n.node_id)
+        self.primary_of = {n.alternative: n.node_id for n in self.plan.nodes if n.alternative}
+        self.dirty: set[str] = set(self.nodes)
+        self.registry = self.executor.registry
+        self.crash = self.executor.crash
+        self.dispatcher: Dispatcher | None = None
+        self._next_control_check = 0.0
+
+    # ---- journaling -------------------------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        self.now = self.executor.clock.now()
+
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
+        apply(self.state, kind, self.now, data)
+        self.drafts.append(Draft(kind, self.now, data))
+
+    def commit(self) -> None:
+        if not self.drafts:
+            return
+        kinds = {d.kind for d in self.drafts}
+        if "effect.intended" in kinds:
+            self.crash.hit("before_intent_commit")
+        if kinds & {"effect.done", "effect.failed", "effect.unknown"}:
+            self.crash.hit("before_result_commit")
+        events = self.executor.store.append(self.run_id, self.drafts, expect=self.committed)
+        self.committed = events[-1].seq
+        self.drafts = []
+        if "effect.intended" in kinds:
+            self.crash.hit("after_intent_commit")
+        if "compensation.call" in kinds:
+            self.crash.hit("mid_compensation")
+        if self.executor.on_events is not None:
+            self.executor.on_events(events)
+        if self.calls:
+            if self.dispatcher is None:
+                self.dispatcher = self.executor.make_dispatcher(self.run_id)
+            for call in self.calls:
+                self.dispatcher.submit(call)
+            self.calls = []
+
+    def op(self, node_id: str) -> Operation:
+        return self.registry.get(self.nodes[node_id].operation)
+
+    def idempotency(self, node_id: str) -> IdempotencyClass:
+        return self.nodes[node_id].idempotency or self.op(node_id).idempotency
+
+    # ---- driving ----------------------------------------------------------------------------------------------
+
+    def drive(self) -> RunState:
+        try:
+            self.check_controls(force=True)
+            self.schedule()
+            self.commit()
+            while self.state.status == "running":
+                if not self.state.busy:
+                    raise RunError(f"run {self.run_id} has nothing running and cannot progress (internal error)")
+                assert self.dispatcher is not None
+                if self.check_controls():
+                    self.schedule()
+                    self.commit()
+                    continue
+                outcome = self.dispatcher.next_outcome(self.executor.poll_s)
+                if outcome is None:
+                    continue
+                self.begin()
+                if isinstance(outcome, CancelSignal):
+                    self.cancel(outcome.by, outcome.reason)
+                else:
+                    self.handle(outcome)
+                self.schedule()
+                self.commit()
+            return self.state
+        finally:
+            if self.dispatcher is not None:
+                self.dispatcher.close()
+
+    def check_controls(self, *, force: bool = False) -> bool:
+        """Look for a cancellation request (at most every poll interval); journal it if there is one."""
+        if self.state.stopping or self.state.finished:
+            return False
+        clock = self.executor.clock
+        if not force and clock.monotonic() < self._next_control_check:
+            return False
+        self._next_control_check = clock.monotonic() + self.executor.poll_s
+        request = self.executor.controls.cancel_request(self.run_id, self.committed + len(self.drafts) + 1)
+        if request is None:
+            return False
+        if not self.drafts:
+            self.begin()
+        self.cancel(request["by"], request["reason"])
+        return True
+
+    def cancel(self, by: str, reason: str) -> None:
+        self.emit("run.cancelled", {"by": by, "reason": reason})
+        if self.dispatcher is not None:
+            self.dispatcher.cancel_all()
+
+    def handle(self, outcome: Outcome) -> None:
+        if outcome.purpose == "compensate":
+            saga.on_outcome(self, outcome)
+            return
+        ns = self.state.nodes.get(outcome.node)
+        if ns is None or ns.status != "running" or ns.attempt != outcome.attempt:
+            raise RunError(f"outcome for {outcome.node}#{outcome.attempt} matches no call in flight")
+        if outcome.purpose == "lookup":
+            self.on_lookup(outcome)
+            return
+        self.emit("tool.result", outcome.to_event())
+        node = self.nodes[outcome.node]
+        op = self.op(node.node_id)
+        if outcome.ok:
+            if op.has_effect:
+                self.emit("effect.done", {"node": node.node_id, "attempt": outcome.attempt, "key": ns.key})
+            self.succeed(node, outcome.attempt, outcome.output or {})
+            return
+        err = outcome.error or {}
+        reason = f"{err.get('type')}: {err.get('message')}"
+        if op.has_effect and not self.settle_failed_effect(node, outcome.attempt, str(err.get("type")), reason):
+            return
+        self.fail(node, reason, bool(err.get("retryable")))
+
+    def settle_failed_effect(self, node: Node, attempt: int, error_type: str, reason: str) -> bool:
+        """Journal what a failed effect's outcome is. True when the node may be failed and retried as usual."""
+        base = {"node": node.node_id, "attempt": attempt, "key": self.state.nodes[node.node_id].key}
+        if error_type in CERTAIN_FAILURES:
+            self.emit("effect.failed", {**base, "certain": True, "reason": reason})
+            return True
+        if self.idempotency(node.node_id) in REPEATABLE:
+            self.emit("effect.failed", {**base, "certain": False, "reason": reason})
+            return True
+        self.uncertain(node.node_id, attempt, reason)
+        return False
+
+    def uncertain(self, node_id: str, attempt: int, reason: str) -> None:
+        """An unsafe effect may or may not have happened: ask the target if it can say, else ask a human."""
+        key = self.state.nodes[node_id].key or ""
+        base = {"node": node_id, "attempt": attempt, "key": key}
+        if self.op(node_id).lookup is not None:
+            self.emit("effect.check", {**base, "reason": reason})
+            self.calls.append(
+                Call(
+                    node_id,
+                    attempt,
+                    self.op(node_id).name,
+                    self.resolve(self.nodes[node_id])[0],
+                    key,
+                    self.op(node_id).timeout_s,
+                    purpose="lookup",
+                )
+            )
+            return
+        self.emit(
+            "effect.unknown",
+            {
+                **base,
+                "reason": f"{reason}; the effect may have happened and {self.op(node_id).name} cannot be asked. "
+                f"Check the target, then `alicorn resume {self.run_id} --resolve {node_id}=applied|not-applied`",
+            },
+        )
+        self.touch(node_id)
+
+    def on_lookup(self, outcome: Outcome) -> None:
+        node = self.nodes[outcome.node]
+        key = self.state.nodes[node.node_id].key
+        base = {"node": node.node_id, "attempt": outcome.attempt, "key": key}
+        if not outcome.ok:
+            err = outcome.error or {}
+            self.emit("effect.checked", {**base, "ok": False, "error": err})
+            self.emit(
+                "effect.unknown",
+                {
+                    **base,
+                    "reason": f"the lookup failed ({err.get('message')}); the effect "
+                    f"may have happened. Check the target, then `alicorn resume {self.run_id} "
+                    f"--resolve {node.node_id}=applied|not-applied`",
+                },
+            )
+            self.touch(node.node_id)
+            return
+        found = outcome.output or {}
+        self.emit("effect.checked", {**base, "ok": True, "applied": found.get("applied", False)})
+        if found.get("applied"):
+            output = found.get("output") or {}
+            self.emit(
+                "tool.result",
+                {"node": node.node_id, "attempt": outcome.attempt, "ok": True, "output": output, "via": "lookup"},
+            )
+            self.emit("effect.done", base)
+            self.succeed(node, outcome.attempt, output)
+            return
+        reason = "the target says the effect was not applied"
+        self.emit("effect.failed", {**base, "certain": True, "reason": reason})
+        self.fail(node, reason, retryable=True)
+
+    def succeed(self, node: Node, attempt: int, output: dict[str, Any]) -> None:
+        if node.completion is not None and not evaluate(node.completion, output):
+            # Repeating an effect to get a better answer would repeat the effect: only effect-free nodes retry.
+            self.fail(
+                node,
+                f"completion criterion not met: {describe(node.completion)}",
+                retryable=not self.op(node.node_id).has_effect,
+            )
+            return
+        self.emit("node.succeeded", {"node": node.node_id, "attempt": attempt})
+        self.touch(node.node_id)
+        if node.stop is not None and node.stop.when is not None and evaluate(node.stop.when, output):
+            self.emit("run.stopped", {"node": node.node_id, "reason": node.stop.reason, "cause": "condition"})
+
+    def fail(self, node: Node, reason: str, retryable: bool) -> None:
+        ns = self.state.nodes[node.node_id]
+        policy = node.retry or self.op(node.node_id).retry
+        data: dict[str, Any] = {"node": node.node_id, "attempt": ns.attempt, "reason": reason}
+        if retryable and ns.failures + 1 < policy.max_attempts and not self.state.stopping:
+            delay = policy.delay_after(ns.failures + 1)
+            self.emit("node.failed", {**data, "final": False, "retry_in_s": delay})
+            self.call(node, format_time(parse_time(self.now) + timedelta(seconds=delay)) if delay > 0 else None)
+            return
+        self.emit("node.failed", {**data, "final": True})
+        self.touch(node.node_id)
+        if node.alternative is not None and not self.state.stopping:
+            self.emit("node.activated", {"node": node.alternative, "instead_of": node.node_id})
+            self.dirty.add(node.alternative)
+            return
+        current: str | None = node.node_id
+        while current is not None:
+            stop = self.nodes[current].stop
+            if stop is not None and not self.state.stopping:
+                self.emit("run.stopped", {"node": node.node_id, "reason": stop.reason, "cause": "failure"})
+                return
+            self.touch(current)
+            current = self.primary_of.get(current)
+
+    def touch(self, node_id: str) -> None:
+        self.dirty.update(self.dependents[node_id])
+        primary = self.primary_of.get(node_id)
+        while primary is not None:
+            self.dirty.update(self.dependents[primary])
+            primary = self.primary_of.get(primary)
+
+    # ---- recovery ---------------------------------------------------------------------------------------------
+
+    def recover(self, node_id: str) -> None:
+        """A node was in flight when the previous session died: continue it only in ways that are safe."""
+        ns = self.state.nodes[node_id]
+        op = self.op(node_id)
+        effect = self.state.effects_log.get(node_id)
+        if op.has_effect and effect is not None and effect.status in ("intended", "checking"):
+            reason = "the process stopped while it ran"
+            if effect.status == "checking" or self.idempotency(node_id) not in REPEATABLE:
+                self.uncertain(node_id, ns.attempt, reason)
+                return
+            self.emit(
+                "effect.failed",
+                {
+                    "node": node_id,
+                    "attempt": ns.attempt,
+                    "key": effect.key,
+                    "certain": False,
+                    "reason": f"{reason}; repeating it is safe ({self.idempotency(node_id)})",
+                },
+            )
+        self.emit("node.requeued", {"node": node_id, "attempt": ns.attempt, "reason": "interrupted"})
+        self.dirty.add(node_id)
+
+    # ---- scheduling -------------------------------------------------------------------------------------------
+
+    def schedule(self) -> None:
+        state = self.state
+        if state.finished or state.status == "blocked":
+            return
+        if state.stopping:
+            for node_id in state.order:
+                if state.nodes[node_id].status in ("pending", "standby"):
+                    self.emit("node.skipped", {"node": node_id, "reason": f"run stopped: {state.stop_reason}"})
+            if not state.busy:
+                saga.conclude(self)
+            return
+        limit = self.executor.environment.max_parallel
+        skipped_any = True
+        while skipped_any:  # a skip can settle nodes further down: repeat until nothing changes
+            skipped_any = False
+            for node_id in sorted(self.dirty, key=self.index.__getitem__):
+                ns = state.nodes[node_id]
+                if ns.status != "pending":
+                    self.dirty.discard(node_id)
+                    continue
+                verdict, culprit = self.upstream(node_id)
+                if verdict == "failed":
+                    self.emit("node.skipped", {"node": node_id, "reason": f"upstream {culprit!r} did not succeed"})
+                    self.dirty.discard(node_id)
+                    self.touch(node_id)
+                    skipped_any = True
+                elif verdict == "ready" and state.running < limit:
+                    self.call(self.nodes[node_id], None)
+                    self.dirty.discard(node_id)
+                elif verdict == "wait":
+                    self.dirty.discard(node_id)  # re-examined when an upstream node changes
+        if state.open_nodes == 0:
+            saga.conclude(self)
+        elif state.running == 0 and state.blocked():
+            self.emit(
+                "run.blocked",
+                {
+                    "nodes": state.blocked(),
+                    "reason": "effects with unknown outcomes need a human decision before the run can go on",
+                },
+            )
+
+    def upstream(self, node_id: str) -> tuple[str, str | None]:
+        waiting = False
+        for up in self.upstream_of[node_id]:
+            status = self.effective_status(up)
+            if status == "failed":
+                return "failed", up
+            if status == "wait":
+                waiting = True
+        return ("wait", None) if waiting else ("ready", None)
+
+    def effective_status(self, node_id: str) -> str:
+        ns = self.state.nodes[node_id]
+        for _ in range(len(self.nodes)):
+            if ns.status == "succeeded":
+                return "ok"
+            if ns.status == "failed" and ns.substitute is not None:
+                ns = self.state.nodes[ns.substitute]
+                continue
+            return "failed" if ns.status in ("failed", "skipped") else "wait"
+        return "failed"
+
+    def resolve(self, node: Node) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the values the operation receives, what the journal records: literals, and references by digest)."""
+        resolved: dict[str, Any] = {}
+        journaled: dict[str, Any] = {}
+        for name, binding in sorted(node.inputs.items()):
+            if isinstance(binding, LiteralInput):
+                resolved[name] = journaled[name] = binding.value
+                continue
+            ref = binding.ref
+            value = (self.state.effective_output(ref.node) or {}).get(ref.output)
+            resolved[name] = value
+            journaled[name] = {"ref": f"{ref.node}.{ref.output}", "sha256": canonical.digest(value)}
+        return resolved, journaled
+
+    def call(self, node: Node, not_before: str | None) -> None:
+        ns = self.state.nodes[node.node_id]
+        op = self.op(node.node_id)
+        resolved, journaled = self.resolve(node)
+        key = canonical.digest({"run": self.run_id, "node": node.node_id, "inputs": journaled})
+        timeout = node.timeout_s or op.timeout_s
+        attempt = ns.attempt + 1
+        self.emit(
+            "tool.call",
+            {
+                "node": node.node_id,
+                "attempt": attempt,
+                "op": op.name,
+                "effect": op.effect,
+                "inputs": journaled,
+                "key": key,
+                "timeout_s": timeout,
+                "not_before": not_before,
+            },
+        )
+        if op.has_effect:
+            self.emit(
+                "effect.intended",
+                {
+                    "node": node.node_id,
+                    "attempt": attempt,
+                    "key": key,
+                    "op": op.name,
+                    "effect": op.effect,
+                },
+            )
+        self.calls.append(Call(node.node_id, attempt, op.name, resolved, key, timeout, not_before))
