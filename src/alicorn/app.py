@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from alicorn.config import ConfigError, load_config, load_operations
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.ops.registry import Registry
@@ -34,7 +35,18 @@ class App:
 
 
 def open_app(home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None) -> App:
-    """Open (or create) the home's journal with the built-in operations."""
+    """Open (or create) the home's journal with the built-in operations and those the operator configured."""
+    registry = builtin_registry()
+    for spec in load_config(home).operation_modules:
+        for op in load_operations(spec):
+            try:
+                registry.register(op)
+            except ValueError as exc:
+                raise ConfigError(f"operations {spec!r}: {exc}") from None
+    try:
+        registry.check()
+    except ValueError as exc:
+        raise ConfigError(f"the configured operations do not fit together: {exc}") from None
     path = journal if journal is not None else home / "journal.db"
     store = SQLiteStore(path, create=create)
-    return App(home, store, builtin_registry())
+    return App(home, store, registry)

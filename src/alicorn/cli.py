@@ -1,7 +1,8 @@
 """The `alicorn` command line. Heavy modules are imported inside commands so `alicorn --help` starts fast.
 
 Exit codes: 0 done (run succeeded), 1 error (bad input: nothing was changed), 2 usage error, 3 the run finished but
-did not succeed (partial, failed, stopped), 4 the run waits for a human approval.
+did not succeed (partial, failed, stopped, cancelled), 4 the run waits for a human (an approval, or a decision
+about an effect whose outcome is unknown).
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def _guard(fn: Any) -> Any:
 
 
 def _exit_for(state: RunState) -> None:
-    if state.status == "awaiting_approval":
+    if state.status in ("awaiting_approval", "blocked"):
         raise typer.Exit(EXIT_AWAITING)
     if state.status != "succeeded":
         raise typer.Exit(EXIT_NOT_SUCCEEDED)
@@ -126,6 +127,26 @@ def run(
     _exit_for(state)
 
 
+def _resolutions(specs: list[str] | None, outputs: list[str] | None, who: str | None) -> list[Any]:
+    """Parse `--resolve NODE=applied|not-applied` (and `--output NODE=JSON` for applied effects)."""
+    from alicorn.runtime.executor import Resolution
+
+    given: dict[str, Any] = {}
+    for spec in outputs or []:
+        node, sep, text = spec.partition("=")
+        try:
+            given[node] = json.loads(text) if sep else None
+        except ValueError as exc:
+            _fail(f"--output {spec!r}: not JSON ({exc}); write it as NODE='{{\"field\": 1}}'")
+    out = []
+    for spec in specs or []:
+        node, _, verdict = spec.partition("=")
+        if verdict not in ("applied", "not-applied"):
+            _fail(f"--resolve {spec!r}: write NODE=applied or NODE=not-applied")
+        out.append(Resolution(node, verdict == "applied", f"human:{who or getpass.getuser()}", given.get(node)))
+    return out
+
+
 @app.command()
 @_guard
 def resume(
@@ -134,9 +155,16 @@ def resume(
     approve: Annotated[bool, typer.Option(help="Approve, as a human, the effects the run waits for.")] = False,
     who: Annotated[str | None, typer.Option("--as", help="Your name for the approval (default: login).")] = None,
     comment: Annotated[str, typer.Option(help="A comment journaled with the approval.")] = "",
+    resolve: Annotated[
+        list[str] | None,
+        typer.Option(help="NODE=applied|not-applied: your finding about an effect whose outcome was unknown."),
+    ] = None,
+    output: Annotated[
+        list[str] | None, typer.Option(help="NODE=JSON: the output of an effect you resolve as applied.")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
-    """Continue a run that stopped (crash, kill, waiting for approval) without redoing finished nodes."""
+    """Continue a run that stopped (crash, kill, approval, unknown effect) without redoing finished nodes."""
     from alicorn.render import Progress, print_run
     from alicorn.runtime.state import fold
 
@@ -146,9 +174,41 @@ def resume(
         _fail(f"no run {run_id!r} in {application.store.path}; `alicorn runs` lists the runs")
     with Progress(len(before.nodes), enabled=not quiet) as progress:
         executor = application.executor(Path(before.data_root), on_events=progress.update)
-        state = executor.resume(run_id, approvals=_approvals(approve, who, comment))
+        state = executor.resume(
+            run_id, approvals=_approvals(approve, who, comment), resolutions=_resolutions(resolve, output, who)
+        )
     print_run(state, application.store)
     _exit_for(state)
+
+
+@app.command()
+@_guard
+def cancel(
+    run_id: RunArg,
+    home: HomeOption = Path(".alicorn"),
+    reason: Annotated[str, typer.Option(help="Why; journaled with the cancellation.")] = "cancelled by the operator",
+    who: Annotated[str | None, typer.Option("--as", help="Your name (default: login).")] = None,
+) -> None:
+    """Cancel a run: no new effects start; completed effects are compensated; the journal stays consistent."""
+    from alicorn.errors import StreamLockedError
+    from alicorn.render import print_run
+    from alicorn.runtime.executor import request_cancel
+    from alicorn.runtime.state import fold
+    from alicorn.runtime.world import SystemClock
+
+    application = _open(home)
+    state = fold(application.store.read(run_id), run_id)
+    if not state.plan:
+        _fail(f"no run {run_id!r}; `alicorn runs` lists the runs")
+    if state.finished:
+        _fail(f"run {run_id} already finished ({state.status}); there is nothing to cancel")
+    request_cancel(application.store, run_id, f"human:{who or getpass.getuser()}", reason, SystemClock().now())
+    try:
+        state = application.executor(Path(state.data_root)).resume(run_id)
+    except StreamLockedError:
+        typer.echo(f"cancellation requested: the process driving {run_id} stops it at its next step")
+        return
+    print_run(state, application.store)
 
 
 @app.command()

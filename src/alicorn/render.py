@@ -21,7 +21,17 @@ from alicorn.runtime.state import RunState, fold
 # Piped output keeps whole lines (rich would wrap at 80 columns).
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 
+_MAYBE_PENDING = frozenset({"uncertain", "unknown", "checking", "compensation_unknown"})
+
 _STYLE = {
+    "done": "green",
+    "compensated": "cyan",
+    "intended": "magenta",
+    "unknown": "bold magenta",
+    "uncertain": "magenta",
+    "blocked": "bold magenta",
+    "cancelled": "yellow",
+    "compensation_failed": "red",
     "succeeded": "green",
     "running": "cyan",
     "pending": "dim",
@@ -185,22 +195,23 @@ def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -
             note[:90],
         )
     console.print(table)
-    calls = [
-        e for e in store.read(state.run_id) if e.kind == "tool.call" and e.data.get("effect") not in ("none", None)
-    ]
-    if calls:
-        effects = Table("node", "attempt", "effect", "idempotency key", "state", title="effects")
-        for e in calls:
-            ns = state.nodes[e.data["node"]]
-            done = ns.status == "succeeded" and ns.attempt == e.data["attempt"]
-            effects.add_row(
-                e.data["node"],
-                str(e.data["attempt"]),
-                e.data["effect"],
-                e.data["key"][:16] + "…",
-                "done" if done else ("unknown" if ns.unknown_outcome else "not done"),
-            )
+    if state.effects_log:
+        effects = Table("node", "operation", "effect", "idempotency key", "state", "note", title="effects")
+        for e in state.effects_log.values():
+            effects.add_row(e.node, e.operation, e.effect, e.key[:16] + "…", _styled(e.status), (e.note or "")[:80])
         console.print(effects)
+        pending = [e.node for e in state.effects_log.values() if e.status in _MAYBE_PENDING]
+        if pending:
+            console.print(
+                f"[bold magenta]an unfinished effect may be pending[/] for: {', '.join(pending)} — check the target"
+                + (
+                    f"; then `alicorn resume {state.run_id} --resolve NODE=applied|not-applied`"
+                    if state.status == "blocked"
+                    else ""
+                )
+            )
+    if state.status == "blocked" and state.awaiting:
+        console.print(f"[magenta]blocked:[/] {state.awaiting.get('reason', '')} ({', '.join(state.blocked())})")
     if detailed:
         console.print(_dag(state))
         console.print(

@@ -224,7 +224,7 @@ def _fsync_dir(path: Path) -> None:
 def _open(path: Path, create: bool) -> sqlite3.Connection:
     exists = path.exists()
     if not exists and not create:
-        raise JournalError(f"no journal at {path}; run something first (`alicorn run PLAN.json`) or check --journal")
+        raise JournalError(f"no journal at {path}; run something first (`alicorn run PLAN.json`) or check --home")
     if exists:
         if path.is_dir():
             raise NotAJournalError(f"{path} is a directory, not an Alicorn journal file")

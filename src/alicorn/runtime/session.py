@@ -71,7 +71,7 @@ class Session:
         kinds = {d.kind for d in self.drafts}
         if "effect.intended" in kinds:
             self.crash.hit("before_intent_commit")
-        if kinds & {"effect.done", "effect.failed", "effect.unknown"}:
+        if kinds & {"effect.done", "effect.failed", "effect.unknown", "effect.compensated", "compensation.failed"}:
             self.crash.hit("before_result_commit")
         events = self.executor.store.append(self.run_id, self.drafts, expect=self.committed)
         self.committed = events[-1].seq

@@ -14,6 +14,7 @@ delivery (deduplicated or not) is counted in `deliveries`. `duplicates()` and `a
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,10 +42,18 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
     """A durable connection to the ledger (WAL, synchronous=FULL), one transaction, closed afterwards."""
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        for _ in range(3000):  # switching a new file to WAL does not wait on SQLite's busy handler: retry it
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc):
+                    raise
+                time.sleep(0.01)
         conn.execute("PRAGMA synchronous=FULL")
-        conn.executescript(_SCHEMA)
         conn.execute("BEGIN IMMEDIATE")
+        for statement in filter(str.strip, _SCHEMA.split(";")):
+            conn.execute(statement)
         try:
             yield conn
         except BaseException:
