@@ -35,7 +35,7 @@ def max_length(model: type[BaseModel], name: str) -> int:
 def fanout_plan(width: int) -> tuple[Plan, list[str]]:
     """One root, `width` no-op nodes depending on it, one join depending on all of them.
 
-    A node may name at most `Node.depends_on`'s max_length (64) dependencies, so a wider fan-in goes through
+    A node may name at most `Node.depends_on`'s max_length dependencies, so a wider fan-in goes through
     intermediate joins of at most that many nodes each; they are returned, to be reported.
     """
     cap = max_length(Node, "depends_on")

@@ -168,7 +168,7 @@ class Node(BaseModel):
     retry: RetryPolicy | None = Field(None, description="defaults to the operation's")
     resources: list[ResourceName] = Field(default_factory=list, max_length=32)
     provides: list[ResourceName] = Field(default_factory=list, max_length=32)
-    depends_on: list[NodeId] = Field(default_factory=list, max_length=64)
+    depends_on: list[NodeId] = Field(default_factory=list, max_length=1000)
     critical: bool = False
     alternative: NodeId | None = Field(None, description="node that runs instead if this one fails for good")
     stop: StopCondition | None = None

@@ -182,12 +182,14 @@ class Session:
         self.uncertain(node.node_id, attempt, reason)
         return False
 
-    def uncertain(self, node_id: str, attempt: int, reason: str) -> None:
+    def uncertain(self, node_id: str, attempt: int, reason: str, *, interrupted: bool = False) -> None:
         """An unsafe effect may or may not have happened: ask the target if it can say, else ask a human."""
         key = self.state.nodes[node_id].key or ""
         base = {"node": node_id, "attempt": attempt, "key": key}
         if self.op(node_id).lookup is not None:
-            self.emit("effect.check", {**base, "reason": reason})
+            # An interruption (a crash) is not the operation's failure: if the target says "not applied", the
+            # attempt is simply made again without using up the retry policy.
+            self.emit("effect.check", {**base, "reason": reason, **({"interrupted": True} if interrupted else {})})
             self.calls.append(
                 Call(
                     node_id,
@@ -241,6 +243,10 @@ class Session:
             return
         reason = "the target says the effect was not applied"
         self.emit("effect.failed", {**base, "certain": True, "reason": reason})
+        if self.state.effects_log[node.node_id].interrupted:
+            self.emit("node.requeued", {"node": node.node_id, "attempt": outcome.attempt, "reason": reason})
+            self.dirty.add(node.node_id)
+            return
         self.fail(node, reason, retryable=True)
 
     def succeed(self, node: Node, attempt: int, output: dict[str, Any]) -> None:
@@ -298,7 +304,7 @@ class Session:
         if op.has_effect and effect is not None and effect.status in ("intended", "checking"):
             reason = "the process stopped while it ran"
             if effect.status == "checking" or self.idempotency(node_id) not in REPEATABLE:
-                self.uncertain(node_id, ns.attempt, reason)
+                self.uncertain(node_id, ns.attempt, reason, interrupted=True)
                 return
             self.emit(
                 "effect.failed",

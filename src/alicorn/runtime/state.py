@@ -52,6 +52,7 @@ class EffectState:
     done_order: int | None = None  # order in which effects completed: compensation runs in reverse
     compensation_attempt: int = 0
     note: str | None = None
+    interrupted: bool = False  # the pending lookup was started by a recovery, not by a failure
 
 
 @dataclass
@@ -257,6 +258,12 @@ def _effect_status(status: str) -> Any:
     return handler
 
 
+def _effect_check(state: RunState, at: str, data: dict[str, Any]) -> None:
+    effect = state.effects_log[data["node"]]
+    effect.status = "checking"
+    effect.interrupted = bool(data.get("interrupted", False))
+
+
 def _effect_failed(state: RunState, at: str, data: dict[str, Any]) -> None:
     effect = state.effects_log[data["node"]]
     effect.status = "failed" if data["certain"] else "uncertain"
@@ -322,7 +329,7 @@ _HANDLERS = {
     "effect.intended": _effect_intended,
     "effect.done": _effect_status("done"),
     "effect.failed": _effect_failed,
-    "effect.check": _effect_status("checking"),
+    "effect.check": _effect_check,
     "effect.checked": lambda state, at, data: None,  # followed by effect.done or effect.failed
     "effect.unknown": _effect_unknown,
     "effect.resolved": _effect_resolved,
