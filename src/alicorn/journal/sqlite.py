@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from alicorn.durable import write_atomically
 from alicorn.errors import JournalError, JournalIntegrityError, NotAJournalError, StreamLockedError
 from alicorn.journal.events import Event, parse_line
 from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo, check_stream_name
@@ -167,14 +168,7 @@ class SQLiteStore(JournalStore):
 
     def _save_segment(self, segment: Segment) -> None:
         self.segments_dir.mkdir(exist_ok=True)
-        final = self._segment_path(segment)
-        tmp = final.with_name(f"{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        with open(tmp, "wb") as fh:
-            fh.write(segment.data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
-        _fsync_dir(self.segments_dir)
+        write_atomically(self._segment_path(segment), segment.data)
 
     def _load_segment(self, stream: str) -> bytes:
         with self._read_transaction() as tx:
@@ -211,14 +205,6 @@ class SQLiteStore(JournalStore):
     def raw_connection(self) -> sqlite3.Connection:
         """The underlying connection. Only for tamper tests and forensics: writing through it breaks the chain."""
         return self._conn
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _open(path: Path, create: bool) -> sqlite3.Connection:

@@ -8,14 +8,12 @@ the operation is declared idempotent.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
 from pydantic import Field
 
+from alicorn.durable import write_atomically
 from alicorn.errors import OperationError
 from alicorn.ops._common import Model, RelativePath
 from alicorn.ops.paths import confine
@@ -55,32 +53,12 @@ def write_file(inputs: WriteFileInputs, ctx: OperationContext) -> WriteFileOutpu
         if target == base or target.is_dir():
             raise OperationError(f"{inputs.path!r} is a directory in the workspace {str(base)!r}; name a file")
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fchmod(handle.fileno(), 0o644)
-                os.fsync(handle.fileno())
-            os.replace(temp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-        _fsync_dir(target.parent)
+        write_atomically(target, data)
     except OSError as exc:
         raise _write_error(exc, inputs.path, ctx.workspace) from None
     return WriteFileOutputs(
         path=target.relative_to(base).as_posix(), bytes=len(data), sha256=hashlib.sha256(data).hexdigest()
     )
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 WRITE_FILE = Operation(
