@@ -410,6 +410,17 @@ def demo(home: HomeOption = Path(".alicorn")) -> None:
     raise typer.Exit(run_demo(home))
 
 
+def _memory_apps() -> None:
+    """Pegas Memory: `alicorn memory ...` and `alicorn mcp serve` (their module imports only typer at this point)."""
+    from alicorn.memory.cli import mcp_app, memory_app
+
+    app.add_typer(memory_app, name="memory")
+    app.add_typer(mcp_app, name="mcp")
+
+
+_memory_apps()
+
+
 def main() -> None:
     """Console entry point."""
     sys.exit(app())
