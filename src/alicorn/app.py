@@ -1,15 +1,17 @@
-"""Wiring: the one place where a journal, a registry and an environment are put together (no singletons)."""
+"""Wiring: the one place where a journal, a registry, Anvil and an environment are put together (no singletons)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from alicorn.config import ConfigError, load_config, load_operations
+from alicorn.anvil.service import Anvil
+from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.ops.registry import Registry
 from alicorn.runtime.executor import EventListener, Executor, RunEnvironment
+from alicorn.runtime.state import RunState
 
 DEFAULT_HOME = Path(".alicorn")
 
@@ -21,14 +23,30 @@ class App:
     home: Path
     store: SQLiteStore
     registry: Registry
+    config: Config = field(default_factory=Config)
+
+    def __post_init__(self) -> None:
+        self.anvil = Anvil(self.store, self.registry, self.config.anvil, self.config.data, home=self.home.resolve())
 
     @property
     def workspaces(self) -> Path:
         return self.home / "workspaces"
 
     def executor(self, data_root: Path, *, max_parallel: int = 4, on_events: EventListener | None = None) -> Executor:
+        """An executor over this home: Anvil's live gate, and reputations settled whenever a run finishes."""
         environment = RunEnvironment(self.workspaces.resolve(), data_root.resolve(), max_parallel=max_parallel)
-        return Executor(self.store, self.registry, environment, on_events=on_events)
+        return Executor(
+            self.store,
+            self.registry,
+            environment,
+            on_events=on_events,
+            gate=self.anvil.gate(),
+            on_finished=self._settle,
+            default_terms=self.anvil.terms("human:operator"),
+        )
+
+    def _settle(self, state: RunState) -> None:
+        self.anvil.settle(state.run_id)
 
     def close(self) -> None:
         self.store.close()
@@ -37,7 +55,8 @@ class App:
 def open_app(home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None) -> App:
     """Open (or create) the home's journal with the built-in operations and those the operator configured."""
     registry = builtin_registry()
-    for spec in load_config(home).operation_modules:
+    config = load_config(home)
+    for spec in config.operation_modules:
         for op in load_operations(spec):
             try:
                 registry.register(op)
@@ -49,4 +68,4 @@ def open_app(home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | 
         raise ConfigError(f"the configured operations do not fit together: {exc}") from None
     path = journal if journal is not None else home / "journal.db"
     store = SQLiteStore(path, create=create)
-    return App(home, store, registry)
+    return App(home, store, registry, config)

@@ -50,8 +50,10 @@ app.add_typer(journal_app, name="journal")
 
 def _fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     from rich.console import Console
+    from rich.markup import escape
 
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # Escaped: messages quote config sections ("[anvil]") and rules, which are not markup.
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -89,11 +91,13 @@ def _exit_for(state: RunState) -> None:
 
 
 def _approvals(approve: bool, who: str | None, comment: str) -> list[Any]:
+    """`--approve` as an approval by the invoking human (`--as NAME`, default the login); never the proposer's."""
+    from alicorn.anvil.identity import claimed
     from alicorn.runtime.executor import Approval
 
     if not approve:
         return []
-    return [Approval(f"human:{who or getpass.getuser()}", comment)]
+    return [Approval(claimed(who or getpass.getuser()).id, comment)]
 
 
 @app.command()
@@ -104,13 +108,27 @@ def run(
     data: Annotated[
         Path | None, typer.Option(help="Directory that relative data paths are read from (default: the plan's).")
     ] = None,
-    approve: Annotated[bool, typer.Option(help="Approve, as a human, effects beyond local_write.")] = False,
+    approve: Annotated[
+        bool, typer.Option(help="Approve the plan yourself, as a human who did not propose it (see --proposed-by).")
+    ] = False,
     who: Annotated[str | None, typer.Option("--as", help="Your name for the approval (default: login).")] = None,
     comment: Annotated[str, typer.Option(help="A comment journaled with the approval.")] = "",
+    proposed_by: Annotated[
+        str | None,
+        typer.Option(help="Who wrote the plan: agent:NAME or human:NAME (default: you, human:<login>)."),
+    ] = None,
+    project: Annotated[str, typer.Option(help="The project the run belongs to (budgets, scope).")] = "default",
+    budget: Annotated[
+        list[str] | None, typer.Option(help="NAME=LIMIT for steps, effects, tokens, money or wall_s (repeatable).")
+    ] = None,
+    forbid: Annotated[
+        list[str] | None, typer.Option(help="An effect class this run must not have, e.g. publication (repeatable).")
+    ] = None,
     parallel: Annotated[int, typer.Option(min=1, max=64, help="Node calls running at once.")] = 4,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Validate PLAN_FILE, journal it as a new run and execute it."""
+    """Validate PLAN_FILE, let Anvil decide, journal it as a new run and execute it (or wait for an approval)."""
+    from alicorn.anvil.budget import parse_budget
     from alicorn.plan.validate import parse_plan
     from alicorn.render import Progress, print_run
 
@@ -119,10 +137,14 @@ def run(
     except OSError as exc:
         _fail(f"cannot read the plan file {plan_file}: {exc.strerror}")
     plan = parse_plan(text)
+    limits = parse_budget(budget or [])
     application = _open(home, create=True)
+    proposer = proposed_by or f"human:{getpass.getuser()}"
+    terms = application.anvil.terms(proposer, project=project, budget=limits, forbidden=tuple(forbid or ()))
+    application.anvil.prepare(terms)
     with Progress(len(plan.nodes), enabled=not quiet) as progress:
         executor = application.executor(data or plan_file.parent, max_parallel=parallel, on_events=progress.update)
-        state = executor.start(plan, approvals=_approvals(approve, who, comment))
+        state = executor.start(plan, approvals=_approvals(approve, who, comment), terms=terms)
     print_run(state, application.store)
     _exit_for(state)
 
@@ -202,6 +224,8 @@ def cancel(
         _fail(f"no run {run_id!r}; `alicorn runs` lists the runs")
     if state.finished:
         _fail(f"run {run_id} already finished ({state.status}); there is nothing to cancel")
+    if state.status == "awaiting_approval":
+        _fail(f"run {run_id} waits for an approval (nothing ran); refuse it: `alicorn reject {run_id} --reason WHY`")
     request_cancel(application.store, run_id, f"human:{who or getpass.getuser()}", reason, SystemClock().now())
     try:
         state = application.executor(Path(state.data_root)).resume(run_id)
@@ -408,6 +432,16 @@ def demo(home: HomeOption = Path(".alicorn")) -> None:
     from alicorn.demo import run_demo
 
     raise typer.Exit(run_demo(home))
+
+
+def _anvil_commands() -> None:
+    """Anvil (issue 4): proposals, approve, reject, rights, why, agent, policy (its module imports only typer)."""
+    from alicorn.anvil.cli import register
+
+    register(app, open_app=_open, guard=_guard, exit_for=_exit_for)
+
+
+_anvil_commands()
 
 
 def _memory_apps() -> None:

@@ -4,6 +4,9 @@
     # Extra operations, each "module:function" where function() returns Operation declarations.
     modules = ["mycompany.alicorn_ops:operations"]
 
+    [anvil]          # policy file, forbidden effects, budgets, rights, reputation (see alicorn.anvil.settings)
+    [data]           # classification of data files: private = ["hr/**"] (see alicorn.anvil.labels)
+
 Operations are code the operator installs and trusts; a plan (or a model) can only name them. Nothing here can be
 set by a plan.
 """
@@ -16,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from alicorn.anvil.labels import DataLabels
+from alicorn.anvil.settings import AnvilSettings, parse_settings
 from alicorn.errors import AlicornError
 from alicorn.ops.registry import Operation
 
@@ -26,9 +31,15 @@ class ConfigError(AlicornError):
     """The operator's configuration cannot be used as written."""
 
 
+#: The sections alicorn.toml may have.
+SECTIONS = ("operations", "anvil", "data")
+
+
 @dataclass(frozen=True)
 class Config:
     operation_modules: list[str] = field(default_factory=list)
+    anvil: AnvilSettings = field(default_factory=AnvilSettings)
+    data: DataLabels = field(default_factory=DataLabels)
 
 
 def load_config(home: Path) -> Config:
@@ -39,13 +50,15 @@ def load_config(home: Path) -> Config:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path} cannot be read as TOML: {exc}; fix it or remove it") from None
-    unknown = set(doc) - {"operations"}
+    unknown = set(doc) - set(SECTIONS)
     if unknown:
-        raise ConfigError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}; known: [operations]")
+        known = ", ".join(f"[{s}]" for s in SECTIONS)
+        raise ConfigError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}; known: {known}")
     modules = doc.get("operations", {}).get("modules", [])
     if not isinstance(modules, list) or not all(isinstance(m, str) and ":" in m for m in modules):
         raise ConfigError(f'{path}: [operations] modules must be a list of "module:function" strings')
-    return Config(operation_modules=list(modules))
+    anvil, data = parse_settings(doc.get("anvil"), doc.get("data"), str(path))
+    return Config(operation_modules=list(modules), anvil=anvil, data=data)
 
 
 def load_operations(spec: str) -> Iterable[Operation]:

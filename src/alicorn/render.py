@@ -9,6 +9,7 @@ from types import TracebackType
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 from rich.table import Table
@@ -41,6 +42,13 @@ _STYLE = {
     "partial": "yellow",
     "stopped": "yellow",
     "awaiting_approval": "magenta",
+    "denied": "red",
+    "rejected": "red",
+    "replaced": "cyan",
+    "allow": "green",
+    "needs_approval": "magenta",
+    "deny": "red",
+    "stop": "yellow",
 }
 
 
@@ -177,8 +185,17 @@ def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -
         + (f" — {state.stop_reason}" if state.stop_reason else "")
     )
     if state.status == "awaiting_approval" and state.awaiting:
-        console.print(f"[magenta]waiting for approval:[/] {state.awaiting.get('reason', '')}")
-        console.print(f"approve with: alicorn resume {state.run_id} --approve")
+        console.print("[magenta]waiting for approval[/] (proposed by " + f"{state.proposed_by}):")
+        for reason in state.awaiting.get("reasons", [state.awaiting.get("reason", "")]):
+            console.print(f"  - {reason}", soft_wrap=True, markup=False)
+        console.print(
+            f"approve with: alicorn approve {state.run_id} --plan-hash {state.plan_hash} --as NAME "
+            f"(a human other than {state.proposed_by}); or: alicorn reject {state.run_id} --reason WHY"
+        )
+    if state.status in ("denied", "rejected", "replaced") and state.checks:
+        console.print(f"decisions: alicorn why {state.run_id}#{state.checks[-1]} (and the other anvil.check events)")
+    if state.budget_exceeded is not None:
+        console.print(f"[yellow]budget:[/] {escape(state.budget_exceeded['sentence'])}", soft_wrap=True)
     nodes_by_id = {n["node_id"]: n for n in state.plan.get("nodes", [])}
     table = Table("node", "operation", "status", "attempts", "time", "note")
     for node_id in state.order:
@@ -212,12 +229,46 @@ def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -
             )
     if state.status == "blocked" and state.awaiting:
         console.print(f"[magenta]blocked:[/] {state.awaiting.get('reason', '')} ({', '.join(state.blocked())})")
+    if detailed and state.checks:
+        console.print(
+            f"Anvil: {len(state.checks)} decision(s) (latest: {_styled(state.decision or '-')}), proposed by "
+            f"{state.proposed_by}, project {state.project}; explain: `alicorn why {state.run_id}#{state.checks[0]}` or "
+            f"`alicorn why {state.run_id} NODE`"
+        )
     if detailed:
         console.print(_dag(state))
         console.print(
             f"plan {state.plan_hash[:16]}…  goal {state.goal_hash[:16]}…  sessions {state.sessions}  "
             f"events {state.last_seq}  workspace {state.workspace}"
         )
+
+
+def print_proposals(proposals: Sequence[Any]) -> None:
+    """ProposalEnvelopes: what waits for a human, and why."""
+    if not proposals:
+        console.print("no run is waiting for an approval")
+        return
+    for p in proposals:
+        console.print(f"[bold]{p.run}[/] proposed by {p.proposed_by} (project {p.project}) since {p.since[:19]}")
+        console.print(f"  goal: {escape(p.goal[:100])}")
+        console.print(f"  plan hash: {p.plan_hash}")
+        effects = "; ".join(f"{c}: {', '.join(n)}" for c, n in p.effects.items())
+        console.print(f"  effects: {', '.join(p.classes)} (approval is about {effects})")
+        console.print(f"  destinations: {', '.join(p.destinations) or 'none'}")
+        if p.replan_of:
+            reasons = "; ".join((p.change or {}).get("reasons", [])) or "no material change"
+            console.print(f"  replan of {p.replan_of}: {escape(reasons)}")
+        for reason in p.reasons:
+            console.print(f"  - {reason}", soft_wrap=True, markup=False)
+        console.print(f"  approve: alicorn approve {p.run} --plan-hash {p.plan_hash} --as NAME")
+
+
+def print_explanation(explanation: Any) -> None:
+    """An `alicorn why` / `alicorn rights` explanation."""
+    style = _STYLE.get(explanation.decision, "bold")
+    console.print(f"[{style}]{escape(explanation.title)}[/]", markup=True, highlight=False)
+    for line in explanation.lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def print_events(events: Sequence[Event]) -> None:

@@ -89,13 +89,18 @@ def test_verify_names_the_first_tampered_event_and_truncation(tmp_path: Path) ->
     head = tmp_path / "head.json"
     assert cli(home, "journal", "head", "-o", str(head)).exit_code == 0
     db = sqlite3.connect(home / "journal.db")
-    body = db.execute("SELECT body FROM events WHERE stream=? AND seq=5", (run_id,)).fetchone()[0]
+    # The first tool.call (after run.created and Anvil's decisions) is the event we tamper with.
+    seq = db.execute(
+        'SELECT min(seq) FROM events WHERE stream=? AND body LIKE \'%"kind":"tool.call"%\'', (run_id,)
+    ).fetchone()[0]
+    body = db.execute("SELECT body FROM events WHERE stream=? AND seq=?", (run_id, seq)).fetchone()[0]
     edited = body.replace('"attempt":1', '"attempt":2')
-    db.execute("UPDATE events SET body=? WHERE stream=? AND seq=5", (edited, run_id))
+    assert edited != body
+    db.execute("UPDATE events SET body=? WHERE stream=? AND seq=?", (edited, run_id, seq))
     db.commit()
     result = cli(home, "verify")
-    assert result.exit_code == 1 and "event #5" in result.stderr and "edited" in result.stderr
-    db.execute("UPDATE events SET body=? WHERE stream=? AND seq=5", (body, run_id))
+    assert result.exit_code == 1 and f"event #{seq}" in result.stderr and "edited" in result.stderr
+    db.execute("UPDATE events SET body=? WHERE stream=? AND seq=?", (body, run_id, seq))
     db.execute("DELETE FROM events WHERE stream=? AND seq > 20", (run_id,))
     db.commit()
     db.close()

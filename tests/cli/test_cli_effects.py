@@ -72,7 +72,19 @@ def test_cancel_a_run_driven_by_another_process(tmp_path: Path) -> None:
     (home / "alicorn.toml").write_text(LEDGER_CONFIG)
     plan = _plan(tmp_path)
     runner = subprocess.Popen(
-        [ALICORN, "run", str(plan), "--home", str(home), "--data", str(tmp_path), "--approve", "-q"],
+        [
+            ALICORN,
+            "run",
+            str(plan),
+            "--home",
+            str(home),
+            "--data",
+            str(tmp_path),
+            "--approve",
+            "--as",
+            "reviewer",
+            "-q",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -102,7 +114,19 @@ def test_cancel_a_run_nobody_drives(tmp_path: Path) -> None:
     home.mkdir()
     (home / "alicorn.toml").write_text(LEDGER_CONFIG)
     runner = subprocess.Popen(
-        [ALICORN, "run", str(_plan(tmp_path)), "--home", str(home), "--data", str(tmp_path), "--approve", "-q"],
+        [
+            ALICORN,
+            "run",
+            str(_plan(tmp_path)),
+            "--home",
+            str(home),
+            "--data",
+            str(tmp_path),
+            "--approve",
+            "--as",
+            "reviewer",
+            "-q",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

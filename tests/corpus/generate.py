@@ -17,12 +17,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from alicorn.anvil.agents import PermissionRegistry
+from alicorn.anvil.budget import Budget
+from alicorn.anvil.rights import RightsChange
+from alicorn.anvil.terms import RunTerms
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.packs import pack_dir
 from alicorn.plan.dsl import goal_digest
 from alicorn.plan.validate import parse_plan
-from alicorn.runtime.executor import Executor, RunEnvironment
+from alicorn.runtime.executor import Approval, Executor, Rejection, RunEnvironment
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
@@ -40,6 +44,39 @@ def _export(store: SQLiteStore, run_id: str, name: str) -> None:
     lines = [e.line for e in store.read(run_id)]
     (HERE / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{name}: {len(lines)} events")
+
+
+def _anvil_runs(store: SQLiteStore, executor: Any, work: Path) -> None:
+    """Anvil's decisions: an approval in a second session, a rejection, a denial and a budget stop."""
+    agents = PermissionRegistry(store, now=lambda: "2026-11-30T00:00:00.000000Z")
+    agents.register("agent:scribe", ("executor",), cause="corpus", by="human:corpus")
+    agents.change("agent:scribe", RightsChange(effects=("local_write",)), grant=False, cause="corpus", by="human:c")
+    write = _plan(
+        "write a note",
+        [
+            {
+                "node_id": "note",
+                "operation": "workspace.write_file",
+                "inputs": {"path": {"value": "note.txt"}, "content": {"value": "hi"}},
+            },
+        ],
+    )
+    scribe = RunTerms(proposed_by="agent:scribe")
+    state = executor(work).start(write, run_id="corpus-anvil-approved", terms=scribe)
+    assert state.status == "awaiting_approval", state.status
+    executor(work).resume(state.run_id, approvals=[Approval("human:reviewer", "fine", write.plan_hash())])
+    _export(store, state.run_id, "anvil-approved")
+    state = executor(work).start(write, run_id="corpus-anvil-rejected", terms=scribe)
+    executor(work).reject(state.run_id, Rejection("human:reviewer", "not this week"))
+    _export(store, state.run_id, "anvil-rejected")
+    denied = executor(work).start(write, run_id="corpus-anvil-denied", terms=RunTerms(forbidden=("local_write",)))
+    _export(store, denied.run_id, "anvil-denied")
+    chain = _plan(
+        "a chain of five",
+        [{"node_id": f"n{i}", "operation": "util.noop", "depends_on": [f"n{i - 1}"] if i else []} for i in range(5)],
+    )
+    limited = executor(work).start(chain, run_id="corpus-anvil-budget", terms=RunTerms(budget=Budget(steps=3)))
+    _export(store, limited.run_id, "anvil-budget")
 
 
 def main() -> None:
@@ -105,6 +142,8 @@ def main() -> None:
         ],
     )
     _export(store, executor(work).start(plan, run_id="corpus-stop").run_id, "stop")
+
+    _anvil_runs(store, executor, work)
 
     plan_file = work / "crash-plan.json"
     from tests.runtime.test_crash_resume import RUN, crash_plan

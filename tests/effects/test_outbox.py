@@ -53,7 +53,14 @@ def test_intent_is_committed_with_the_call_and_done_with_the_result(store: Journ
     ex.on_events = lambda evs: batches.append([e.kind for e in evs])
     state = ex.start(plan(post("pay")), approvals=APPROVE)
     assert state.status == "succeeded"
-    assert batches[0] == ["run.created", "approval.granted", "tool.call", "effect.intended"]
+    assert batches[0] == [
+        "run.created",
+        "approval.granted",
+        "anvil.inputs",
+        "anvil.check",  # allowed by the approval, journaled before the effect is intended
+        "tool.call",
+        "effect.intended",
+    ]
     assert batches[1] == ["tool.result", "effect.done", "node.succeeded", "run.finished"]
     events = store.read(state.run_id)
     intended = next(e for e in events if e.kind == "effect.intended")

@@ -36,6 +36,7 @@ def test_builtin_registry_declares_every_operation_with_its_effect() -> None:
         "workspace.write_file": ("local_write", "idempotent", ("workspace",)),
         "util.noop": ("none", "repeatable", ()),
         "util.sleep": ("none", "repeatable", ()),
+        "http.get_json": ("read", "repeatable", ()),
         "http.post_json": ("external_transmission", "keyed", ()),
     }
 

@@ -37,6 +37,8 @@ def test_linear_chain_journals_every_step_and_folds_to_the_same_state(
     assert state.nodes["b"].output == {"x": 3}
     assert kinds(store, state.run_id) == [
         "run.created",
+        "anvil.inputs",  # Anvil's inputs and its decision for the plan's one operation (t.inc)
+        "anvil.check",
         "tool.call",
         "tool.result",
         "node.succeeded",
@@ -61,7 +63,7 @@ def test_one_transaction_per_step(store: JournalStore, behaviour: Behaviour, tmp
     batches: list[list[str]] = []
     state = executor(store, reg, tmp_path, on_events=lambda evs: batches.append([e.kind for e in evs])).start(plan)
     assert state.status == "succeeded"
-    assert batches[0] == ["run.created", "tool.call"]
+    assert batches[0] == ["run.created", "anvil.inputs", "anvil.check", "tool.call"]
     assert batches[1] == ["tool.result", "node.succeeded", "tool.call"]
     assert batches[-1] == ["tool.result", "node.succeeded", "run.finished"]
     assert len(batches) == 6

@@ -7,6 +7,6 @@
 - `report`: report.render_text.
 - `workspace`: workspace.write_file, atomic writes into the run's workspace.
 - `util`: util.noop and util.sleep.
-- `http`: http.post_json, with an Idempotency-Key.
+- `http`: http.get_json, and http.post_json with an Idempotency-Key.
 - `paths`: path confinement shared by the file operations; `_common`: the shared base model and field types.
 """

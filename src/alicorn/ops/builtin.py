@@ -2,8 +2,8 @@
 
 Each operation is declared beside its function in the module of its area: `data` (data.read_csv, data.read_json),
 `records` (records.filter, records.dedupe, records.sort), `report` (report.render_text), `workspace`
-(workspace.write_file), `util` (util.noop, util.sleep) and `http` (http.post_json). This module only lists them, in
-a fixed order; `builtin_registry()` builds a fresh Registry holding all of them. Reads are confined to
+(workspace.write_file), `util` (util.noop, util.sleep) and `http` (http.get_json, http.post_json). This module only
+lists them, in a fixed order; `builtin_registry()` builds a fresh Registry holding all of them. Reads are confined to
 `ctx.data_root` and writes to `ctx.workspace`, and nothing reads the clock or randomness into its outputs, so a
 replay that feeds the journaled outputs reproduces a run.
 """
@@ -24,7 +24,7 @@ def builtin_operations() -> tuple[Operation, ...]:
 
 
 def builtin_registry() -> Registry:
-    """A new Registry holding every built-in operation, the HTTP sender included."""
-    from alicorn.ops.http import POST_JSON
+    """A new Registry holding every built-in operation, the HTTP operations included."""
+    from alicorn.ops.http import GET_JSON, POST_JSON
 
-    return Registry((*builtin_operations(), POST_JSON))
+    return Registry((*builtin_operations(), GET_JSON, POST_JSON))

@@ -224,6 +224,7 @@ READ_CSV = Operation(
     read_csv,
     timeout_s=60.0,
     retry=_READ_RETRY,
+    path_input="path",
 )
 
 READ_JSON = Operation(
@@ -236,4 +237,5 @@ READ_JSON = Operation(
     read_json,
     timeout_s=60.0,
     retry=_READ_RETRY,
+    path_input="path",
 )

@@ -1,6 +1,9 @@
-"""`http.post_json`: send a JSON document to an HTTP endpoint, carrying the call's idempotency key.
+"""`http.post_json` and `http.get_json`: talk JSON to an HTTP endpoint.
 
-Its effect is an external transmission, so a plan that uses it waits for a human approval. The request carries
+`http.post_json` sends a document, carrying the call's idempotency key. Its effect is an external transmission, so a
+plan that uses it waits for a human approval. `http.get_json` only reads (effect `read`), but both declare
+`url_input`: whatever their arguments carry reaches the URL's host, so Anvil counts a GET whose query carries private
+data as an external transmission of that plan, whatever the operation declares. The POST request carries
 `Idempotency-Key: <key>`; the key is the same for every attempt and every resume of the same node with the same
 inputs, so a receiver that honours the header (the usual contract of payment and messaging APIs) applies it once.
 Credentials never travel as plan inputs: headers that carry them are refused.
@@ -12,7 +15,7 @@ import json
 import urllib.error
 import urllib.request
 from typing import Annotated
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
@@ -22,6 +25,22 @@ from alicorn.plan.dsl import RetryPolicy
 
 MAX_RESPONSE_BYTES = 1 << 20
 _SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "x-api-key"}
+
+
+def _check_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("only http:// and https:// URLs with a host are allowed")
+    if parts.username or parts.password:
+        raise ValueError("credentials may not be written into the URL")
+    return url
+
+
+def _check_headers(headers: dict[str, str]) -> dict[str, str]:
+    bad = sorted(h for h in headers if h.lower() in _SECRET_HEADERS or h.lower() == "idempotency-key")
+    if bad:
+        raise ValueError(f"header(s) {', '.join(bad)} may not be set by a plan (credentials come by reference)")
+    return headers
 
 
 class PostJsonInputs(BaseModel):
@@ -36,20 +55,12 @@ class PostJsonInputs(BaseModel):
     @field_validator("url")
     @classmethod
     def _http_only(cls, url: str) -> str:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError("only http:// and https:// URLs with a host are allowed")
-        if parts.username or parts.password:
-            raise ValueError("credentials may not be written into the URL")
-        return url
+        return _check_url(url)
 
     @field_validator("headers")
     @classmethod
     def _no_secrets(cls, headers: dict[str, str]) -> dict[str, str]:
-        bad = sorted(h for h in headers if h.lower() in _SECRET_HEADERS or h.lower() == "idempotency-key")
-        if bad:
-            raise ValueError(f"header(s) {', '.join(bad)} may not be set by a plan (credentials come by reference)")
-        return headers
+        return _check_headers(headers)
 
 
 class PostJsonOutputs(BaseModel):
@@ -86,6 +97,80 @@ def post_json(inputs: PostJsonInputs, ctx: OperationContext) -> PostJsonOutputs:
     return PostJsonOutputs(status=status, body=body, idempotency_key=ctx.idempotency_key)
 
 
+class GetJsonInputs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    url: Annotated[str, Field(min_length=8, max_length=2048, description="http:// or https:// URL")]
+    params: dict[str, JsonValue] = Field(
+        default_factory=dict, max_length=64, description="query parameters; non-string values are sent as JSON"
+    )
+    headers: dict[str, Annotated[str, Field(max_length=1024)]] = Field(
+        default_factory=dict, max_length=32, description="extra headers; never credentials"
+    )
+    timeout_s: float = Field(10.0, gt=0, le=300)
+
+    @field_validator("url")
+    @classmethod
+    def _http_only(cls, url: str) -> str:
+        return _check_url(url)
+
+    @field_validator("headers")
+    @classmethod
+    def _no_secrets(cls, headers: dict[str, str]) -> dict[str, str]:
+        return _check_headers(headers)
+
+
+class GetJsonOutputs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    status: int
+    body: JsonValue = Field(description="the response, parsed as JSON when it is JSON, else text")
+
+
+def _query(params: dict[str, JsonValue]) -> str:
+    pairs = [(k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)) for k, v in sorted(params.items())]
+    return urlencode(pairs)
+
+
+def get_json(inputs: GetJsonInputs, ctx: OperationContext) -> GetJsonOutputs:
+    """GET a URL (with `params` as its query) and parse the answer; 5xx and connection failures are retryable."""
+    url = inputs.url
+    if inputs.params:
+        url += ("&" if urlsplit(url).query else "?") + _query(inputs.params)
+    request = urllib.request.Request(url, method="GET")
+    request.add_header("Accept", "application/json")
+    for name, value in inputs.headers.items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=inputs.timeout_s) as response:
+            status, raw = response.status, response.read(MAX_RESPONSE_BYTES)
+    except urllib.error.HTTPError as exc:
+        detail = exc.read(2048).decode("utf-8", "replace")
+        raise OperationError(
+            f"{inputs.url} answered {exc.code} {exc.reason}: {detail[:300]}", retryable=exc.code >= 500
+        ) from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise OperationError(f"cannot reach {inputs.url}: {reason}", retryable=True) from None
+    text = raw.decode("utf-8", "replace")
+    try:
+        body: JsonValue = json.loads(text) if text else None
+    except ValueError:
+        body = text
+    return GetJsonOutputs(status=status, body=body)
+
+
+GET_JSON = Operation(
+    "http.get_json",
+    "GET a JSON document from an HTTP endpoint; query parameters travel to its host.",
+    GetJsonInputs,
+    GetJsonOutputs,
+    "read",
+    "repeatable",
+    get_json,
+    timeout_s=60.0,
+    retry=RetryPolicy(max_attempts=3, backoff_s=1.0),
+    url_input="url",
+)
+
 POST_JSON = Operation(
     "http.post_json",
     "POST a JSON document to an HTTP endpoint with an Idempotency-Key header.",
@@ -96,4 +181,5 @@ POST_JSON = Operation(
     post_json,
     timeout_s=60.0,
     retry=RetryPolicy(max_attempts=3, backoff_s=1.0),
+    url_input="url",
 )

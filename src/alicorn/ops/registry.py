@@ -69,6 +69,11 @@ class Operation:
     compensation: str | None = None
     resources: tuple[str, ...] = ()
     lookup: LookupFn | None = None
+    #: Where the operation reaches, for whole-plan risk (Anvil): the input holding the URL of an outside host it
+    #: contacts, the input holding the path it reads or writes, the input holding an amount of money it moves.
+    url_input: str | None = None
+    path_input: str | None = None
+    amount_input: str | None = None
 
     @property
     def has_effect(self) -> bool:
@@ -87,6 +92,7 @@ class Operation:
             "compensation": self.compensation,
             "resources": list(self.resources),
             "lookup": self.lookup is not None,
+            "reaches": {"url": self.url_input, "path": self.path_input, "amount": self.amount_input},
             "inputs": self.inputs.model_json_schema(),
             "outputs": self.outputs.model_json_schema(),
         }
@@ -106,6 +112,13 @@ class Registry:
             raise ValueError(f"operation {op.name!r} is already registered")
         if op.compensation is not None and op.compensation == op.name:
             raise ValueError(f"operation {op.name!r} cannot compensate itself")
+        for label, named in (
+            ("url_input", op.url_input),
+            ("path_input", op.path_input),
+            ("amount_input", op.amount_input),
+        ):
+            if named is not None and named not in op.inputs.model_fields:
+                raise ValueError(f"operation {op.name!r} declares {label}={named!r}, which is not one of its inputs")
         self._ops[op.name] = op
         self._fingerprint = None
 

@@ -71,4 +71,5 @@ WRITE_FILE = Operation(
     write_file,
     retry=RetryPolicy(max_attempts=3, backoff_s=0.5),
     resources=("workspace",),
+    path_input="path",
 )

@@ -1,4 +1,7 @@
-"""The executor: starts and resumes runs of approved plans, each driven by a Session to its end.
+"""The executor: starts and resumes runs of plans that Anvil admits, each driven by a Session to its end.
+
+At start, Anvil's decision (allow, needs_approval, deny; see `admission`) is journaled with the run's creation; a
+plan that needs a human approval waits for one bound to its hash, a denied one finishes with no effect.
 
 Each step (an outcome arriving, a start, a resume) is one transaction: the result, the node transitions it causes
 and the calls it unlocks are appended together, and only then are the new calls dispatched. So a crash at any
@@ -15,24 +18,37 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import ValidationError
-
+from alicorn.anvil.errors import NotAwaitingApprovalError
+from alicorn.anvil.gate import Gate, LiveGate
+from alicorn.anvil.identity import check_approver
+from alicorn.anvil.replan import DEFAULT_THRESHOLD, compare, summarize
+from alicorn.anvil.risk import assess
+from alicorn.anvil.terms import ReplanOrigin, RunTerms
 from alicorn.crashpoints import DISARMED, CrashPoints
 from alicorn.errors import ApprovalRequiredError, RunError, UnknownStreamError
 from alicorn.journal.events import Draft, Event
 from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import OperationContext, Registry
-from alicorn.plan.dsl import EffectClass, Plan
+from alicorn.plan.dsl import Plan
 from alicorn.plan.effects import plan_effects
 from alicorn.plan.validate import DEFAULT_RESOURCES, validate_plan
-from alicorn.runtime import saga
+from alicorn.runtime import admission, saga
 from alicorn.runtime.dispatch import Call, Dispatcher, ThreadDispatcher
+from alicorn.runtime.humans import (
+    Approval,
+    CarriedApproval,
+    Rejection,
+    Resolution,
+    carry,
+    check_approvals,
+    grant,
+    resolve,
+)
 from alicorn.runtime.session import Session
 from alicorn.runtime.state import RunState, fold
 from alicorn.runtime.world import Clock, IdSource, RandomIds, SystemClock
 
-#: Until Anvil decides, any effect above this class needs a journaled human approval.
-APPROVAL_THRESHOLD: EffectClass = "local_write"
+__all__ = ["Approval", "CarriedApproval", "Executor", "Rejection", "Resolution", "RunEnvironment"]
 
 
 def control_stream(run_id: str) -> str:
@@ -51,28 +67,6 @@ class RunEnvironment:
 
     def workspace(self, run_id: str) -> Path:
         return self.workspace_root / run_id
-
-
-@dataclass(frozen=True)
-class Approval:
-    """A human's decision to let a plan's effects happen; journaled as `approval.granted`."""
-
-    by: str
-    comment: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.by.strip():
-            raise RunError("an approval must name the human who gives it")
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """A human's answer about an effect whose outcome was unknown: applied (with its output) or not applied."""
-
-    node: str
-    applied: bool
-    by: str
-    output: dict[str, Any] | None = None
 
 
 class Controls(Protocol):
@@ -105,8 +99,17 @@ DispatcherFactory = Callable[["Executor", str], Dispatcher]
 EventListener = Callable[[Sequence[Event]], None]
 
 
+FinishedListener = Callable[[RunState], None]
+
+
 class Executor:
-    """Starts, resumes and drives runs. One executor may drive many runs, one at a time."""
+    """Starts, resumes and drives runs. One executor may drive many runs, one at a time.
+
+    `gate` supplies Anvil's inputs (policy, the proposer's rights, project usage): the live journal by default,
+    the recording in replay. `on_finished` is called with the state of every run this executor sees finish (the
+    app settles reputations there). `default_terms` are the terms of a run started without its own (the app gives
+    the operator's budgets, labels and forbidden effects).
+    """
 
     def __init__(
         self,
@@ -121,6 +124,9 @@ class Executor:
         on_events: EventListener | None = None,
         crash: CrashPoints = DISARMED,
         poll_s: float = 0.1,
+        gate: Gate | None = None,
+        on_finished: FinishedListener | None = None,
+        default_terms: RunTerms | None = None,
     ) -> None:
         registry.check()
         self.store = store
@@ -133,53 +139,79 @@ class Executor:
         self.on_events = on_events
         self.crash = crash
         self.poll_s = poll_s
+        self.gate: Gate = gate or LiveGate.default(store, registry.names())
+        self.on_finished = on_finished
+        self.default_terms = default_terms or RunTerms()
 
     def make_dispatcher(self, run_id: str) -> Dispatcher:
         return self._dispatcher_factory(self, run_id)
 
     # ---- public -----------------------------------------------------------------------------------------------
 
-    def start(self, plan: Plan, *, approvals: Iterable[Approval] = (), run_id: str | None = None) -> RunState:
-        """Validate `plan`, journal the run's creation, and drive it until it finishes, blocks or awaits approval."""
+    def start(
+        self,
+        plan: Plan,
+        *,
+        approvals: Iterable[Approval] = (),
+        run_id: str | None = None,
+        terms: RunTerms | None = None,
+        carried: Iterable[CarriedApproval] = (),
+    ) -> RunState:
+        """Validate `plan`, journal the run's creation and Anvil's decision, then drive it until it finishes,
+        blocks, waits for a human approval, or is denied."""
         plan = validate_plan(plan, self.registry, self.environment.resources)
+        terms = terms or self.default_terms
         run_id = run_id or self.ids.run_id()
         if self.store.head(run_id) is not None:
             raise RunError(f"run {run_id!r} already exists; use `alicorn resume {run_id}`")
+        approvals = check_approvals(approvals, terms.proposed_by, run_id, plan.plan_hash())
+        carried = list(carried)
         effects = plan_effects(plan, self.registry)
+        risk = assess(plan, self.registry, terms.labels)
+        created: dict[str, Any] = {
+            "plan": plan.model_dump(mode="json"),
+            "plan_hash": plan.plan_hash(),
+            "registry": self.registry.fingerprint(),
+            "effects": effects.to_json(),
+            "workspace": str(self.environment.workspace(run_id)),
+            "data_root": str(self.environment.data_root),
+            "max_parallel": self.environment.max_parallel,
+            **terms.to_created(),
+            "risk": risk.to_json(),
+        }
+        if terms.replan_of is not None:
+            origin = terms.replan_of
+            change = compare(origin.summary, summarize(plan, self.registry, risk), origin.threshold)
+            if carried and change.material:
+                raise RunError("approvals carry over only to a replan without a material change")
+            created["change"] = change.to_json()
+        elif carried:
+            raise RunError("approvals carry over only to a replan (terms.replan_of names the run it replaces)")
         with self.store.lock(run_id):
-            session = Session(self, run_id, RunState(run_id=run_id), plan, committed=0)
+            session = Session(self, run_id, RunState(run_id=run_id), plan, committed=0, given_terms=terms)
             session.begin()
-            session.emit(
-                "run.created",
-                {
-                    "plan": plan.model_dump(mode="json"),
-                    "plan_hash": plan.plan_hash(),
-                    "registry": self.registry.fingerprint(),
-                    "effects": effects.to_json(),
-                    "workspace": str(self.environment.workspace(run_id)),
-                    "data_root": str(self.environment.data_root),
-                    "max_parallel": self.environment.max_parallel,
-                },
-            )
-            _grant(session, approvals)
-            needing = effects.beyond(APPROVAL_THRESHOLD)
-            if needing and not session.state.approvals:
-                session.emit(
-                    "run.awaiting_approval",
-                    {
-                        "effects": {c: list(n) for c, n in needing.items()},
-                        "reason": f"the plan has effects beyond {APPROVAL_THRESHOLD} "
-                        f"({', '.join(needing)}); a human must approve them",
-                    },
-                )
+            session.emit("run.created", created)
+            grant(session, approvals)
+            carry(session, carried)
+            if not admission.proceed(session, admission.admit(session)):
                 session.commit()
-                return session.state
-            return session.drive()
+                return self._finished(session.state)
+            return self._finished(session.drive())
 
     def resume(
-        self, run_id: str, *, approvals: Iterable[Approval] = (), resolutions: Iterable[Resolution] = ()
+        self,
+        run_id: str,
+        *,
+        approvals: Iterable[Approval] = (),
+        resolutions: Iterable[Resolution] = (),
+        rejection: Rejection | None = None,
+        replaced_by: str | None = None,
     ) -> RunState:
-        """Continue a run from the fold of its journal: finished nodes are not redone, unsafe effects not repeated."""
+        """Continue a run from the fold of its journal: finished nodes are not redone, unsafe effects not repeated.
+
+        With `rejection` (a human's refusal of a waiting proposal), or `replaced_by` (a replan took over a waiting
+        proposal), the run instead finishes with no effect.
+        """
         with self.store.lock(run_id):
             events = self.store.read(run_id)
             if not events:
@@ -199,17 +231,45 @@ class Executor:
                 )
             plan = Plan.model_validate(state.plan)
             was_blocked = state.status == "blocked"
+            was_waiting = state.status == "awaiting_approval"
             session = Session(self, run_id, state, plan, committed=events[-1].seq)
+            proposer = session.terms.proposed_by
+            approvals = check_approvals(approvals, proposer, run_id, state.plan_hash)
+            if (rejection is not None or replaced_by is not None) and not was_waiting:
+                raise NotAwaitingApprovalError(
+                    f"run {run_id} is {state.status}, not waiting for an approval; only a waiting proposal can be "
+                    f"rejected or replaced (`alicorn cancel {run_id}` stops a running one)",
+                    run_id=run_id,
+                )
+            if rejection is not None:
+                check_approver(rejection.by, proposer, run_id, action="reject")
             session.begin()
             interrupted = _interrupted(state)
             session.emit("run.resumed", {"session": state.sessions + 1, "interrupted": interrupted})
-            _grant(session, approvals)
-            if state.status == "awaiting_approval":
-                effects = ", ".join(state.awaiting["effects"]) if state.awaiting else "effects"
-                raise ApprovalRequiredError(
-                    f"run {run_id} is waiting for a human to approve its {effects}; nothing was done. Approve with "
-                    f"`alicorn resume {run_id} --approve` (journaled with your name)"
+            if rejection is not None:
+                session.emit(
+                    "approval.rejected", {"by": rejection.by, "reason": rejection.reason, "plan_hash": state.plan_hash}
                 )
+                admission.close(session, "rejected", f"rejected by {rejection.by}: {rejection.reason}")
+                return self._commit_finished(session)
+            if replaced_by is not None:
+                reason = f"replaced by run {replaced_by} (a replan of the same goal)"
+                admission.close(session, "replaced", reason, replaced_by=replaced_by)
+                return self._commit_finished(session)
+            grant(session, approvals)
+            if was_waiting:
+                if not approvals:
+                    effects = ", ".join(state.awaiting["effects"]) if state.awaiting else "effects"
+                    raise ApprovalRequiredError(
+                        f"run {run_id} is waiting for a human other than its proposer ({proposer}) to approve its "
+                        f"{effects}; nothing was done. Approve with `alicorn approve {run_id} --as NAME` (or "
+                        f"`alicorn resume {run_id} --approve --as NAME`), or reject it with `alicorn reject {run_id} "
+                        "--reason WHY`"
+                    )
+                if not admission.proceed(session, admission.admit(session)):
+                    return self._commit_finished(session)
+            elif not session.terms.project_budget.empty:
+                admission.journal_inputs(session, usage=True)  # fresh usage of the project's other runs
             resolutions = list(resolutions)
             if was_blocked and not resolutions:
                 raise RunError(
@@ -218,13 +278,84 @@ class Executor:
                     + f". Check the target system, then `alicorn resume {run_id} --resolve NODE=applied` (or "
                     "=not-applied); nothing was done"
                 )
-            _resolve(session, resolutions)
+            resolve(session, resolutions)
             for item in interrupted:
                 if item["purpose"] == "compensate":
                     saga.recover(session, item["node"])
                 else:
                     session.recover(item["node"])
-            return session.drive()
+            return self._finished(session.drive())
+
+    def reject(self, run_id: str, rejection: Rejection) -> RunState:
+        """A human refuses a waiting proposal: the run finishes `rejected` with no effect."""
+        return self.resume(run_id, rejection=rejection)
+
+    def replan(
+        self,
+        run_id: str,
+        plan: Plan,
+        *,
+        approvals: Iterable[Approval] = (),
+        new_run_id: str | None = None,
+        threshold: float | None = None,
+    ) -> RunState:
+        """Start a new plan for the goal of `run_id` (finished, or waiting for approval) as a successor run.
+
+        The successor keeps the run's terms. Compared with the last approved plan, a replan that changes the goal,
+        adds effect classes or external destinations, or raises the cost past `threshold` is material: it waits
+        for a new human approval. Otherwise the approvals of the replaced plan carry over (`approval.carried`) and
+        it proceeds within the approved goal. A waiting proposal that is replaced finishes `replaced`.
+        """
+        plan = validate_plan(plan, self.registry, self.environment.resources)
+        events = self.store.read(run_id)
+        if not events or events[0].kind != "run.created":
+            raise UnknownStreamError(run_id)
+        state = fold(events, run_id)
+        if state.status == "replaced":
+            raise RunError(f"run {run_id} was already replaced by {state.replaced_by}; replan that run instead")
+        if not (state.finished or state.status == "awaiting_approval"):
+            raise RunError(
+                f"run {run_id} is {state.status}; replan a run that finished or waits for approval (cancel it "
+                f"first: `alicorn cancel {run_id}`)"
+            )
+        old_terms = RunTerms.from_created(events[0].data)
+        old_plan = Plan.model_validate(state.plan)
+        bound = [a for a in state.approvals if a.get("plan_hash") == state.plan_hash]
+        carried_only = bool(bound) and all(a.get("carried") for a in bound)
+        if carried_only and old_terms.replan_of is not None:
+            base = old_terms.replan_of.summary  # compare with the plan a human approved, so drift cannot add up
+        else:
+            base = summarize(old_plan, self.registry, assess(old_plan, self.registry, old_terms.labels))
+        limit = threshold if threshold is not None else DEFAULT_THRESHOLD
+        terms = old_terms.model_copy(update={"replan_of": ReplanOrigin(run=run_id, summary=base, threshold=limit)})
+        change = compare(base, summarize(plan, self.registry, assess(plan, self.registry, terms.labels)), limit)
+        carried = []
+        if not change.material:
+            source = {a["by"]: a for a in bound}
+            carried = [
+                CarriedApproval(
+                    a["by"], a.get("comment", ""), a.get("from_run", run_id), a.get("from_plan_hash", a["plan_hash"])
+                )
+                for a in source.values()
+            ]
+        successor = new_run_id or self.ids.run_id()
+        if self.store.head(successor) is not None:
+            raise RunError(f"run {successor!r} already exists; choose another id for the replan")
+        approvals = check_approvals(approvals, terms.proposed_by, successor, plan.plan_hash())  # before any change
+        if state.status == "awaiting_approval":
+            self.resume(run_id, replaced_by=successor)
+        return self.start(plan, approvals=approvals, run_id=successor, terms=terms, carried=carried)
+
+    # ---- internals --------------------------------------------------------------------------------------------
+
+    def _commit_finished(self, session: Session) -> RunState:
+        session.commit()
+        return self._finished(session.state)
+
+    def _finished(self, state: RunState) -> RunState:
+        if state.finished and self.on_finished is not None:
+            self.on_finished(state)
+        return state
 
 
 def _interrupted(state: RunState) -> list[dict[str, Any]]:
@@ -236,60 +367,6 @@ def _interrupted(state: RunState) -> list[dict[str, Any]]:
         if e.status == "compensating"
     ]
     return items
-
-
-def _grant(session: Session, approvals: Iterable[Approval]) -> None:
-    for approval in approvals:
-        session.emit(
-            "approval.granted",
-            {
-                "by": approval.by,
-                "comment": approval.comment,
-                "plan_hash": session.state.plan_hash,
-                "effects": sorted(session.state.effects),
-            },
-        )
-
-
-def _resolve(session: Session, resolutions: Iterable[Resolution]) -> None:
-    state = session.state
-    for res in resolutions:
-        ns = state.nodes.get(res.node)
-        effect = state.effects_log.get(res.node)
-        if ns is None or effect is None or ns.status != "blocked":
-            waiting = ", ".join(state.blocked()) or "none"
-            raise RunError(
-                f"node {res.node!r} of run {session.run_id} has no effect waiting for a decision (waiting: "
-                f"{waiting}); nothing was done"
-            )
-        output: dict[str, Any] = {}
-        if res.applied:
-            try:
-                output = session.op(res.node).outputs.model_validate(res.output or {}).model_dump(mode="json")
-            except ValidationError as exc:
-                raise RunError(
-                    f"the output given for {res.node!r} does not match {session.op(res.node).name}'s outputs "
-                    f"({exc.errors()[0]['msg']}); give it as --output JSON; nothing was done"
-                ) from None
-        session.emit(
-            "effect.resolved",
-            {
-                "node": res.node,
-                "attempt": ns.attempt,
-                "key": effect.key,
-                "applied": res.applied,
-                "by": res.by,
-                **({"output": output} if res.applied else {}),
-            },
-        )
-        if res.applied:
-            session.emit(
-                "tool.result", {"node": res.node, "attempt": ns.attempt, "ok": True, "output": output, "via": "human"}
-            )
-            session.emit("effect.done", {"node": res.node, "attempt": ns.attempt, "key": effect.key})
-            session.succeed(session.nodes[res.node], ns.attempt, output)
-        else:
-            session.dirty.add(res.node)
 
 
 def _thread_dispatcher(executor: Executor, run_id: str) -> Dispatcher:

@@ -1,9 +1,11 @@
 """Replay: re-execute a run's logic from its journal and prove the regenerated events are byte-identical.
 
 Replay runs the real executor, but every input comes from the recording: tool results (in their recorded order),
-clock readings, the run id and human approvals. No operation is called. Each regenerated event is compared with the
-recorded one as it is appended; the first difference raises NonDeterminismError naming the event. A recorded crash
-(events followed by `run.resumed`) is replayed as a crash: the session ends there and `resume` takes over.
+clock readings, the run id, the run's terms, Anvil's inputs (policy text, the proposer's rights snapshot, project
+usage) and human decisions (approvals, rejections, resolutions), so every policy decision is regenerated too.
+No operation is called. Each regenerated event is compared with the recorded one as it is appended; the first
+difference raises NonDeterminismError naming the event. A recorded crash (events followed by `run.resumed`) is
+replayed as a crash: the session ends there and `resume` takes over.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from alicorn.anvil.gate import ReplayGate
+from alicorn.anvil.terms import RunTerms
 from alicorn.errors import NonDeterminismError, RunError, UnknownStreamError
 from alicorn.journal.events import Draft, Event
 from alicorn.journal.memory import InMemoryStore
@@ -23,7 +27,8 @@ from alicorn.ops.registry import Registry
 from alicorn.plan.dsl import Plan
 from alicorn.plan.validate import DEFAULT_RESOURCES
 from alicorn.runtime.dispatch import Call, CancelSignal, Outcome
-from alicorn.runtime.executor import Approval, Executor, Resolution, RunEnvironment
+from alicorn.runtime.executor import Executor, RunEnvironment
+from alicorn.runtime.humans import Approval, CarriedApproval, Rejection, Resolution
 from alicorn.runtime.state import RunState, fold
 
 
@@ -148,21 +153,34 @@ class ReplayReport:
     seconds: float
 
 
-def _session_inputs(recorded: Sequence[Event], position: int) -> tuple[list[Approval], list[Resolution]]:
+@dataclass
+class _SessionInputs:
     """Human decisions journaled in the batch that opens a session (right after run.created or run.resumed)."""
-    approvals: list[Approval] = []
-    resolutions: list[Resolution] = []
+
+    approvals: list[Approval] = field(default_factory=list)
+    carried: list[CarriedApproval] = field(default_factory=list)
+    resolutions: list[Resolution] = field(default_factory=list)
+    rejection: Rejection | None = None
+    replaced_by: str | None = None
+
+
+def _session_inputs(recorded: Sequence[Event], position: int) -> _SessionInputs:
+    found = _SessionInputs()
     for event in recorded[position + 1 :]:
-        if event.at != recorded[position].at:
+        if event.at != recorded[position].at or event.kind in ("run.created", "run.resumed"):
             break
+        data = event.data
         if event.kind == "approval.granted":
-            approvals.append(Approval(event.data["by"], event.data.get("comment", "")))
+            found.approvals.append(Approval(data["by"], data.get("comment", ""), data.get("plan_hash")))
+        elif event.kind == "approval.carried":
+            found.carried.append(CarriedApproval(data["by"], data["comment"], data["from_run"], data["from_plan_hash"]))
+        elif event.kind == "approval.rejected":
+            found.rejection = Rejection(data["by"], data["reason"])
+        elif event.kind == "run.finished" and data.get("status") == "replaced":
+            found.replaced_by = data.get("replaced_by")
         elif event.kind == "effect.resolved":
-            data = event.data
-            resolutions.append(Resolution(data["node"], data["applied"], data["by"], data.get("output")))
-        elif event.kind not in ("tool.result", "effect.done", "node.succeeded", "node.skipped", "run.stopped"):
-            break
-    return approvals, resolutions
+            found.resolutions.append(Resolution(data["node"], data["applied"], data["by"], data.get("output")))
+    return found
 
 
 def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayReport:
@@ -190,18 +208,27 @@ def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayRe
         clock=ReplayClock(target),
         dispatcher_factory=lambda _executor, _run: ReplayDispatcher(target),
         controls=ReplayControls(recorded),
+        gate=ReplayGate(recorded),
     )
     sessions = 1
+    opening = _session_inputs(recorded, 0)
+    terms = RunTerms.from_created(first.data)
     with contextlib.suppress(_SessionEnded):
-        executor.start(plan, approvals=_session_inputs(recorded, 0)[0], run_id=run_id)
+        executor.start(plan, approvals=opening.approvals, run_id=run_id, terms=terms, carried=opening.carried)
     while target.position < len(recorded):
         position = target.position
         event = recorded[position]
         if event.kind != "run.resumed":
             raise NonDeterminismError(run_id, event.seq, event.line, "(nothing: replay ended its session here)")
         sessions += 1
-        approvals, resolutions = _session_inputs(recorded, position)
+        found = _session_inputs(recorded, position)
         with contextlib.suppress(_SessionEnded):
-            executor.resume(run_id, approvals=approvals, resolutions=resolutions)
+            executor.resume(
+                run_id,
+                approvals=found.approvals,
+                resolutions=found.resolutions,
+                rejection=found.rejection,
+                replaced_by=found.replaced_by,
+            )
     state: RunState = fold(target.read(run_id), run_id)
     return ReplayReport(run_id, len(recorded), sessions, state.status, time.perf_counter() - started)

@@ -8,17 +8,20 @@ with the call before the operation runs, and `effect.done` / `effect.failed` / `
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import timedelta
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from alicorn import canonical
+from alicorn.anvil.risk import PlanRisk, assess
+from alicorn.anvil.terms import RunTerms
 from alicorn.errors import RunError
 from alicorn.journal.events import Draft
 from alicorn.ops.registry import Operation
 from alicorn.plan.criteria import describe, evaluate
 from alicorn.plan.dsl import IdempotencyClass, LiteralInput, Node, Plan
-from alicorn.runtime import saga
+from alicorn.runtime import admission, saga
 from alicorn.runtime.dispatch import CERTAIN_FAILURES, Call, CancelSignal, Dispatcher, Outcome
 from alicorn.runtime.state import RunState, apply
 from alicorn.runtime.world import format_time, parse_time
@@ -40,8 +43,10 @@ class Session:
     drafts: list[Draft] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
     now: str = ""
+    given_terms: InitVar[RunTerms | None] = None  # at start; a resumed run's terms come from its run.created
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, given_terms: RunTerms | None) -> None:
+        self.terms: RunTerms = given_terms or RunTerms.from_created(self.state.terms)
         self.nodes = {n.node_id: n for n in self.plan.nodes}
         self.index = {n.node_id: i for i, n in enumerate(self.plan.nodes)}
         self.upstream_of = {n.node_id: sorted(n.upstream()) for n in self.plan.nodes}
@@ -55,6 +60,16 @@ class Session:
         self.crash = self.executor.crash
         self.dispatcher: Dispatcher | None = None
         self._next_control_check = 0.0
+
+    @cached_property
+    def risk(self) -> PlanRisk:
+        """The plan's whole-plan risk under the run's data labels (what Anvil decides on)."""
+        return assess(self.plan, self.registry, self.terms.labels)
+
+    @property
+    def next_seq(self) -> int:
+        """The seq the next emitted event will get."""
+        return self.committed + len(self.drafts) + 1
 
     # ---- journaling -------------------------------------------------------------------------------------------
 
@@ -325,18 +340,35 @@ class Session:
         state = self.state
         if state.finished or state.status == "blocked":
             return
-        if state.stopping:
+        if not state.stopping:
+            self._schedule_ready()
+        if state.stopping:  # stopped before, or a budget ran out while scheduling
             for node_id in state.order:
                 if state.nodes[node_id].status in ("pending", "standby"):
                     self.emit("node.skipped", {"node": node_id, "reason": f"run stopped: {state.stop_reason}"})
             if not state.busy:
                 saga.conclude(self)
             return
+        if state.open_nodes == 0:
+            saga.conclude(self)
+        elif state.running == 0 and state.blocked():
+            self.emit(
+                "run.blocked",
+                {
+                    "nodes": state.blocked(),
+                    "reason": "effects with unknown outcomes need a human decision before the run can go on",
+                },
+            )
+
+    def _schedule_ready(self) -> None:
+        state = self.state
         limit = self.executor.environment.max_parallel
         skipped_any = True
-        while skipped_any:  # a skip can settle nodes further down: repeat until nothing changes
+        while skipped_any and not state.stopping:  # a skip can settle nodes further down: repeat until no change
             skipped_any = False
             for node_id in sorted(self.dirty, key=self.index.__getitem__):
+                if state.stopping:
+                    break
                 ns = state.nodes[node_id]
                 if ns.status != "pending":
                     self.dirty.discard(node_id)
@@ -352,16 +384,6 @@ class Session:
                     self.dirty.discard(node_id)
                 elif verdict == "wait":
                     self.dirty.discard(node_id)  # re-examined when an upstream node changes
-        if state.open_nodes == 0:
-            saga.conclude(self)
-        elif state.running == 0 and state.blocked():
-            self.emit(
-                "run.blocked",
-                {
-                    "nodes": state.blocked(),
-                    "reason": "effects with unknown outcomes need a human decision before the run can go on",
-                },
-            )
 
     def upstream(self, node_id: str) -> tuple[str, str | None]:
         waiting = False
@@ -401,6 +423,8 @@ class Session:
     def call(self, node: Node, not_before: str | None) -> None:
         ns = self.state.nodes[node.node_id]
         op = self.op(node.node_id)
+        if admission.over_budget(self, node.node_id, op):
+            return  # the run is stopping: the node stays pending and is skipped
         resolved, journaled = self.resolve(node)
         key = canonical.digest({"run": self.run_id, "node": node.node_id, "inputs": journaled})
         timeout = node.timeout_s or op.timeout_s

@@ -10,9 +10,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from alicorn.anvil.budget import UsageTally
 from alicorn.journal.events import Event
 
-TERMINAL_RUN = frozenset({"succeeded", "partial", "failed", "stopped", "cancelled"})
+#: denied: the policy refused the plan; rejected: a human refused it; replaced: a replan took its place.
+TERMINAL_RUN = frozenset({"succeeded", "partial", "failed", "stopped", "cancelled", "denied", "rejected", "replaced"})
 TERMINAL_NODE = frozenset({"succeeded", "failed", "skipped"})
 
 
@@ -60,7 +62,8 @@ class RunState:
     """Everything known about a run, derived only from its events."""
 
     run_id: str = ""
-    # new | awaiting_approval | running | blocked | succeeded | partial | failed | stopped | cancelled
+    # new | awaiting_approval | running | blocked | succeeded | partial | failed | stopped | cancelled | denied |
+    # rejected | replaced
     status: str = "new"
     plan: dict[str, Any] = field(default_factory=dict)
     plan_hash: str = ""
@@ -84,6 +87,19 @@ class RunState:
     last_seq: int = 0
     running: int = 0
     open_nodes: int = 0  # nodes not yet terminal (standby nodes excluded)
+    # ---- Anvil: the run's terms and what was decided (see alicorn.anvil) -----------------------------------------
+    proposed_by: str = ""
+    project: str = "default"
+    terms: dict[str, Any] = field(default_factory=dict)  # the run.created fields RunTerms.from_created reads
+    risk: dict[str, Any] = field(default_factory=dict)
+    policies: dict[str, str] = field(default_factory=dict)  # policy digest -> text, as journaled
+    project_usage: dict[str, Any] | None = None  # the project's other runs' usage at the last anvil.inputs
+    decision: str | None = None  # the strictest decision of the latest checks
+    checks: list[int] = field(default_factory=list)  # seqs of anvil.check events
+    budget_exceeded: dict[str, Any] | None = None
+    rejection: dict[str, Any] | None = None
+    replaced_by: str | None = None
+    usage: UsageTally = field(default_factory=UsageTally)
 
     @property
     def finished(self) -> bool:
@@ -138,6 +154,10 @@ def _run_created(state: RunState, at: str, data: dict[str, Any]) -> None:
     state.created_at = at
     state.status = "running"
     state.sessions = 1
+    state.proposed_by = data.get("proposed_by", "human:operator")
+    state.project = data.get("project", "default")
+    state.terms = {k: data[k] for k in _TERM_FIELDS if k in data}
+    state.risk = data.get("risk", {})
     standby = {n["alternative"] for n in plan["nodes"] if n.get("alternative")}
     for n in plan["nodes"]:
         node_id = n["node_id"]
@@ -146,6 +166,41 @@ def _run_created(state: RunState, at: str, data: dict[str, Any]) -> None:
         state.nodes[node_id] = NodeState(node_id, status)
         if status == "pending":
             state.open_nodes += 1
+
+
+_TERM_FIELDS = ("proposed_by", "project", "budget", "forbidden", "labels", "replan_of")
+
+
+def _anvil_inputs(state: RunState, at: str, data: dict[str, Any]) -> None:
+    policy = data["policy"]
+    if "text" in policy:
+        state.policies[policy["digest"]] = policy["text"]
+    if "project_usage" in data:
+        state.project_usage = data["project_usage"]
+
+
+_DECISION_ORDER = ("allow", "needs_approval", "deny")
+
+
+def _anvil_check(state: RunState, at: str, data: dict[str, Any]) -> None:
+    seq = state.last_seq + 1
+    if not state.checks or state.checks[-1] != seq - 1 or state.decision is None:
+        state.decision = data["decision"]  # the first check of a new batch of checks
+    elif _DECISION_ORDER.index(data["decision"]) > _DECISION_ORDER.index(state.decision):
+        state.decision = data["decision"]
+    state.checks.append(seq)
+
+
+def _budget_exceeded(state: RunState, at: str, data: dict[str, Any]) -> None:
+    state.budget_exceeded = data
+
+
+def _rejected(state: RunState, at: str, data: dict[str, Any]) -> None:
+    state.rejection = {**data, "at": at}
+
+
+def _carried(state: RunState, at: str, data: dict[str, Any]) -> None:
+    state.approvals.append({**data, "carried": True, "at": at})
 
 
 def _awaiting(state: RunState, at: str, data: dict[str, Any]) -> None:
@@ -308,6 +363,7 @@ def _compensation_failed(state: RunState, at: str, data: dict[str, Any]) -> None
 def _run_finished(state: RunState, at: str, data: dict[str, Any]) -> None:
     state.status = data["status"]
     state.finished_at = at
+    state.replaced_by = data.get("replaced_by")
 
 
 _HANDLERS = {
@@ -338,6 +394,12 @@ _HANDLERS = {
     "compensation.result": lambda state, at, data: None,  # followed by effect.compensated or compensation.failed
     "effect.compensated": _effect_status("compensated"),
     "compensation.failed": _compensation_failed,
+    "anvil.inputs": _anvil_inputs,
+    "anvil.check": _anvil_check,
+    "budget.exceeded": _budget_exceeded,
+    "approval.rejected": _rejected,
+    "approval.carried": _carried,
+    "llm.response": lambda state, at, data: None,  # counted by the usage tally (tokens, money)
 }
 
 #: Every event kind a run stream may contain.
@@ -349,6 +411,7 @@ def apply(state: RunState, kind: str, at: str, data: dict[str, Any]) -> None:
     handler = _HANDLERS.get(kind)
     if handler is not None:
         handler(state, at, data)
+    state.usage.apply(kind, at, data)
     state.last_seq += 1
 
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.errors import OperationError
 from alicorn.ops.builtin import builtin_operations
-from alicorn.ops.http import POST_JSON
+from alicorn.ops.http import GET_JSON, POST_JSON
 from alicorn.ops.paths import confine
 from alicorn.ops.registry import LookupResult, Operation, OperationContext, Registry
 from alicorn.plan.dsl import RetryPolicy
@@ -216,7 +216,7 @@ def ledger_operations() -> tuple[Operation, ...]:
 
 def testing_registry() -> Registry:
     """The built-in operations plus the ledger operations."""
-    return Registry((*builtin_operations(), POST_JSON, *ledger_operations()))
+    return Registry((*builtin_operations(), GET_JSON, POST_JSON, *ledger_operations()))
 
 
 def applied_keys(path: Path) -> dict[str, int]:

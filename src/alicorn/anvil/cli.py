@@ -1,0 +1,261 @@
+"""Anvil's commands: proposals, approve, reject, rights, why, and the `agent` and `policy` groups.
+
+`register(app, ...)` adds them to the main CLI. Like the rest of the CLI, this module imports only typer at its top;
+each command imports what it needs, so `alicorn --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+HomeOption = Annotated[
+    Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home: journal.db and workspaces/.")
+]
+AsOption = Annotated[str | None, typer.Option("--as", help="Your name (default: your login).")]
+
+
+def _me(who: str | None) -> str:
+    from alicorn.anvil.identity import claimed
+
+    return claimed(who or getpass.getuser()).id
+
+
+def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[..., Any], exit_for: Any) -> None:
+    """Add Anvil's commands to `app` (the helpers come from alicorn.cli)."""
+    agent_app = typer.Typer(no_args_is_help=True, help="Register agents and grant or revoke their rights.")
+    policy_app = typer.Typer(no_args_is_help=True, help="Check and show the policy rules (Cedar) in force.")
+    app.add_typer(agent_app, name="agent")
+    app.add_typer(policy_app, name="policy")
+
+    def drive(home: Path, run_id: str, quiet: bool, **kwargs: Any) -> None:
+        from alicorn.render import Progress, print_run
+        from alicorn.runtime.state import fold
+
+        application = open_app(home)
+        before = fold(application.store.read(run_id), run_id)
+        if not before.plan:
+            raise typer.BadParameter(f"no run {run_id!r}; `alicorn runs` lists the runs")
+        with Progress(len(before.nodes), enabled=not quiet) as progress:
+            executor = application.executor(Path(before.data_root), on_events=progress.update)
+            state = executor.resume(run_id, **kwargs)
+        print_run(state, application.store)
+        exit_for(state)
+
+    @app.command()
+    @guard
+    def proposals(
+        home: HomeOption = Path(".alicorn"), as_json: Annotated[bool, typer.Option("--json")] = False
+    ) -> None:
+        """Runs waiting for a human approval: plan hash, effects, destinations and the reasons."""
+        from alicorn.anvil.proposals import list_proposals
+        from alicorn.render import print_proposals
+
+        found = list_proposals(open_app(home).store)
+        if as_json:
+            typer.echo(json.dumps([p.model_dump(mode="json") for p in found], ensure_ascii=False, indent=2))
+        else:
+            print_proposals(found)
+
+    @app.command()
+    @guard
+    def approve(
+        run_id: Annotated[str, typer.Argument(help="The run waiting for approval (`alicorn proposals`).")],
+        home: HomeOption = Path(".alicorn"),
+        plan_hash: Annotated[
+            str | None, typer.Option(help="The plan hash you reviewed; refused if the run's plan differs.")
+        ] = None,
+        who: AsOption = None,
+        comment: Annotated[str, typer.Option(help="A comment journaled with the approval.")] = "",
+        quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    ) -> None:
+        """Approve a waiting run as a human (never its proposer), bound to its plan hash, and run it."""
+        from alicorn.anvil.errors import NotAwaitingApprovalError
+        from alicorn.runtime.executor import Approval
+        from alicorn.runtime.state import fold
+
+        store = open_app(home).store
+        store.require(run_id)
+        state = fold(store.read(run_id), run_id)
+        if state.plan and state.status != "awaiting_approval":
+            more = f"; it was replaced by run {state.replaced_by}: approve that one" if state.replaced_by else ""
+            raise NotAwaitingApprovalError(
+                f"run {run_id} is {state.status}, not waiting for an approval{more}", run_id=run_id
+            )
+        drive(home, run_id, quiet, approvals=[Approval(_me(who), comment, plan_hash)])
+
+    @app.command()
+    @guard
+    def reject(
+        run_id: Annotated[str, typer.Argument(help="The run waiting for approval.")],
+        reason: Annotated[str, typer.Option(help="Why; journaled for the proposer.")],
+        home: HomeOption = Path(".alicorn"),
+        who: AsOption = None,
+    ) -> None:
+        """Refuse a waiting run: it finishes `rejected`, with no effect."""
+        from alicorn.runtime.executor import Rejection
+
+        drive(home, run_id, True, rejection=Rejection(_me(who), reason))
+
+    @app.command()
+    @guard
+    def rights(
+        agent: Annotated[str, typer.Argument(help="agent:NAME (or human:NAME for the configured human rights).")],
+        home: HomeOption = Path(".alicorn"),
+        at: Annotated[str | None, typer.Option(help="A moment (ISO 8601, UTC): the rights then, and why.")] = None,
+        as_json: Annotated[bool, typer.Option("--json")] = False,
+    ) -> None:
+        """What an agent may do (now or at a moment), its reputation, and the events that made it so."""
+        from alicorn.anvil.explain import rights_report
+        from alicorn.anvil.identity import parse_principal
+        from alicorn.render import print_explanation
+
+        application = open_app(home)
+        principal = parse_principal(agent)
+        when = _moment(at) if at else None
+        if principal.is_human:
+            typer.echo(f"{principal}: a human; rights from the operator's config: ")
+            typer.echo(f"  {application.anvil.settings.human_rights.describe()}")
+            return
+        record = application.anvil.agents.record(principal.id, when)
+        if as_json:
+            data = {
+                "agent": record.id,
+                "registered": record.registered,
+                "reputation": record.reputation,
+                "tier": record.tier,
+                "rights": record.rights.model_dump(mode="json"),
+                "history": [e.__dict__ for e in record.history],
+            }
+            typer.echo(json.dumps(data, indent=2))
+            return
+        print_explanation(rights_report(record, when))
+
+    @app.command()
+    @guard
+    def why(
+        decision: Annotated[str, typer.Argument(help="RUN#SEQ of a decision, or a run id (then give NODE).")],
+        node: Annotated[str | None, typer.Argument(help="A node of the run: the decisions that covered it.")] = None,
+        home: HomeOption = Path(".alicorn"),
+    ) -> None:
+        """Explain a decision: the rules that made it, its inputs, and a sentence a person understands."""
+        from alicorn.anvil.explain import explain_node, explain_ref
+        from alicorn.render import print_explanation
+
+        store = open_app(home).store
+        found = [explain_ref(store, decision)] if node is None else explain_node(store, decision, node)
+        for item in found:
+            print_explanation(item)
+
+    @agent_app.command("register")
+    @guard
+    def agent_register(
+        agent: Annotated[str, typer.Argument(help="agent:NAME")],
+        role: Annotated[list[str] | None, typer.Option(help="planner | executor | researcher | decision")] = None,
+        cause: Annotated[str, typer.Option(help="Why; journaled.")] = "registered by the operator",
+        home: HomeOption = Path(".alicorn"),
+        who: AsOption = None,
+    ) -> None:
+        """Register an agent with minimal rights (none, read, local_write in its workspace)."""
+        from alicorn.anvil.explain import rights_report
+        from alicorn.anvil.identity import parse_principal
+        from alicorn.render import print_explanation
+
+        principal = parse_principal(agent)
+        record = open_app(home, create=True).anvil.agents.register(
+            principal.id, tuple(role or ()), cause=cause, by=_me(who)
+        )
+        print_explanation(rights_report(record, None))
+
+    def change(grant: bool) -> Callable[..., None]:
+        def command(
+            agent: Annotated[str, typer.Argument(help="agent:NAME")],
+            cause: Annotated[str, typer.Option(help="Why; journaled with the change.")],
+            effect: Annotated[list[str] | None, typer.Option(help="An effect class.")] = None,
+            operation: Annotated[list[str] | None, typer.Option(help="An operation name or pattern.")] = None,
+            project: Annotated[list[str] | None, typer.Option(help="A project ('*' for all).")] = None,
+            host: Annotated[list[str] | None, typer.Option(help="A host pattern ('*.example.com').")] = None,
+            path: Annotated[list[str] | None, typer.Option(help="A workspace path pattern ('reports/**').")] = None,
+            max_amount: Annotated[float | None, typer.Option(help="Money a plan may move (revoke: any value).")] = None,
+            home: HomeOption = Path(".alicorn"),
+            who: AsOption = None,
+        ) -> None:
+            from pydantic import ValidationError
+
+            from alicorn.anvil.errors import AnvilError
+            from alicorn.anvil.explain import rights_report
+            from alicorn.anvil.rights import RightsChange
+            from alicorn.render import print_explanation
+
+            try:
+                delta = RightsChange.model_validate(
+                    {
+                        "effects": effect or [],
+                        "operations": operation or [],
+                        "projects": project or [],
+                        "hosts": host or [],
+                        "paths": path or [],
+                        "max_amount": max_amount,
+                    }
+                )
+            except ValidationError as exc:
+                raise AnvilError(f"cannot read the rights: {exc.errors()[0]['msg']}") from None
+            record = open_app(home).anvil.agents.change(agent, delta, grant=grant, cause=cause, by=_me(who))
+            print_explanation(rights_report(record, None))
+
+        command.__doc__ = "Grant rights to an agent, with a cause." if grant else "Revoke rights, with a cause."
+        return command
+
+    agent_app.command("grant")(guard(change(True)))
+    agent_app.command("revoke")(guard(change(False)))
+
+    @agent_app.command("list")
+    @guard
+    def agent_list(home: HomeOption = Path(".alicorn")) -> None:
+        """Every registered agent with its reputation and rights."""
+        registry = open_app(home).anvil.agents
+        for name in registry.agents():
+            record = registry.record(name)
+            typer.echo(f"{name}: reputation {record.reputation} ({record.tier}); {record.rights.describe()}")
+
+    @policy_app.command("check")
+    @guard
+    def policy_check(
+        file: Annotated[Path | None, typer.Argument(help="A policy file (default: the one in force).")] = None,
+        home: HomeOption = Path(".alicorn"),
+    ) -> None:
+        """Parse and validate policy rules against this Alicorn's operations and context."""
+        from alicorn.anvil.policy import load_policies
+
+        application = open_app(home, create=True)
+        policies = load_policies(file, application.registry.names()) if file is not None else application.anvil.policies
+        typer.echo(f"ok: {policies.source}: {len(policies.rules)} rules ({', '.join(policies.rules)})")
+        typer.echo(f"sha256 {policies.digest}")
+
+    @policy_app.command("show")
+    @guard
+    def policy_show(home: HomeOption = Path(".alicorn")) -> None:
+        """Print the policy set in force, with its source and digest."""
+        policies = open_app(home, create=True).anvil.policies
+        typer.echo(f"// {policies.source}  sha256 {policies.digest}")
+        typer.echo(policies.text, nl=False)
+
+
+def _moment(text: str) -> str:
+    """An ISO 8601 moment as an `at` string (UTC, microseconds, Z)."""
+    from datetime import UTC, datetime
+
+    from alicorn.anvil.errors import AnvilError
+
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    except ValueError:
+        raise AnvilError(f"--at {text!r}: write a moment as ISO 8601, e.g. 2026-11-30T12:00:00Z") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

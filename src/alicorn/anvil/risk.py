@@ -1,0 +1,163 @@
+"""Whole-plan risk: effect classes and destinations aggregated over every node and over data flow.
+
+A plan's risk is a set, not a list: five small sends to one host are one external transmission to that host, and
+any node whose declared destination (`url_input`) receives private-or-higher data counts as an external
+transmission of the plan, whatever its operation declares (a GET whose query carries HR records sends them). The
+policy sees only these aggregates (classes, hosts, paths, the most sensitive outbound label, the total amount), so
+splitting an operation into many small ones, renaming nodes or reordering them cannot change a decision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+from urllib.parse import urlsplit
+
+from alicorn.anvil.labels import Classification, DataLabels, NodeLabel, highest, label_rank, normalize_path, propagate
+from alicorn.plan.dsl import EFFECT_ORDER, EffectClass, LiteralInput, Node, Plan, effect_rank
+
+EXTERNAL: EffectClass = "external_transmission"
+#: A destination computed at run time (a reference), unknown when the plan is judged.
+UNKNOWN = "?"
+
+
+@dataclass(frozen=True)
+class NodeRisk:
+    """One node's contribution: its declared and effective effect, where it reaches, what data it carries."""
+
+    node: str
+    operation: str
+    declared: EffectClass
+    effective: EffectClass
+    carries: Classification
+    hosts: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    amount: float = 0.0
+    amount_unknown: bool = False
+    upgraded_because: str | None = None
+
+
+@dataclass(frozen=True)
+class PlanRisk:
+    """The aggregate risk of a plan; every property is invariant under splitting, renaming and reordering."""
+
+    nodes: tuple[NodeRisk, ...]
+
+    @cached_property
+    def classes(self) -> tuple[EffectClass, ...]:
+        found = {n.effective for n in self.nodes}
+        return tuple(c for c in EFFECT_ORDER if c in found)
+
+    @property
+    def highest(self) -> EffectClass:
+        return self.classes[-1] if self.nodes else "none"
+
+    @property
+    def rank(self) -> int:
+        return effect_rank(self.highest)
+
+    @cached_property
+    def hosts(self) -> tuple[str, ...]:
+        return tuple(sorted({h for n in self.nodes for h in n.hosts}))
+
+    @cached_property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(sorted({p for n in self.nodes for p in n.paths}))
+
+    @cached_property
+    def destinations(self) -> tuple[str, ...]:
+        return tuple([f"host:{h}" for h in self.hosts] + [f"path:{p}" for p in self.paths])
+
+    @cached_property
+    def outbound(self) -> Classification:
+        """The most sensitive data that reaches an outside host (public when nothing leaves)."""
+        return highest(n.carries for n in self.nodes if n.hosts)
+
+    @property
+    def amount(self) -> float:
+        return float(sum(n.amount for n in self.nodes))
+
+    @property
+    def amount_unknown(self) -> bool:
+        return any(n.amount_unknown for n in self.nodes)
+
+    @cached_property
+    def operations(self) -> tuple[str, ...]:
+        return tuple(sorted({n.operation for n in self.nodes}))
+
+    def nodes_of(self, operation: str) -> tuple[str, ...]:
+        return tuple(n.node for n in self.nodes if n.operation == operation)
+
+    def effective_of(self, operation: str) -> EffectClass:
+        """The highest effective class of the operation's nodes in this plan."""
+        ranks = [effect_rank(n.effective) for n in self.nodes if n.operation == operation]
+        return EFFECT_ORDER[max(ranks, default=0)]
+
+    def by_class(self) -> dict[str, list[str]]:
+        grouped: dict[str, list[str]] = {}
+        for n in self.nodes:
+            grouped.setdefault(n.effective, []).append(n.node)
+        return {c: grouped[c] for c in EFFECT_ORDER if c in grouped}
+
+    def upgrades(self) -> list[str]:
+        """Why nodes count as more than they declare (data flow), in words."""
+        return [f"{n.node} ({n.operation}) {n.upgraded_because}" for n in self.nodes if n.upgraded_because]
+
+    def to_json(self) -> dict[str, Any]:
+        """What run.created journals: the aggregates, per-class nodes, and the data-flow upgrades."""
+        return {
+            "classes": list(self.classes),
+            "by_class": self.by_class(),
+            "hosts": list(self.hosts),
+            "paths": list(self.paths),
+            "outbound": self.outbound,
+            "amount": self.amount,
+            "upgrades": self.upgrades(),
+        }
+
+
+def _host(binding: Any) -> str:
+    if isinstance(binding, LiteralInput) and isinstance(binding.value, str):
+        return (urlsplit(binding.value).hostname or UNKNOWN).lower()
+    return UNKNOWN
+
+
+def _path(binding: Any) -> str:
+    if isinstance(binding, LiteralInput) and isinstance(binding.value, str):
+        return normalize_path(binding.value)
+    return UNKNOWN
+
+
+def _node_risk(node: Node, op: Any, label: NodeLabel) -> NodeRisk:
+    declared: EffectClass = op.effect
+    effective = declared
+    hosts: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    amount, amount_unknown = 0.0, False
+    upgraded: str | None = None
+    if op.url_input is not None and op.url_input in node.inputs:
+        hosts = (_host(node.inputs[op.url_input]),)
+        if label_rank(label.inputs) >= label_rank("private") and effect_rank(declared) < effect_rank(EXTERNAL):
+            effective = EXTERNAL
+            origin = f" from {', '.join(label.carriers)}" if label.carriers else ""
+            where = "a host computed at run time" if hosts[0] == UNKNOWN else hosts[0]
+            upgraded = f"sends {label.inputs} data{origin} to {where}: an external transmission"
+    if op.path_input is not None and declared == "local_write" and op.path_input in node.inputs:
+        paths = (_path(node.inputs[op.path_input]),)
+    if op.amount_input is not None and op.amount_input in node.inputs:
+        binding = node.inputs[op.amount_input]
+        value = binding.value if isinstance(binding, LiteralInput) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            amount = abs(float(value))
+        else:
+            amount_unknown = True
+    return NodeRisk(
+        node.node_id, op.name, declared, effective, label.inputs, hosts, paths, amount, amount_unknown, upgraded
+    )
+
+
+def assess(plan: Plan, catalog: Any, labels: DataLabels | None = None) -> PlanRisk:
+    """The risk of a valid plan under the operator's data labels."""
+    node_labels = propagate(plan, catalog, labels or DataLabels())
+    return PlanRisk(tuple(_node_risk(n, catalog.get(n.operation), node_labels[n.node_id]) for n in plan.nodes))

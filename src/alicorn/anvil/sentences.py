@@ -1,0 +1,90 @@
+"""Sentences a person understands, for every decision: who may do what, and which rules said so and why.
+
+The default rules have phrases that use the decision's facts (the plan's effects, the rights gaps, the hosts); an
+operator's own rules are named by their @id. The sentence is journaled with the decision, so `alicorn why` shows
+the words that were true when the decision was taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from alicorn.anvil.rights import describe_gap
+
+if TYPE_CHECKING:
+    from alicorn.anvil.decide import Facts
+
+
+def _list(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _above_local_write(facts: Facts) -> str:
+    risk = facts.risk
+    classes = [c for c in risk.classes if c not in ("none", "read", "local_write")]
+    hosts = [h if h != "?" else "a host computed at run time" for h in risk.hosts]
+    where = f" to {_list(hosts)}" if hosts and "external_transmission" in classes else ""
+    return f"{_list(classes)}{where}"
+
+
+def _approval(facts: Facts) -> str:
+    if facts.approval == "granted":
+        return f"{_list(list(facts.approved_by)) or 'a human'} approved this plan's hash"
+    if facts.approval == "carried":
+        return "the approval of the plan this replan replaces carries over: the replan changes nothing material"
+    return "a human other than the proposer approves this plan's hash"
+
+
+def rule_phrase(rule: str, facts: Facts) -> str:
+    """What a rule means for these facts."""
+    who = facts.subject.id
+    risk = facts.risk
+    if rule == "permit-within-rights":
+        return f"the whole plan ({_list(list(risk.classes)) or 'no effect'}) stays within {who}'s rights"
+    if rule == "permit-human-approved":
+        return _approval(facts)
+    if rule == "forbid-unknown-agent":
+        return f"{who} is not a registered agent (register it with `alicorn agent register {who}`)"
+    if rule == "forbid-forbidden-effects":
+        banned = sorted(set(facts.forbidden) & set(risk.classes))
+        return f"the plan has {_list(banned)}, which this run forbids"
+    if rule == "forbid-secret-outbound":
+        return f"secret data would leave for {_list(list(risk.hosts))}"
+    if rule == "material-change-needs-approval":
+        return "it replans the goal with a material change (" + "; ".join(facts.material_reasons) + ")"
+    return f"rule {rule!r} says so"
+
+
+def _why_not(facts: Facts, blocked: tuple[str, ...]) -> str:
+    parts = [rule_phrase(rule, facts) for rule in blocked]
+    if facts.gaps:
+        parts.append(f"it goes beyond {facts.subject.id}'s rights ({_list([describe_gap(g) for g in facts.gaps])})")
+    if facts.risk.rank > 2:
+        parts.append(f"the plan has effects above local_write ({_above_local_write(facts)})")
+    parts += facts.risk.upgrades()
+    return "; ".join(parts) or "no rule allows it without an approval"
+
+
+def _rules(rules: tuple[str, ...]) -> str:
+    return f" [rules: {', '.join(rules)}]" if rules else " [no rule matched]"
+
+
+def decision_sentence(
+    kind: str, operation: str, facts: Facts, blocked: tuple[str, ...], permitted: tuple[str, ...]
+) -> str:
+    """The journaled sentence of one check."""
+    who = facts.subject.id
+    plan = f"plan {facts.plan_hash[:12]}…"
+    if kind == "allow":
+        because = "; ".join(rule_phrase(r, facts) for r in permitted)
+        return f"Allowed: {who} may run {operation} in {plan}, because {because}.{_rules(permitted)}"
+    if kind == "needs_approval":
+        return (
+            f"Needs a human approval: {who} may run {operation} in {plan} only once {_approval(facts)}, because "
+            f"{_why_not(facts, blocked)}.{_rules((*blocked, *permitted))}"
+        )
+    reasons = "; ".join(rule_phrase(r, facts) for r in blocked) or "no rule permits it, even with a human approval"
+    return f"Denied: {who} may not run {operation} in {plan}: {reasons}.{_rules(blocked)}"

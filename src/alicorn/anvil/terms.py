@@ -1,0 +1,80 @@
+"""A run's terms: who proposed it, for which project, within which budgets, with which effects forbidden.
+
+Terms are fixed when a run is created and journaled in `run.created`, so every later decision about the run (and
+its replay) reads them from there. A replan's terms add where it came from: the run it replaces and the summary of
+that run's plan, which is what `replan.compare` judges the new plan against.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from alicorn.anvil.budget import Budget
+from alicorn.anvil.identity import parse_principal
+from alicorn.anvil.labels import DataLabels
+from alicorn.anvil.replan import DEFAULT_THRESHOLD
+from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
+
+ProjectName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$")]
+DEFAULT_PROPOSER = "human:operator"
+
+
+class ReplanOrigin(BaseModel):
+    """The run a replan replaces, and the facts of its plan."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    run: str
+    summary: dict[str, Any]
+    threshold: float = Field(DEFAULT_THRESHOLD, ge=0)
+
+
+class RunTerms(BaseModel):
+    """The terms of one run (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    proposed_by: str = DEFAULT_PROPOSER
+    project: ProjectName = "default"
+    budget: Budget = Budget()
+    project_budget: Budget = Budget()
+    forbidden: tuple[EffectClass, ...] = ()
+    labels: DataLabels = DataLabels()
+    replan_of: ReplanOrigin | None = None
+
+    @field_validator("proposed_by")
+    @classmethod
+    def _identity(cls, value: str) -> str:
+        return parse_principal(value).id
+
+    @field_validator("forbidden")
+    @classmethod
+    def _ordered(cls, value: tuple[EffectClass, ...]) -> tuple[EffectClass, ...]:
+        return tuple(c for c in EFFECT_ORDER if c in set(value))
+
+    def to_created(self) -> dict[str, Any]:
+        """The fields `run.created` journals."""
+        data: dict[str, Any] = {
+            "proposed_by": self.proposed_by,
+            "project": self.project,
+            "budget": {"run": self.budget.to_json(), "project": self.project_budget.to_json()},
+            "forbidden": list(self.forbidden),
+            "labels": self.labels.model_dump(mode="json"),
+        }
+        if self.replan_of is not None:
+            data["replan_of"] = self.replan_of.model_dump(mode="json")
+        return data
+
+    @classmethod
+    def from_created(cls, data: dict[str, Any]) -> RunTerms:
+        """The terms a `run.created` event journaled (runs recorded before Anvil get the defaults)."""
+        budget = data.get("budget") or {}
+        return cls(
+            proposed_by=data.get("proposed_by", DEFAULT_PROPOSER),
+            project=data.get("project", "default"),
+            budget=Budget.model_validate(budget.get("run", {})),
+            project_budget=Budget.model_validate(budget.get("project", {})),
+            forbidden=tuple(data.get("forbidden", ())),
+            labels=DataLabels.model_validate(data.get("labels", {})),
+            replan_of=ReplanOrigin.model_validate(data["replan_of"]) if data.get("replan_of") else None,
+        )

@@ -1,0 +1,150 @@
+"""Admission: Anvil's decisions and budgets inside a session, journaled in the run's stream.
+
+At start (and when a human approves a waiting run) a session journals `anvil.inputs` and one `anvil.check` per
+operation of the plan, then proceeds (allow), waits for a human with a ProposalEnvelope (`run.awaiting_approval`,
+needs_approval) or finishes the run with no effect (`denied`). Before every node call it checks the run's and the
+project's budgets from the fold; a call that would exceed one journals `budget.exceeded` and stops the run like a
+stop condition (no new calls; calls in flight finish). Everything here reads journaled values only, so replay
+regenerates the same events.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from alicorn.anvil.budget import Usage, check_step
+from alicorn.anvil.decide import ApprovalState, Facts, Verdict, decide
+from alicorn.anvil.policy import Policies
+from alicorn.anvil.replan import compare, summarize
+from alicorn.anvil.rights import Subject
+from alicorn.anvil.risk import PlanRisk
+from alicorn.errors import RunError
+from alicorn.ops.registry import Operation
+from alicorn.plan.dsl import effect_rank
+
+if TYPE_CHECKING:
+    from alicorn.runtime.session import Session
+
+
+def journal_inputs(session: Session, *, usage: bool) -> dict[str, Any]:
+    """Journal `anvil.inputs` (the policy's text only the first time this run sees it); return the inputs."""
+    data = session.executor.gate.inputs(session.run_id, session.terms, next_seq=session.next_seq, usage=usage)
+    policy = dict(data["policy"])
+    digest = policy["digest"]
+    text = policy.get("text") or session.state.policies.get(digest)
+    if text is None:
+        raise RunError(f"run {session.run_id}: the journal has no text for the policy set {digest[:12]}…")
+    if digest in session.state.policies:
+        policy.pop("text", None)
+    session.emit("anvil.inputs", {**data, "policy": policy})
+    return {**data, "policy": {**policy, "text": text}}
+
+
+def approval_state(session: Session) -> tuple[ApprovalState, tuple[str, ...]]:
+    """Whether the current plan hash is approved (granted, or carried over from a non-material replan), and by whom."""
+    bound = [a for a in session.state.approvals if a.get("plan_hash") == session.state.plan_hash]
+    if not bound:
+        return "none", ()
+    kind: ApprovalState = "granted" if any(not a.get("carried") for a in bound) else "carried"
+    return kind, tuple(sorted({a["by"] for a in bound}))
+
+
+def change_of(session: Session) -> Any:
+    """The material-change judgement of a replan (None for a first plan)."""
+    origin = session.terms.replan_of
+    if origin is None:
+        return None
+    return compare(origin.summary, summarize(session.plan, session.registry, session.risk), origin.threshold)
+
+
+def admit(session: Session) -> Verdict:
+    """Journal the inputs and one check per operation; return the plan's verdict."""
+    inputs = journal_inputs(session, usage=not session.terms.project_budget.empty)
+    inputs_seq = session.next_seq - 1
+    approval, approvers = approval_state(session)
+    change = change_of(session)
+    facts = Facts(
+        plan_hash=session.state.plan_hash,
+        goal_hash=session.state.goal_hash,
+        project=session.terms.project,
+        risk=session.risk,
+        subject=Subject.from_json(inputs["principal"]),
+        forbidden=session.terms.forbidden,
+        approval=approval,
+        approved_by=approvers,
+        material=bool(change is not None and change.material),
+        material_reasons=tuple(change.reasons) if change is not None else (),
+    )
+    policy = inputs["policy"]
+    verdict = decide(Policies(policy["text"], policy["source"]), facts)
+    for check in verdict.checks:
+        session.emit("anvil.check", {**check.to_json(), "inputs": inputs_seq, "policy": policy["digest"]})
+    return verdict
+
+
+def proceed(session: Session, verdict: Verdict) -> bool:
+    """Act on a verdict: True to run the plan; otherwise the run waits for a human or is closed as denied."""
+    if verdict.decision == "allow":
+        return True
+    if verdict.decision == "needs_approval":
+        risk = session.risk
+        session.emit(
+            "run.awaiting_approval",
+            {
+                "effects": _awaited_effects(risk, verdict),
+                "reason": " ".join(verdict.reasons()),
+                "reasons": verdict.reasons(),
+                "rules": verdict.rules(),
+                "plan_hash": session.state.plan_hash,
+                "goal_hash": session.state.goal_hash,
+                "proposed_by": session.terms.proposed_by,
+                "project": session.terms.project,
+                "classes": list(risk.classes),
+                "destinations": list(risk.destinations),
+            },
+        )
+        return False
+    close(session, "denied", " ".join(verdict.reasons()))
+    return False
+
+
+def _awaited_effects(risk: PlanRisk, verdict: Verdict) -> dict[str, list[str]]:
+    """The effect classes the approval is about (above local_write, or beyond the proposer's rights), with nodes."""
+    waiting = [c for c in verdict.checks if c.decision == "needs_approval"]
+    flagged = {c for c in risk.classes if effect_rank(c) > effect_rank("local_write")}
+    for check in waiting:
+        flagged |= {g.partition(":")[2] for g in check.request["context"]["rights_gaps"] if g.startswith("effect:")}
+    by_class = risk.by_class()
+    chosen: dict[str, list[str]] = {c: nodes for c, nodes in by_class.items() if c in flagged}
+    if chosen:
+        return chosen
+    nodes = {n for check in waiting for n in check.nodes}
+    return {c: [n for n in found if n in nodes] for c, found in by_class.items() if any(n in nodes for n in found)}
+
+
+def close(session: Session, status: str, reason: str, **extra: Any) -> None:
+    """Finish the run without any effect: every open node is skipped, then `run.finished` with `status`."""
+    state = session.state
+    for node_id in state.order:
+        if state.nodes[node_id].status in ("pending", "standby"):
+            session.emit("node.skipped", {"node": node_id, "reason": f"run {status}"})
+    counts: dict[str, int] = {}
+    for node_id in state.order:
+        counts[state.nodes[node_id].status] = counts.get(state.nodes[node_id].status, 0) + 1
+    session.emit("run.finished", {"status": status, "reason": reason, "nodes": dict(sorted(counts.items())), **extra})
+
+
+def over_budget(session: Session, node_id: str, op: Operation) -> bool:
+    """Before a node call: if it would exceed a budget, journal `budget.exceeded` and stop the run."""
+    terms = session.terms
+    if terms.budget.empty and terms.project_budget.empty:
+        return False
+    state = session.state
+    others = Usage.from_json(state.project_usage or {})
+    step = Usage(steps=1, effects=1 if op.has_effect else 0)
+    found = check_step(terms.budget, terms.project_budget, state.usage.usage(session.now), others, terms.project, step)
+    if found is None:
+        return False
+    session.emit("budget.exceeded", {"node": node_id, **found.to_json()})
+    session.emit("run.stopped", {"node": node_id, "reason": found.sentence(), "cause": "budget"})
+    return True

@@ -1,0 +1,153 @@
+"""Human decisions a session journals: approvals (granted, or carried over by a replan), rejections, resolutions.
+
+Each is an input like a tool result: journaled in the batch that opens a session, and read back from there by
+replay. Approvals are checked before anything is journaled: only a human may approve, never the plan's proposer,
+and an approval that names a plan hash must name the run's own (a stale hash is refused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from alicorn.anvil.errors import StaleApprovalError
+from alicorn.anvil.identity import check_approver
+from alicorn.errors import RunError
+
+if TYPE_CHECKING:
+    from alicorn.runtime.session import Session
+
+
+@dataclass(frozen=True)
+class Approval:
+    """A human's decision to let a plan's effects happen; journaled as `approval.granted`.
+
+    `plan_hash`, when given, is the hash the human saw; it must be the run's plan hash.
+    """
+
+    by: str
+    comment: str = ""
+    plan_hash: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.by.strip():
+            raise RunError("an approval must name the human who gives it")
+
+
+@dataclass(frozen=True)
+class CarriedApproval:
+    """An approval of an earlier plan that a non-material replan keeps; journaled as `approval.carried`."""
+
+    by: str
+    comment: str
+    from_run: str
+    from_plan_hash: str
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A human's refusal of a proposal: the run finishes `rejected`, with no effect."""
+
+    by: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not self.reason.strip():
+            raise RunError('a rejection needs a reason (--reason "why"); it is journaled for the proposer')
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """A human's answer about an effect whose outcome was unknown: applied (with its output) or not applied."""
+
+    node: str
+    applied: bool
+    by: str
+    output: dict[str, Any] | None = None
+
+
+def check_approvals(approvals: Iterable[Approval], proposer: str, run_id: str, plan_hash: str) -> list[Approval]:
+    """Refuse approvals by agents, by the proposer, or bound to another plan hash (nothing is journaled)."""
+    checked = []
+    for approval in approvals:
+        check_approver(approval.by, proposer, run_id)
+        if approval.plan_hash is not None and approval.plan_hash != plan_hash:
+            raise StaleApprovalError(
+                f"the approval names plan hash {approval.plan_hash[:16]}…, but run {run_id} executes plan "
+                f"{plan_hash[:16]}…: an approval is bound to the plan it was given for. Look at the plan "
+                f"(`alicorn proposals`, `alicorn show {run_id}`) and approve its hash; nothing was done",
+                run_id=run_id,
+            )
+        checked.append(approval)
+    return checked
+
+
+def grant(session: Session, approvals: Iterable[Approval]) -> None:
+    for approval in approvals:
+        session.emit(
+            "approval.granted",
+            {
+                "by": approval.by,
+                "comment": approval.comment,
+                "plan_hash": session.state.plan_hash,
+                "effects": sorted(session.state.effects),
+            },
+        )
+
+
+def carry(session: Session, carried: Iterable[CarriedApproval]) -> None:
+    for item in carried:
+        session.emit(
+            "approval.carried",
+            {
+                "by": item.by,
+                "comment": item.comment,
+                "from_run": item.from_run,
+                "from_plan_hash": item.from_plan_hash,
+                "plan_hash": session.state.plan_hash,
+            },
+        )
+
+
+def resolve(session: Session, resolutions: Iterable[Resolution]) -> None:
+    state = session.state
+    for res in resolutions:
+        ns = state.nodes.get(res.node)
+        effect = state.effects_log.get(res.node)
+        if ns is None or effect is None or ns.status != "blocked":
+            waiting = ", ".join(state.blocked()) or "none"
+            raise RunError(
+                f"node {res.node!r} of run {session.run_id} has no effect waiting for a decision (waiting: "
+                f"{waiting}); nothing was done"
+            )
+        output: dict[str, Any] = {}
+        if res.applied:
+            try:
+                output = session.op(res.node).outputs.model_validate(res.output or {}).model_dump(mode="json")
+            except ValidationError as exc:
+                raise RunError(
+                    f"the output given for {res.node!r} does not match {session.op(res.node).name}'s outputs "
+                    f"({exc.errors()[0]['msg']}); give it as --output JSON; nothing was done"
+                ) from None
+        session.emit(
+            "effect.resolved",
+            {
+                "node": res.node,
+                "attempt": ns.attempt,
+                "key": effect.key,
+                "applied": res.applied,
+                "by": res.by,
+                **({"output": output} if res.applied else {}),
+            },
+        )
+        if res.applied:
+            session.emit(
+                "tool.result", {"node": res.node, "attempt": ns.attempt, "ok": True, "output": output, "via": "human"}
+            )
+            session.emit("effect.done", {"node": res.node, "attempt": ns.attempt, "key": effect.key})
+            session.succeed(session.nodes[res.node], ns.attempt, output)
+        else:
+            session.dirty.add(res.node)
