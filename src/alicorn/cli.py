@@ -455,6 +455,16 @@ def _memory_apps() -> None:
 _memory_apps()
 
 
+# ---- `alicorn models` (issue 5): the sub-app's module imports only typer at its top; each command imports the rest.
+def _models_app() -> typer.Typer:
+    from alicorn.models.cli import build_models_app
+
+    return build_models_app()
+
+
+app.add_typer(_models_app(), name="models", help="Model profiles, routing decisions and intent classification.")
+
+
 def main() -> None:
     """Console entry point."""
     sys.exit(app())

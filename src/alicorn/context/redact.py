@@ -1,0 +1,294 @@
+"""Finding and redacting private data and secrets in text (English, Polish, Russian).
+
+Two severities:
+
+* ``secret``: API keys, tokens, passwords, private keys, payment cards. Never allowed in a prompt, a journal or a log,
+  whatever the provider: `scrub_secrets` replaces them everywhere.
+* ``private``: names, e-mail addresses, phone numbers and identifiers (PESEL, IBAN, passport, SSN-like, SNILS...).
+  Allowed for a local model; replaced in the minimized projection sent to an external provider.
+
+Detectors err on the side of redacting: a false positive costs a word of context, a false negative leaks. Values
+that carry a checksum (PESEL, IBAN, payment cards) are checked so that ordinary long numbers survive; a value that
+follows a keyword ("PESEL:", "paszport", "пароль:") is redacted whether or not it checks out.
+
+A `Redactor` gives each distinct value one placeholder (``[EMAIL_1]``), so the text stays coherent, and keeps the
+mapping in memory only (`restore` puts values back into a local answer). Neither values nor their hashes are ever
+returned in a form meant for the journal: `Redactor.counts()` is what gets recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from alicorn.context.names import find_names
+
+Severity = Literal["secret", "private"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One detected value: where it is and what it is (the value itself stays in the caller's text)."""
+
+    start: int
+    end: int
+    category: str
+    severity: Severity
+
+
+Check = Callable[[str], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class _Detector:
+    category: str
+    severity: Severity
+    pattern: re.Pattern[str]
+    check: Check | None = None
+    group: int = 0
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def pesel_ok(text: str) -> bool:
+    """PESEL checksum (weights 1,3,7,9 repeating)."""
+    digits = _digits(text)
+    if len(digits) != 11:
+        return False
+    weights = (1, 3, 7, 9, 1, 3, 7, 9, 1, 3)
+    total = sum(int(d) * w for d, w in zip(digits, weights, strict=False))
+    return (10 - total % 10) % 10 == int(digits[10])
+
+
+def iban_ok(text: str) -> bool:
+    """ISO 13616 mod-97 check; a bare 26-digit Polish NRB is checked as PL."""
+    compact = re.sub(r"\s", "", text).upper()
+    if compact.isdigit() and len(compact) == 26:
+        compact = "PL" + compact
+    if len(compact) < 15 or not compact[:2].isalpha():
+        return False
+    moved = compact[4:] + compact[:4]
+    number = "".join(str(int(ch, 36)) for ch in moved)
+    return int(number) % 97 == 1
+
+
+def luhn_ok(text: str) -> bool:
+    """Payment card checksum."""
+    digits = _digits(text)
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for index, ch in enumerate(reversed(digits)):
+        value = int(ch)
+        if index % 2 == 1:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _enough_digits(minimum: int) -> Check:
+    return lambda text: len(_digits(text)) >= minimum
+
+
+def _secretish(text: str) -> bool:
+    """A password given after 'is'/'to'/'—' must look like one (a digit or a symbol), not like a plain word."""
+    return len(text) >= 4 and any(not ch.isalpha() for ch in text)
+
+
+_I = re.IGNORECASE
+_SECRET_WORDS = (
+    r"pass(?:word|wd|phrase)?|pwd|secret|client[_ -]?secret|api[_ -]?key|apikey|access[_ -]?key|auth[_ -]?token"
+    r"|token|has(?:ł|l)(?:o|a|em|u)|klucz(?:a|em)?(?: api)?|tajn\w*|парол(?:ь|я|ем|ю)|токен\w*|ключ\w*(?: api)?"
+    r"|секрет\w*"
+)
+_ID_WORDS = (
+    r"pesel|passport(?: (?:no|number))?|paszport\w*|dow(?:ó|o)d\w*(?: osobist\w*)?|nip|regon|ssn|social security"
+    r"(?: number)?|id number|numer (?:dowodu|paszportu|pesel)|паспорт\w*|инн|снилс|серия(?: и номер)?"
+)
+
+_DETECTORS: tuple[_Detector, ...] = (
+    _Detector(
+        "private_key",
+        "secret",
+        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
+    ),
+    _Detector("api_key", "secret", re.compile(r"\bsk-(?:proj-|live-|test-|ant-)?[A-Za-z0-9_-]{16,}")),
+    _Detector("api_key", "secret", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
+    _Detector("api_key", "secret", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    _Detector("api_key", "secret", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    _Detector("api_key", "secret", re.compile(r"\bAIza[0-9A-Za-z_-]{30,}")),
+    _Detector("api_key", "secret", re.compile(r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}")),
+    _Detector("api_key", "secret", re.compile(r"\bhf_[A-Za-z0-9]{20,}")),
+    _Detector("token", "secret", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    _Detector("token", "secret", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)"), group=1),
+    _Detector("password", "secret", re.compile(r"(?<=://)[^\s:/@]+:[^\s@/]+(?=@)")),
+    # keyword, then ':' or '=' (any value): "password: hunter2", "hasło=Kot!23", "пароль: qwerty"
+    _Detector(
+        "password",
+        "secret",
+        re.compile(rf"(?:{_SECRET_WORDS})[\"']?\s*(?:[:=]|=>)\s*[\"']?([^\s\"',;]{{3,}})", _I),
+        group=1,
+    ),
+    # keyword and up to three short words, then ':' (the value must look like a secret): "hasło do serwera:
+    # Kot!23", "пароль от почты: Медведь#1"
+    _Detector(
+        "password",
+        "secret",
+        re.compile(rf"(?:{_SECRET_WORDS})(?:[ \t]+[^\s:=,;.]{{1,15}}){{1,3}}\s*[:=]\s*[\"']?([^\s\"',;]{{4,}})", _I),
+        check=_secretish,
+        group=1,
+    ),
+    # keyword, then 'is'/'to'/'jest'/'—'/'это' (the value must look like a secret)
+    _Detector(
+        "password",
+        "secret",
+        re.compile(rf"(?:{_SECRET_WORDS})\s+(?:is|was|to|jest|brzmi|—|-|–|это|будет)\s+[\"'«]?([^\s\"'»,;]{{4,}})", _I),
+        check=_secretish,
+        group=1,
+    ),
+    _Detector("payment_card", "secret", re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"), check=luhn_ok),
+    _Detector("email", "private", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")),
+    _Detector(
+        "iban",
+        "private",
+        re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b"),
+        check=iban_ok,
+    ),
+    _Detector("iban", "private", re.compile(r"(?<!\d)\d{2}(?:[ ]?\d{4}){6}(?!\d)"), check=iban_ok),
+    _Detector("pesel", "private", re.compile(r"(?<!\d)\d{11}(?!\d)"), check=pesel_ok),
+    # keyword, then an identifier with digits: "PESEL 12345678901", "паспорт 45 09 123456", "ИНН: 7707083893"
+    _Detector(
+        "identifier",
+        "private",
+        re.compile(
+            rf"(?:{_ID_WORDS})\s*(?:no\.?|nr\.?|№|#|number|numer)?\s*[:=]?\s*([A-ZА-Я]{{0,3}}[\d][\d \-]{{3,}}\d)", _I
+        ),
+        check=_enough_digits(5),
+        group=1,
+    ),
+    _Detector("ssn", "private", re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")),
+    _Detector("snils", "private", re.compile(r"(?<![\d-])\d{3}-\d{3}-\d{3}[ -]\d{2}(?![\d-])")),
+    _Detector("passport", "private", re.compile(r"\b[A-Z]{2}\d{7}\b")),  # Polish passport form: AB1234567
+    _Detector("passport", "private", re.compile(r"\b[A-Z]{3} ?\d{6}\b")),  # Polish ID card: ABC 123456
+    _Detector("passport", "private", re.compile(r"(?<!\d)\d{2} ?\d{2} \d{6}(?!\d)")),  # Russian passport 4509 123456
+    _Detector(
+        "phone",
+        "private",
+        re.compile(r"(?<![\w+])(?:\+|00)\d{1,3}[\s.-]?(?:\(?\d{1,4}\)?[\s.-]?){2,5}\d{2,4}(?!\d)"),
+        check=_enough_digits(9),
+    ),
+    _Detector(
+        "phone",
+        "private",
+        re.compile(r"(?<![\d.])(?:8[\s-]?)?\(?\d{3}\)?[\s-]\d{3}[\s-]?\d{2,3}[\s-]?\d{2,3}(?!\d|\.\d)"),
+        check=_enough_digits(9),
+    ),
+    _Detector("phone", "private", re.compile(r"(?<![\d.])\(\d{3}\)[\s.-]?\d{3}[\s.-]\d{4}(?!\d|\.\d)")),  # US
+    _Detector("phone", "private", re.compile(r"(?<![\d.-])\d{3}[ -]\d{3}[ -]\d{3}(?![\d-]|\.\d)")),  # PL mobile
+)
+
+SECRET_CATEGORIES = frozenset(d.category for d in _DETECTORS if d.severity == "secret")
+PRIVATE_CATEGORIES = frozenset({*(d.category for d in _DETECTORS if d.severity == "private"), "name"})
+
+
+def find(
+    text: str, *, severities: Iterable[Severity] = ("secret", "private"), names: Iterable[str] = ()
+) -> list[Finding]:
+    """Every secret / private value in `text`, overlaps resolved (earliest, then longest, wins).
+
+    `names` are people known to the project (a staff list, the conversation's participants); they are found in
+    their inflected forms too. Other names are found through titles, introductions and first-name/surname shapes.
+    """
+    wanted = set(severities)
+    found: list[Finding] = []
+    for detector in _DETECTORS:
+        if detector.severity not in wanted:
+            continue
+        for match in detector.pattern.finditer(text):
+            start, end = match.span(detector.group)
+            if start < 0 or end <= start:
+                continue
+            if detector.check is not None and not detector.check(match.group(detector.group)):
+                continue
+            found.append(Finding(start, end, detector.category, detector.severity))
+    if "private" in wanted:
+        found.extend(Finding(s, e, "name", "private") for s, e in find_names(text, names))
+    # Secrets first at the same place; then earliest, then longest.
+    found.sort(key=lambda f: (f.start, f.severity != "secret", -(f.end - f.start)))
+    kept: list[Finding] = []
+    for item in found:
+        if kept and item.start < kept[-1].end:
+            if item.end > kept[-1].end and item.severity == "secret":
+                kept[-1] = Finding(kept[-1].start, item.end, item.category, "secret")
+            continue
+        kept.append(item)
+    return kept
+
+
+class Redactor:
+    """Replaces findings with stable placeholders; remembers values only in memory, to restore local answers."""
+
+    def __init__(self, *, names: Iterable[str] = ()) -> None:
+        self._names = tuple(names)
+        self._placeholders: dict[tuple[str, str], str] = {}
+        self._values: dict[str, str] = {}
+        self._counts: Counter[str] = Counter()
+
+    def redact(self, text: str, *, severities: Iterable[Severity] = ("secret", "private")) -> tuple[str, Counter[str]]:
+        """`text` with every finding of the given severities replaced; also the count per category."""
+        findings = find(text, severities=severities, names=self._names)
+        counts: Counter[str] = Counter()
+        out: list[str] = []
+        position = 0
+        for item in findings:
+            value = text[item.start : item.end]
+            key = (item.category, value)
+            placeholder = self._placeholders.get(key)
+            if placeholder is None:
+                number = sum(1 for c, _ in self._placeholders if c == item.category) + 1
+                placeholder = f"[{item.category.upper()}_{number}]"
+                self._placeholders[key] = placeholder
+                self._values[placeholder] = value
+            out.append(text[position : item.start])
+            out.append(placeholder)
+            position = item.end
+            counts[item.category] += 1
+        out.append(text[position:])
+        self._counts.update(counts)
+        return "".join(out), counts
+
+    def restore(self, text: str) -> str:
+        """Put the original values back into text produced from redacted input (for local display only)."""
+        if not self._values:
+            return text
+        pattern = re.compile("|".join(re.escape(p) for p in sorted(self._values, key=len, reverse=True)))
+        return pattern.sub(lambda m: self._values[m.group(0)], text)
+
+    def counts(self) -> dict[str, int]:
+        """How many values of each category were replaced so far: safe to journal."""
+        return dict(sorted(self._counts.items()))
+
+
+def scrub_secrets(text: str) -> tuple[str, int]:
+    """`text` with every secret replaced by ``[SECRET:category]``; also how many were replaced."""
+    findings = find(text, severities=("secret",))
+    if not findings:
+        return text, 0
+    out: list[str] = []
+    position = 0
+    for item in findings:
+        out.append(text[position : item.start])
+        out.append(f"[SECRET:{item.category}]")
+        position = item.end
+    out.append(text[position:])
+    return "".join(out), len(findings)
+
+
+def contains_secret(text: str) -> bool:
+    """Whether `text` holds anything `scrub_secrets` would replace."""
+    return bool(find(text, severities=("secret",)))

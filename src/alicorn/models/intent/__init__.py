@@ -1,0 +1,1 @@
+"""Intent classification: `classifier` (IntentClassifier) over `langid`, `lexicon`, `cues`, `embed`, `examples`."""

@@ -1,0 +1,208 @@
+"""Surface cues for the kind of an utterance, in English, Polish and Russian.
+
+    recurrence ("every Monday", "codziennie", "каждую пятницу", "from now on")         → process
+    an emergency word ("smoke", "awaria", "пожар", "is down"), unless it is a request
+      about past events ("analyse yesterday's alarms")                                  → alarm
+    a greeting, thanks or small talk with no request in it                             → conversation
+    a polite request ("could you…", "czy możesz…", "можешь…")                          → task
+    a question word first, or a question mark at the end                                → question
+    an imperative first ("prepare", "przygotuj", "подготовь")                           → task
+
+Strong cues decide on their own; weak ones only break ties (see `classifier`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from alicorn.models.intent.langid import identify
+
+Kind = Literal["conversation", "question", "task", "process", "alarm"]
+KINDS: tuple[Kind, ...] = ("conversation", "question", "task", "process", "alarm")
+
+_DAYS = (
+    r"(?:day|morning|evening|night|week|month|hour|quarter|year|time|monday|tuesday|wednesday|thursday|friday"
+    r"|saturday|sunday|weekday|shift|\d+\s+\w+)"
+)
+_RECURRENCE = re.compile(
+    rf"\b(?:every|each)\s+{_DAYS}|\b(?:daily|weekly|monthly|hourly|nightly|regularly|continuously|whenever)\b"
+    r"|\bfrom now on\b|\bgoing forward\b|\buntil further notice\b|\bon (?:mondays|tuesdays|wednesdays|thursdays"
+    r"|fridays|weekends)\b|\bkeep (?:monitoring|watching|checking|an eye)"
+    r"|\bcodziennie\b|\bco\s+(?:dzień|dzien|tydzień|tydzien|miesiąc|miesiac|rano|wieczór|noc|godzinę|kwartał|roku"
+    r"|poniedziałek|wtorek|środę|czwartek|piątek|sobotę|niedzielę|zmianę|\d+)|\bkażd(?:ego|y|ą|e|ym)\s+"
+    r"(?:dnia|ranka|rana|wieczora|tygodnia|miesiąca|poniedziałek|wtorek|środę|czwartek|piątek|razem|dzień|rano)"
+    r"|\bw każd\w+\b|\bod (?:teraz|dziś|dzisiaj|jutra)\b|\bregularnie\b|\bcyklicznie\b|\bna bieżąco\b|\bstale\b"
+    r"|\bzawsze,? (?:gdy|kiedy)\b|\btygodniowo\b|\bmiesięcznie\b"
+    r"|(?<!\w)кажд(?:ый|ую|ое|ые|ого|ой|ом)(?!\w)|(?<!\w)ежедневно|(?<!\w)еженедельно|(?<!\w)ежемесячно"
+    r"|(?<!\w)ежечасно|с этого (?:момента|дня)|с сегодняшнего дня|(?<!\w)всякий раз|(?<!\w)регулярно"
+    r"|(?<!\w)постоянно|(?<!\w)по (?:понедельникам|вторникам|средам|четвергам|пятницам|субботам|воскресеньям|утрам"
+    r"|вечерам|ночам|выходным)|(?<!\w)впредь|(?<!\w)отныне|(?<!\w)всегда,? когда",
+    re.IGNORECASE,
+)
+_EMERGENCY = re.compile(
+    r"\b(?:fire|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
+    r"|(?:is|went|are) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!)"
+    r"|\b(?:pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|ewakuac\w*|awari\w*|padł\w*|nie działa"
+    r"|nie odpowiada|naruszeni\w*)"
+    r"|(?<!\w)(?:пожар\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|эвакуац\w*|авари\w*"
+    r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога)",
+    re.IGNORECASE,
+)
+_URGENCY = re.compile(
+    r"!|\b(?:urgent(?:ly)?|asap|immediately|right now|now)\b|\b(?:pilne|pilnie|natychmiast|teraz|właśnie)\b"
+    r"|(?<!\w)(?:срочно|немедленно|сейчас|прямо сейчас)(?!\w)",
+    re.IGNORECASE,
+)
+_PAST = re.compile(r"\b(?:yesterday|last (?:week|night|month)|wczoraj\w*|zeszł\w+)|(?<!\w)(?:вчера\w*|прошл\w+)")
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|good (?:morning|afternoon|evening|night)|thanks|thank you|cheers|bye|goodbye|see you|nice"
+    r"|great|cool|ok|okay|lol|haha|cześć|czesc|hej|siema|dzień dobry|dobry wieczór|dobranoc|dzięki|dziękuję"
+    r"|do widzenia|na razie|super|świetnie|привет|здравствуй\w*|добрый (?:день|вечер)|доброе утро|спасибо|пока"
+    r"|до свидания|отлично|круто|спокойной ночи)(?!\w)",
+    re.IGNORECASE,
+)
+_SMALL_TALK = re.compile(
+    r"\bhow are you\b|\bhow's it going\b|\bhow was your\b|\bjak się masz\b|\bco słychać\b|\bjak leci\b"
+    r"|(?<!\w)как дела|(?<!\w)как ты(?!\w)|(?<!\w)как поживаешь|(?<!\w)как жизнь",
+    re.IGNORECASE,
+)
+_POLITE = re.compile(
+    r"^(?:please,? )?(?:can|could|would|will) you\b|^(?:czy )?(?:możesz|mógłbyś|mogłabyś|moglibyście|możecie|"
+    r"proszę)\b|^(?:ты )?(?:можешь|можете|не мог(?:ла|ли)? бы|пожалуйста)(?!\w)",
+    re.IGNORECASE,
+)
+_AUX_QUESTION = re.compile(
+    r"^(?:do|does|did|is|are|was|were|can|could|will|would|should|have|has)\s+"
+    r"(?:you|we|they|i|it|he|she|the|this|that|there|anyone|someone|our|my)\b"
+)
+_QUESTION_WORDS = set(
+    "what why how when where who whom whose which is are was were do does did has have should shall may "
+    "co czy dlaczego czemu jak jaki jaka jakie jakich kiedy gdzie kto który która które ile skąd dokąd "
+    "что почему зачем как какой какая какое какие когда где кто который сколько ли куда откуда разве".split()
+)
+_EN_VERBS = set(
+    "prepare find build analyse analyze create write make check compile draft summarise summarize generate list "
+    "fix remove show send give get plan schedule organise organize review translate compare calculate count "
+    "collect gather sort filter merge update add delete clean design test run deploy install set book order "
+    "publish post notify call email reply answer read look search investigate explain describe outline propose "
+    "estimate measure monitor track record note tell help put move copy rename archive convert extract export "
+    "import print edit rewrite format split group rank pick choose select identify detect verify validate "
+    "assess evaluate reconcile produce turn stop start open close keep take bring do".split()
+)
+_PL_VERBS = set(
+    "przygotuj zrób zrob znajdź znajdz sprawdź sprawdz pokaż pokaz napisz zbuduj stwórz stworz usuń usun wyślij "
+    "przeanalizuj podsumuj porównaj porownaj policz oblicz zaplanuj opracuj uporządkuj uporzadkuj przetłumacz "
+    "wygeneruj zestaw ustaw dodaj daj weź wez zapisz przejrzyj wypisz wymień wymien zbierz zanalizuj zweryfikuj "
+    "popraw napraw uruchom zatrzymaj otwórz otworz zamknij przenieś przenies skopiuj wyszukaj poszukaj zadzwoń "
+    "odpowiedz opisz wyjaśnij wyjasnij oceń ocen sporządź sporzadz zaproponuj zrób przypomnij".split()
+)
+_RU_VERBS = set(
+    "подготовь найди проверь покажи напиши собери создай удали отправь проанализируй составь сравни посчитай "
+    "переведи сгенерируй сделай дай запусти исправь открой закрой добавь сохрани перечисли опиши объясни оцени "
+    "предложи спланируй запланируй упорядочь разбери просмотри выпиши выбери определи уточни подсчитай "
+    "подготовьте найдите проверьте покажите напишите соберите сделайте составьте сравните переведите".split()
+)
+_PL_ENDINGS = ("uj", "aj", "ij", "yj", "ź", "ż", "rz", "sz", "cz", "dź", "ujcie", "ajcie", "ijcie")
+_PL_NOT_VERBS = set(
+    "wczoraj dzisiaj tutaj kraj jaj maj mój twój swój jej raz już też jeż tusz nasz wasz ich aż dzień".split()
+)
+_RU_ENDINGS = ("уй", "ай", "ей", "яй", "ди", "ри", "жи", "ни", "ви", "ти", "зи", "вь", "рь", "ерь", "йте", "ите")
+_RU_NOT_VERBS = set(
+    "мой твой свой какой такой другой этой той всей ней ей привет кто они ты мы вы и или ли не ни что где "
+    "пожалуйста сегодня здесь теперь почти очень пусть дверь теперь время".split()
+)
+_REQUEST = re.compile(
+    r"(?:i need|i want|i'd like|i would like|we need|please)|(?:potrzebuję|potrzebuje|chcę|chce|proszę o"
+    r"|poproszę)|(?<!\w)(?:мне нужн\w*|нужно|хочу|надо|прошу)(?!\w)",
+    re.IGNORECASE,
+)
+_LEAD = set("please ok okay now so and then proszę dobrze teraz więc пожалуйста хорошо теперь итак".split())
+_WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class KindCue:
+    """A kind suggested by surface cues; `strong` cues decide on their own."""
+
+    kind: Kind
+    strong: bool
+    evidence: str
+
+
+def first_word(text: str) -> str:
+    words = [str(w).lower() for w in _WORD.findall(text)]
+    for word in words:
+        if word not in _LEAD:
+            return word
+    return ""
+
+
+def _imperative(word: str, language: str, first: bool) -> bool:
+    if language == "ru":
+        if word in _RU_VERBS:
+            return True
+        return first and word not in _RU_NOT_VERBS and len(word) > 3 and word.endswith(_RU_ENDINGS)
+    if language == "pl":
+        if word in _PL_VERBS:
+            return True
+        return first and word not in _PL_NOT_VERBS and len(word) > 3 and word.endswith(_PL_ENDINGS)
+    return first and word in _EN_VERBS
+
+
+def imperative_start(text: str) -> bool:
+    """Whether the first clause is a command: an imperative first, or a known imperative within the first five
+    words ("From the conversation, prepare…", "Na podstawie rozmowy przygotuj…")."""
+    language = identify(text).language
+    words = [w.lower() for w in _WORD.findall(text) if w.lower() not in _LEAD][:5]
+    if not words:
+        return False
+    if _imperative(words[0], language, True):
+        return True
+    known = _EN_VERBS if language == "en" else _PL_VERBS if language == "pl" else _RU_VERBS
+    if language == "en":
+        # "From the conversation, prepare…": an English verb after a leading phrase, but not a noun like "report".
+        head = re.split(r"[,:;]", text, maxsplit=1)
+        after = [w.lower() for w in _WORD.findall(head[1])][:1] if len(head) > 1 else []
+        return bool(after) and after[0] in known
+    return any(w in known for w in words[1:])
+
+
+def kind_cue(text: str) -> KindCue | None:
+    """The kind the surface of `text` suggests, or None when it says nothing clear."""
+    stripped = text.strip()
+    lowered = stripped.lower()
+    words = _WORD.findall(lowered)
+    recurrence = _RECURRENCE.search(lowered)
+    if recurrence:
+        return KindCue("process", True, f"recurrence: {recurrence.group(0)!r}")
+    emergency = _EMERGENCY.search(lowered)
+    greeting = _GREETING.match(lowered)
+    imperative = imperative_start(_GREETING.sub("", stripped.lower(), count=1) if greeting else stripped)
+    if emergency and not (imperative and _PAST.search(lowered)):
+        urgent = _URGENCY.search(stripped)
+        if urgent or not imperative:
+            return KindCue("alarm", bool(urgent) or not imperative, f"emergency: {emergency.group(0)!r}")
+    if _SMALL_TALK.search(lowered):
+        return KindCue("conversation", True, "small talk")
+    if greeting and not imperative and len(words) <= 12 and not _POLITE.search(lowered):
+        rest = _GREETING.sub("", lowered, count=1)
+        if not any(imperative_start(part) for part in re.split(r"[,.!;]", rest) if part.strip()):
+            return KindCue("conversation", True, "greeting or thanks")
+    if _POLITE.search(lowered):
+        return KindCue("task", True, "polite request")
+    first = first_word(stripped)
+    if _AUX_QUESTION.match(lowered):
+        return KindCue("question", True, "auxiliary-verb question")
+    if first in _QUESTION_WORDS and not imperative:
+        return KindCue("question", True, f"question word {first!r}")
+    if stripped.endswith("?"):
+        return KindCue("question", not imperative, "question mark")
+    if imperative:
+        return KindCue("task", True, f"imperative {first!r}")
+    if emergency:
+        return KindCue("alarm", False, f"emergency: {emergency.group(0)!r}")
+    if _REQUEST.search(lowered):
+        return KindCue("task", False, "a stated need or request")
+    return KindCue("conversation", False, "a statement without a request")

@@ -1,0 +1,44 @@
+"""Providers: `base` (the interface), `openai_http` (any OpenAI-compatible HTTP endpoint), `llama_local`
+(in-process llama.cpp, an optional extra), `scripted` (recorded answers), and `provider_for`, the one place where a
+profile becomes a provider."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from alicorn.models.errors import ModelError
+from alicorn.models.profiles import ModelProfile
+from alicorn.models.providers.base import Provider
+from alicorn.runtime.world import Clock
+
+
+def provider_for(
+    profile: ModelProfile, *, clock: Clock | None = None, env: Mapping[str, str] | None = None
+) -> Provider:
+    """A provider for `profile`. Scripted profiles need a script, so they are built with ScriptedProvider directly."""
+    if profile.provider == "openai_compatible":
+        from alicorn.models.providers.openai_http import OpenAICompatibleProvider
+
+        if profile.endpoint is None:  # the profile's validator requires it; kept for the type checker
+            raise ModelError(f"profile {profile.id!r} has no endpoint")
+        return OpenAICompatibleProvider(
+            profile.endpoint,
+            profile.model,
+            api_key_env=profile.api_key_env,
+            structured=profile.structured_output,
+            timeout_s=profile.timeout_s,
+            max_retries=profile.max_retries,
+            clock=clock,
+            env=env,
+        )
+    if profile.provider == "llama_cpp":
+        from alicorn.models.providers.llama_local import LlamaCppProvider
+
+        return LlamaCppProvider(profile.model, n_ctx=profile.context_length)
+    raise ModelError(
+        f"profile {profile.id!r} is scripted: build ScriptedProvider(answers) for it (scripted answers are not "
+        "part of a profile file)"
+    )
+
+
+__all__ = ["Provider", "provider_for"]
