@@ -105,7 +105,7 @@ class Bench:
         for attempt in range(1, RUN_TRIES + 1):
             self.runs += 1
             try:
-                return run_alicorn(self.fresh(name), plan, self.registry)
+                return run_alicorn(self.fresh(name), plan, self.registry, self.args.durability)
             except Exception as exc:
                 self.failures.append(f"{name}: {type(exc).__name__}: {exc}")
                 say(f"   Alicorn run FAILED (try {attempt} of {RUN_TRIES}): {type(exc).__name__}: {exc}")
@@ -377,6 +377,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--peer-reps", type=int, help="repetitions of each peer run (default 5; --quick 3)")
     parser.add_argument("--cli-reps", type=int, help="runs of `alicorn --help` (default 7; --quick 5)")
     parser.add_argument("--no-peers", action="store_true", help="skip DBOS and LangGraph")
+    parser.add_argument(
+        "--durability",
+        choices=["step", "grouped"],
+        default="step",
+        help="Alicorn's durability: every step durable before the next (default, the peers' guarantee), or "
+        "effect-free steps made durable in groups (at most 50 ms late; effects never grouped)",
+    )
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of one chain run")
     parser.add_argument("--dir", type=Path, help="where to put the journals (default: a new temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the journals and databases afterwards")

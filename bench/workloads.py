@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.registry import Registry
 from alicorn.plan.dsl import Node, Plan, goal_digest
-from alicorn.runtime.executor import Executor, RunEnvironment
+from alicorn.runtime.executor import Durability, Executor, RunEnvironment
 
 
 def chain_plan(n: int) -> Plan:
@@ -54,12 +54,14 @@ def fanout_plan(width: int) -> tuple[Plan, list[str]]:
     return plan, joins
 
 
-def run_alicorn(workdir: Path, plan: Plan, registry: Registry) -> tuple[float, SQLiteStore, str]:
+def run_alicorn(
+    workdir: Path, plan: Plan, registry: Registry, durability: Durability = "step"
+) -> tuple[float, SQLiteStore, str]:
     """Run `plan` on a fresh journal in `workdir`; the wall time of `Executor.start`, the store and the run id."""
     workdir.mkdir(parents=True)
     store = SQLiteStore(workdir / "journal.db")
     environment = RunEnvironment(workspace_root=workdir / "ws", data_root=workdir, max_parallel=4)
-    executor = Executor(store, registry, environment)
+    executor = Executor(store, registry, environment, durability=durability)
     try:
         started = time.perf_counter()
         state = executor.start(plan)

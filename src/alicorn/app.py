@@ -10,7 +10,7 @@ from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.ops.registry import Registry
-from alicorn.runtime.executor import EventListener, Executor, RunEnvironment
+from alicorn.runtime.executor import Durability, EventListener, Executor, RunEnvironment
 from alicorn.runtime.state import RunState
 
 DEFAULT_HOME = Path(".alicorn")
@@ -32,7 +32,14 @@ class App:
     def workspaces(self) -> Path:
         return self.home / "workspaces"
 
-    def executor(self, data_root: Path, *, max_parallel: int = 4, on_events: EventListener | None = None) -> Executor:
+    def executor(
+        self,
+        data_root: Path,
+        *,
+        max_parallel: int = 4,
+        on_events: EventListener | None = None,
+        durability: Durability = "step",
+    ) -> Executor:
         """An executor over this home: Anvil's live gate, and reputations settled whenever a run finishes."""
         environment = RunEnvironment(self.workspaces.resolve(), data_root.resolve(), max_parallel=max_parallel)
         return Executor(
@@ -40,6 +47,7 @@ class App:
             self.registry,
             environment,
             on_events=on_events,
+            durability=durability,
             gate=self.anvil.gate(),
             on_finished=self._settle,
             default_terms=self.anvil.terms("human:operator"),

@@ -53,9 +53,26 @@ def test_crash_point_during_a_saga_then_resume(tmp_path: Path, point: str, nth: 
     _scenario(tmp_path, point, nth, fail_at_end=True, expected={"stopped"})
 
 
-def _scenario(tmp_path: Path, point: str, nth: int, *, fail_at_end: bool, expected: set[str]) -> None:
+GROUPED = [
+    ("after_effect", 1),
+    ("after_effect", 3),
+    ("mid_append", 2),
+    ("before_result_commit", 2),
+    ("after_intent_commit", 2),
+]
+
+
+@pytest.mark.parametrize(("point", "nth"), GROUPED, ids=[f"{p}:{n}" for p, n in GROUPED])
+def test_crash_point_with_grouped_durability(tmp_path: Path, point: str, nth: int) -> None:
+    """Grouping effect-free steps must not weaken anything the effects rely on."""
+    _scenario(tmp_path, point, nth, fail_at_end=False, expected={"succeeded"}, durability="grouped")
+
+
+def _scenario(
+    tmp_path: Path, point: str, nth: int, *, fail_at_end: bool, expected: set[str], durability: str = "step"
+) -> None:
     plan_file = write_plan(tmp_path, fail_at_end)
-    first = run_forked(start_args(tmp_path, plan_file, "run-crash"), crash_point=f"{point}:{nth}")
+    first = run_forked(start_args(tmp_path, plan_file, "run-crash", durability), crash_point=f"{point}:{nth}")
     assert first.returncode == -signal.SIGKILL, f"the crash point never fired:\n{first.output[-2000:]}"
     acked = list(first.acked)
     rounds, kills = drive(tmp_path, "run-crash", acked)

@@ -398,3 +398,29 @@ def test_a_run_is_driven_by_one_holder_at_a_time(store: JournalStore, behaviour:
         ex.resume(state.run_id, approvals=[Approval("human:x")])
     assert [e.line for e in store.read(state.run_id)] == before
     assert ex.resume(state.run_id, approvals=[Approval("human:x")]).status == "succeeded"
+
+
+def test_grouped_durability_journals_the_same_events(tmp_path: Path, behaviour: Behaviour) -> None:
+    """Grouping changes when effect-free steps become durable, never what is journaled."""
+    from alicorn.journal.sqlite import SQLiteStore
+
+    reg = behaviour.registry()
+    nodes = [{"node_id": f"n{i}", "operation": "t.inc", "depends_on": [f"n{i - 1}"] if i else []} for i in range(30)]
+    nodes.append({"node_id": "send", "operation": "t.send", "depends_on": ["n29"]})
+    plan = make_plan(nodes)
+    seen: dict[str, list[list[str]]] = {}
+    for mode in ("step", "grouped"):
+        with SQLiteStore(tmp_path / f"{mode}.db") as store:
+            batches: list[list[str]] = []
+            ex = executor(
+                store, reg, tmp_path, on_events=lambda evs, b=batches: b.append([e.kind for e in evs]), durability=mode
+            )
+            state = ex.start(plan, approvals=[Approval("human:reviewer")])
+            assert state.status == "succeeded"
+            assert replay_run(store, state.run_id, reg).events == len(store.read(state.run_id))
+            seen[mode] = batches
+    flat = {mode: [k for b in batches for k in b] for mode, batches in seen.items()}
+    assert flat["step"] == flat["grouped"]
+    assert len(seen["grouped"]) < len(seen["step"]) / 3  # far fewer durable commits
+    intent_batch = next(b for b in seen["grouped"] if "effect.intended" in b)
+    assert intent_batch[-1] == "effect.intended"  # the intent is durable before the effect runs

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from alicorn.anvil.errors import NotAwaitingApprovalError
 from alicorn.anvil.gate import Gate, LiveGate
@@ -49,6 +49,13 @@ from alicorn.runtime.state import RunState, fold
 from alicorn.runtime.world import Clock, IdSource, RandomIds, SystemClock
 
 __all__ = ["Approval", "CarriedApproval", "Executor", "Rejection", "Resolution", "RunEnvironment"]
+
+
+#: "step": every step is durable before the next call is dispatched. "grouped": steps that touch nothing outside
+#: the run (operations with effect none or read) are made durable in groups, at most GROUP_DELAY_S late; a crash
+#: loses at most that much effect-free work, which resume simply runs again. Effects are never grouped: an
+#: effect's intent is durable before it runs and its result as soon as it returns.
+Durability = Literal["step", "grouped"]
 
 
 def control_stream(run_id: str) -> str:
@@ -124,6 +131,7 @@ class Executor:
         on_events: EventListener | None = None,
         crash: CrashPoints = DISARMED,
         poll_s: float = 0.1,
+        durability: Durability = "step",
         gate: Gate | None = None,
         on_finished: FinishedListener | None = None,
         default_terms: RunTerms | None = None,
@@ -139,6 +147,7 @@ class Executor:
         self.on_events = on_events
         self.crash = crash
         self.poll_s = poll_s
+        self.durability: Durability = durability
         self.gate: Gate = gate or LiveGate.default(store, registry.names())
         self.on_finished = on_finished
         self.default_terms = default_terms or RunTerms()

@@ -26,6 +26,13 @@ from alicorn.runtime.dispatch import CERTAIN_FAILURES, Call, CancelSignal, Dispa
 from alicorn.runtime.state import RunState, apply
 from alicorn.runtime.world import format_time, parse_time
 
+#: Limits of a group of deferred effect-free events (durability "grouped").
+GROUP_DELAY_S = 0.05
+GROUP_MAX_EVENTS = 2048
+_EFFECT_FREE_KINDS = frozenset(
+    {"tool.call", "tool.result", "node.succeeded", "node.failed", "node.skipped", "node.requeued", "node.activated"}
+)
+
 if TYPE_CHECKING:
     from alicorn.runtime.executor import Executor
 
@@ -41,6 +48,8 @@ class Session:
     plan: Plan
     committed: int
     drafts: list[Draft] = field(default_factory=list)
+    deferred: list[Draft] = field(default_factory=list)  # effect-free events not yet durable ("grouped" runs)
+    deferred_since: float = 0.0
     calls: list[Call] = field(default_factory=list)
     now: str = ""
     given_terms: InitVar[RunTerms | None] = None  # at start; a resumed run's terms come from its run.created
@@ -69,7 +78,7 @@ class Session:
     @property
     def next_seq(self) -> int:
         """The seq the next emitted event will get."""
-        return self.committed + len(self.drafts) + 1
+        return self.committed + len(self.deferred) + len(self.drafts) + 1
 
     # ---- journaling -------------------------------------------------------------------------------------------
 
@@ -83,26 +92,61 @@ class Session:
     def commit(self) -> None:
         if not self.drafts:
             return
-        kinds = {d.kind for d in self.drafts}
+        if self._may_defer():
+            # Effect-free work: dispatch now, make durable with a later batch (see Durability in executor.py).
+            if not self.deferred:
+                self.deferred_since = self.executor.clock.monotonic()
+            self.deferred.extend(self.drafts)
+            self.drafts = []
+            self._dispatch()
+            return
+        batch, self.deferred = self.deferred + self.drafts, []
+        self.drafts = []
+        kinds = {d.kind for d in batch}
         if "effect.intended" in kinds:
             self.crash.hit("before_intent_commit")
         if kinds & {"effect.done", "effect.failed", "effect.unknown", "effect.compensated", "compensation.failed"}:
             self.crash.hit("before_result_commit")
-        events = self.executor.store.append(self.run_id, self.drafts, expect=self.committed)
+        events = self.executor.store.append(self.run_id, batch, expect=self.committed)
         self.committed = events[-1].seq
-        self.drafts = []
         if "effect.intended" in kinds:
             self.crash.hit("after_intent_commit")
         if "compensation.call" in kinds:
             self.crash.hit("mid_compensation")
         if self.executor.on_events is not None:
             self.executor.on_events(events)
+        self._dispatch()
+
+    def _dispatch(self) -> None:
         if self.calls:
             if self.dispatcher is None:
                 self.dispatcher = self.executor.make_dispatcher(self.run_id)
             for call in self.calls:
                 self.dispatcher.submit(call)
             self.calls = []
+
+    def _may_defer(self) -> bool:
+        """Whether this batch may wait for a later one to become durable: only grouped runs, only effect-free work."""
+        if self.executor.durability != "grouped":
+            return False
+        if self.deferred and (
+            len(self.deferred) >= GROUP_MAX_EVENTS
+            or self.executor.clock.monotonic() - self.deferred_since >= GROUP_DELAY_S
+        ):
+            return False
+        return all(
+            d.kind in _EFFECT_FREE_KINDS and (d.kind != "tool.call" or d.data.get("effect") in ("none", "read"))
+            for d in self.drafts
+        )
+
+    def flush(self) -> None:
+        """Make deferred effect-free steps durable now."""
+        if self.deferred:
+            batch, self.deferred = self.deferred, []
+            events = self.executor.store.append(self.run_id, batch, expect=self.committed)
+            self.committed = events[-1].seq
+            if self.executor.on_events is not None:
+                self.executor.on_events(events)
 
     def op(self, node_id: str) -> Operation:
         return self.registry.get(self.nodes[node_id].operation)
@@ -125,8 +169,13 @@ class Session:
                     self.schedule()
                     self.commit()
                     continue
-                outcome = self.dispatcher.next_outcome(self.executor.poll_s)
+                wait = self.executor.poll_s
+                if self.deferred:
+                    wait = min(wait, max(0.0, self.deferred_since + GROUP_DELAY_S - self.executor.clock.monotonic()))
+                outcome = self.dispatcher.next_outcome(wait)
                 if outcome is None:
+                    if self.deferred and self.executor.clock.monotonic() - self.deferred_since >= GROUP_DELAY_S:
+                        self.flush()
                     continue
                 self.begin()
                 if isinstance(outcome, CancelSignal):
@@ -148,7 +197,7 @@ class Session:
         if not force and clock.monotonic() < self._next_control_check:
             return False
         self._next_control_check = clock.monotonic() + self.executor.poll_s
-        request = self.executor.controls.cancel_request(self.run_id, self.committed + len(self.drafts) + 1)
+        request = self.executor.controls.cancel_request(self.run_id, self.next_seq)
         if request is None:
             return False
         if not self.drafts:

@@ -54,12 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-id")
     parser.add_argument("--resume")
     parser.add_argument("--resolve-from-ledger", type=Path)
+    parser.add_argument("--durability", choices=["step", "grouped"], default="step")
     args = parser.parse_args(argv)
     crash = CrashPoints.from_env()
     store = SQLiteStore(args.journal)
     store.crash = crash
     env = RunEnvironment(args.workdir / "ws", args.workdir, max_parallel=3)
-    executor = Executor(store, testing_registry(), env, on_events=_ack, crash=crash, poll_s=0.05)
+    executor = Executor(
+        store, testing_registry(), env, on_events=_ack, crash=crash, poll_s=0.05, durability=args.durability
+    )
     if args.resume:
         resolutions = []
         if args.resolve_from_ledger is not None:

@@ -147,8 +147,17 @@ class Outcome:
     problems: list[str] = field(default_factory=list)
 
 
-def start_args(workdir: Path, plan_file: Path, run_id: str) -> list[str]:
-    return [str(workdir / "journal.db"), str(workdir), "--plan", str(plan_file), "--run-id", run_id]
+def start_args(workdir: Path, plan_file: Path, run_id: str, durability: str = "step") -> list[str]:
+    return [
+        str(workdir / "journal.db"),
+        str(workdir),
+        "--plan",
+        str(plan_file),
+        "--run-id",
+        run_id,
+        "--durability",
+        durability,
+    ]
 
 
 def resume_args(workdir: Path, run_id: str) -> list[str]:
