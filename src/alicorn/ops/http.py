@@ -43,10 +43,11 @@ def _check_headers(headers: dict[str, str]) -> dict[str, str]:
     return headers
 
 
-class PostJsonInputs(BaseModel):
+class _HttpInputs(BaseModel):
+    """What every HTTP operation takes: where to, extra headers (never credentials), how long to wait."""
+
     model_config = ConfigDict(extra="forbid")
     url: Annotated[str, Field(min_length=8, max_length=2048, description="http:// or https:// URL")]
-    payload: JsonValue = Field(description="the JSON document to send")
     headers: dict[str, Annotated[str, Field(max_length=1024)]] = Field(
         default_factory=dict, max_length=32, description="extra headers; never credentials"
     )
@@ -63,6 +64,10 @@ class PostJsonInputs(BaseModel):
         return _check_headers(headers)
 
 
+class PostJsonInputs(_HttpInputs):
+    payload: JsonValue = Field(description="the JSON document to send")
+
+
 class PostJsonOutputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
     status: int
@@ -70,12 +75,8 @@ class PostJsonOutputs(BaseModel):
     idempotency_key: str
 
 
-def post_json(inputs: PostJsonInputs, ctx: OperationContext) -> PostJsonOutputs:
-    """POST the payload; 5xx and connection failures are retryable (the key makes a retry safe), 4xx are not."""
-    data = json.dumps(inputs.payload, ensure_ascii=False).encode("utf-8")
-    request = urllib.request.Request(inputs.url, data=data, method="POST")
-    request.add_header("Content-Type", "application/json; charset=utf-8")
-    request.add_header("Idempotency-Key", ctx.idempotency_key)
+def _exchange(request: urllib.request.Request, inputs: _HttpInputs) -> tuple[int, JsonValue]:
+    """Send `request`; (status, body parsed as JSON when it is JSON). 5xx and unreachable hosts are retryable."""
     for name, value in inputs.headers.items():
         request.add_header(name, value)
     try:
@@ -94,29 +95,23 @@ def post_json(inputs: PostJsonInputs, ctx: OperationContext) -> PostJsonOutputs:
         body: JsonValue = json.loads(text) if text else None
     except ValueError:
         body = text
+    return status, body
+
+
+def post_json(inputs: PostJsonInputs, ctx: OperationContext) -> PostJsonOutputs:
+    """POST the payload; 5xx and connection failures are retryable (the key makes a retry safe), 4xx are not."""
+    data = json.dumps(inputs.payload, ensure_ascii=False).encode("utf-8")
+    request = urllib.request.Request(inputs.url, data=data, method="POST")
+    request.add_header("Content-Type", "application/json; charset=utf-8")
+    request.add_header("Idempotency-Key", ctx.idempotency_key)
+    status, body = _exchange(request, inputs)
     return PostJsonOutputs(status=status, body=body, idempotency_key=ctx.idempotency_key)
 
 
-class GetJsonInputs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    url: Annotated[str, Field(min_length=8, max_length=2048, description="http:// or https:// URL")]
+class GetJsonInputs(_HttpInputs):
     params: dict[str, JsonValue] = Field(
         default_factory=dict, max_length=64, description="query parameters; non-string values are sent as JSON"
     )
-    headers: dict[str, Annotated[str, Field(max_length=1024)]] = Field(
-        default_factory=dict, max_length=32, description="extra headers; never credentials"
-    )
-    timeout_s: float = Field(10.0, gt=0, le=300)
-
-    @field_validator("url")
-    @classmethod
-    def _http_only(cls, url: str) -> str:
-        return _check_url(url)
-
-    @field_validator("headers")
-    @classmethod
-    def _no_secrets(cls, headers: dict[str, str]) -> dict[str, str]:
-        return _check_headers(headers)
 
 
 class GetJsonOutputs(BaseModel):
@@ -137,24 +132,7 @@ def get_json(inputs: GetJsonInputs, ctx: OperationContext) -> GetJsonOutputs:
         url += ("&" if urlsplit(url).query else "?") + _query(inputs.params)
     request = urllib.request.Request(url, method="GET")
     request.add_header("Accept", "application/json")
-    for name, value in inputs.headers.items():
-        request.add_header(name, value)
-    try:
-        with urllib.request.urlopen(request, timeout=inputs.timeout_s) as response:
-            status, raw = response.status, response.read(MAX_RESPONSE_BYTES)
-    except urllib.error.HTTPError as exc:
-        detail = exc.read(2048).decode("utf-8", "replace")
-        raise OperationError(
-            f"{inputs.url} answered {exc.code} {exc.reason}: {detail[:300]}", retryable=exc.code >= 500
-        ) from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise OperationError(f"cannot reach {inputs.url}: {reason}", retryable=True) from None
-    text = raw.decode("utf-8", "replace")
-    try:
-        body: JsonValue = json.loads(text) if text else None
-    except ValueError:
-        body = text
+    status, body = _exchange(request, inputs)
     return GetJsonOutputs(status=status, body=body)
 
 
