@@ -280,7 +280,8 @@ class Executor:
             elif not session.terms.project_budget.empty:
                 admission.journal_inputs(session, usage=True)  # fresh usage of the project's other runs
             resolutions = list(resolutions)
-            if was_blocked and not resolutions:
+            cancelling = self.controls.cancel_request(run_id, session.next_seq) is not None
+            if was_blocked and not resolutions and not cancelling:
                 raise RunError(
                     f"run {run_id} waits for a human to say whether these effects happened: "
                     + ", ".join(f"{n} (key {state.nodes[n].key})" for n in state.blocked())

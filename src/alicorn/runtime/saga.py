@@ -144,7 +144,7 @@ def _finish(session: Session, status: str) -> None:
     for node_id in state.order:
         if state.nodes[node_id].status == "standby":
             primary = session.primary_of.get(node_id)
-            session.emit("node.skipped", {"node": node_id, "reason": f"alternative not needed: {primary} succeeded"})
+            session.emit("node.skipped", {"node": node_id, "reason": f"alternative not used: {primary} did not fail"})
     counts: dict[str, int] = {}
     for n in state.order:
         counts[state.nodes[n].status] = counts.get(state.nodes[n].status, 0) + 1

@@ -324,8 +324,11 @@ class Session:
             return
         self.emit("node.succeeded", {"node": node.node_id, "attempt": attempt})
         self.touch(node.node_id)
-        if node.stop is not None and node.stop.when is not None and evaluate(node.stop.when, output):
-            self.emit("run.stopped", {"node": node.node_id, "reason": node.stop.reason, "cause": "condition"})
+        stop = node.stop
+        # A run already stopping (cancelled, or stopped by a failure) keeps that cause: a later condition-stop
+        # must not turn a cancellation into a plain stop and so skip the compensation it is owed.
+        if stop is not None and stop.when is not None and not self.state.stopping and evaluate(stop.when, output):
+            self.emit("run.stopped", {"node": node.node_id, "reason": stop.reason, "cause": "condition"})
 
     def fail(self, node: Node, reason: str, retryable: bool) -> None:
         ns = self.state.nodes[node.node_id]
@@ -411,7 +414,7 @@ class Session:
 
     def _schedule_ready(self) -> None:
         state = self.state
-        limit = self.executor.environment.max_parallel
+        limit = self.state.max_parallel or self.executor.environment.max_parallel  # the run's own, as recorded
         skipped_any = True
         while skipped_any and not state.stopping:  # a skip can settle nodes further down: repeat until no change
             skipped_any = False

@@ -70,6 +70,7 @@ class RunState:
     goal_hash: str = ""
     effects: dict[str, list[str]] = field(default_factory=dict)
     workspace: str = ""
+    max_parallel: int = 0  # as recorded at creation; resumes keep it
     data_root: str = ""
     nodes: dict[str, NodeState] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
@@ -150,6 +151,7 @@ def _run_created(state: RunState, at: str, data: dict[str, Any]) -> None:
     state.goal_hash = plan["goal_hash"]
     state.effects = data.get("effects", {})
     state.workspace = data.get("workspace", "")
+    state.max_parallel = int(data.get("max_parallel", 0))
     state.data_root = data.get("data_root", "")
     state.created_at = at
     state.status = "running"
@@ -283,6 +285,8 @@ def _node_activated(state: RunState, at: str, data: dict[str, Any]) -> None:
 
 
 def _run_stopped(state: RunState, at: str, data: dict[str, Any]) -> None:
+    if state.stopping:  # the first reason to stop stands (a cancellation is not overwritten by a later stop)
+        return
     state.stopping = True
     state.stop_reason = data["reason"]
     state.stop_cause = data.get("cause", "failure")
