@@ -66,29 +66,19 @@ def _runs(home: Path) -> list[str]:
         return [i.stream for i in store.streams() if i.stream.startswith("run-")]
 
 
+def _start_long_run(home: Path, tmp_path: Path) -> subprocess.Popen[str]:
+    """`alicorn run` of the post-wait-post plan in another process, approved by a reviewer (not the proposer)."""
+    home.mkdir(exist_ok=True)
+    (home / "alicorn.toml").write_text(LEDGER_CONFIG)
+    command = [ALICORN, "run", str(_plan(tmp_path)), "--home", str(home), "--data", str(tmp_path), "--approve"]
+    return subprocess.Popen(
+        [*command, "--as", "reviewer", "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
 def test_cancel_a_run_driven_by_another_process(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    home.mkdir()
-    (home / "alicorn.toml").write_text(LEDGER_CONFIG)
-    plan = _plan(tmp_path)
-    runner = subprocess.Popen(
-        [
-            ALICORN,
-            "run",
-            str(plan),
-            "--home",
-            str(home),
-            "--data",
-            str(tmp_path),
-            "--approve",
-            "--as",
-            "reviewer",
-            "-q",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    runner = _start_long_run(home, tmp_path)
     _wait_for(lambda: _started(home))
     run_id = _runs(home)[0]
     _wait_for(lambda: _events(home, run_id).count("tool.call") >= 2)
@@ -111,32 +101,8 @@ def test_cancel_a_run_driven_by_another_process(tmp_path: Path) -> None:
 
 def test_cancel_a_run_nobody_drives(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    home.mkdir()
-    (home / "alicorn.toml").write_text(LEDGER_CONFIG)
-    runner = subprocess.Popen(
-        [
-            ALICORN,
-            "run",
-            str(_plan(tmp_path)),
-            "--home",
-            str(home),
-            "--data",
-            str(tmp_path),
-            "--approve",
-            "--as",
-            "reviewer",
-            "-q",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    _wait_for(
-        lambda: (
-            (home / "journal.db").exists()
-            and bool(_runs(home))
-            and _events(home, _runs(home)[0]).count("tool.call") >= 2
-        )
-    )
+    runner = _start_long_run(home, tmp_path)
+    _wait_for(lambda: _started(home))
     os.kill(runner.pid, signal.SIGKILL)
     runner.wait()
     run_id = _runs(home)[0]
