@@ -105,3 +105,69 @@ def test_cancelling_a_blocked_run_that_nobody_drives(tmp_path: Path) -> None:
         finished = store.read("r3")[-1].data
         assert finished["effects"]["may_be_pending"] == ["u"]
         assert replay_run(store, "r3", reg).status == "cancelled"
+
+
+def test_a_resume_writes_into_the_runs_own_workspace(tmp_path: Path) -> None:
+    from alicorn.testing.ledger import testing_registry
+
+    registry = testing_registry()
+    write = {
+        "node_id": "note",
+        "operation": "workspace.write_file",
+        "inputs": {"path": {"value": "note.txt"}, "content": {"value": "kept where the run started\n"}},
+    }
+    post = {
+        "node_id": "paid",
+        "operation": "ledger.post",
+        "depends_on": ["note"],
+        "inputs": {"ledger": {"value": "ledger.db"}, "account": {"value": "a"}, "amount": {"value": 5}},
+    }
+    plan = Plan.model_validate({"goal": "g", "goal_hash": goal_digest("g"), "nodes": [write, post]})
+    with SQLiteStore(tmp_path / "j.db") as store:
+        first = Executor(store, registry, RunEnvironment(tmp_path / "ws-first", tmp_path))
+        assert first.start(plan, run_id="r4").status == "awaiting_approval"
+        elsewhere = Executor(store, registry, RunEnvironment(tmp_path / "ws-other", tmp_path))
+        assert elsewhere.resume("r4", approvals=[Approval("human:reviewer")]).status == "succeeded"
+    assert (tmp_path / "ws-first" / "r4" / "note.txt").read_text() == "kept where the run started\n"
+    assert not (tmp_path / "ws-other").exists()
+
+
+def test_a_crash_during_a_retry_wait_does_not_cut_the_wait_short(tmp_path: Path) -> None:
+    from alicorn.journal.transfer import import_lines
+    from alicorn.testing.ledger import testing_registry
+
+    registry = testing_registry()
+    node = {
+        "node_id": "fetch",
+        "operation": "http.get_json",
+        "inputs": {"url": {"value": "http://127.0.0.1:9/x"}},
+        "retry": {"max_attempts": 3, "backoff_s": 30},
+    }
+    plan = Plan.model_validate({"goal": "g", "goal_hash": goal_digest("g"), "nodes": [node]})
+
+    def calls(store: SQLiteStore) -> list[Any]:
+        return [e for e in store.read("r5") if e.kind == "tool.call"] if store.head("r5") else []
+
+    def run_in_thread(store: SQLiteStore, action: Any) -> threading.Thread:
+        thread = threading.Thread(target=action, daemon=True)
+        thread.start()
+        return thread
+
+    with SQLiteStore(tmp_path / "live.db") as live:
+        # Nothing listens on port 9: the first attempt fails at once and a retry is journaled, due 30 s later.
+        ex = Executor(live, registry, RunEnvironment(tmp_path / "ws", tmp_path), poll_s=0.02)
+        first = run_in_thread(live, lambda: ex.start(plan, run_id="r5"))
+        wait_for(lambda: len(calls(live)) == 2)
+        due = calls(live)[1].data["not_before"]
+        assert due is not None
+        # A crash at this moment leaves exactly these events: copy them to a journal of their own and resume it.
+        with SQLiteStore(tmp_path / "crashed.db") as crashed:
+            import_lines(crashed, [e.line for e in live.read("r5")])
+            resumed = Executor(crashed, registry, RunEnvironment(tmp_path / "ws", tmp_path), poll_s=0.02)
+            second = run_in_thread(crashed, lambda: resumed.resume("r5"))
+            wait_for(lambda: len(calls(crashed)) == 3)
+            assert calls(crashed)[2].data["not_before"] == due  # the wait goes on; it does not restart at once
+            request_cancel(crashed, "r5", "human:t", "end of test", AT)
+            second.join(10)
+        request_cancel(live, "r5", "human:t", "end of test", AT)
+        first.join(10)

@@ -102,7 +102,7 @@ def request_cancel(store: JournalStore, run_id: str, by: str, reason: str, at: s
     store.append(stream, [Draft("cancel.requested", at, {"by": by, "reason": reason})], expect=store.last_seq(stream))
 
 
-DispatcherFactory = Callable[["Executor", str], Dispatcher]
+DispatcherFactory = Callable[["Executor", RunState], Dispatcher]
 EventListener = Callable[[Sequence[Event]], None]
 
 
@@ -152,8 +152,8 @@ class Executor:
         self.on_finished = on_finished
         self.default_terms = default_terms or RunTerms()
 
-    def make_dispatcher(self, run_id: str) -> Dispatcher:
-        return self._dispatcher_factory(self, run_id)
+    def make_dispatcher(self, state: RunState) -> Dispatcher:
+        return self._dispatcher_factory(self, state)
 
     # ---- public -----------------------------------------------------------------------------------------------
 
@@ -379,12 +379,15 @@ def _interrupted(state: RunState) -> list[dict[str, Any]]:
     return items
 
 
-def _thread_dispatcher(executor: Executor, run_id: str) -> Dispatcher:
-    env = executor.environment
-    workspace = env.workspace(run_id)
+def _thread_dispatcher(executor: Executor, state: RunState) -> Dispatcher:
+    # The run's own workspace and data root, as journaled at its creation: a resume from another process or home
+    # keeps writing where the run started.
+    env, run_id = executor.environment, state.run_id
+    workspace = Path(state.workspace) if state.workspace else env.workspace(run_id)
+    data_root = Path(state.data_root) if state.data_root else env.data_root
 
     def make_context(call: Call, cancel: threading.Event) -> OperationContext:
         workspace.mkdir(parents=True, exist_ok=True)
-        return OperationContext(run_id, call.node, call.attempt, call.key, workspace, env.data_root, cancel)
+        return OperationContext(run_id, call.node, call.attempt, call.key, workspace, data_root, cancel)
 
     return ThreadDispatcher(executor.registry, make_context, executor.clock, executor.crash)

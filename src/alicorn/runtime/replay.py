@@ -206,7 +206,7 @@ def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayRe
         registry,
         environment,
         clock=ReplayClock(target),
-        dispatcher_factory=lambda _executor, _run: ReplayDispatcher(target),
+        dispatcher_factory=lambda _executor, _state: ReplayDispatcher(target),
         controls=ReplayControls(recorded),
         gate=ReplayGate(recorded),
     )

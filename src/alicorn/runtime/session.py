@@ -69,6 +69,7 @@ class Session:
         self.crash = self.executor.crash
         self.dispatcher: Dispatcher | None = None
         self._next_control_check = 0.0
+        self.backoff: dict[str, str] = {}  # nodes requeued after a crash in the middle of a retry's wait
 
     @cached_property
     def risk(self) -> PlanRisk:
@@ -120,7 +121,7 @@ class Session:
     def _dispatch(self) -> None:
         if self.calls:
             if self.dispatcher is None:
-                self.dispatcher = self.executor.make_dispatcher(self.run_id)
+                self.dispatcher = self.executor.make_dispatcher(self.state)
             for call in self.calls:
                 self.dispatcher.submit(call)
             self.calls = []
@@ -383,6 +384,8 @@ class Session:
                     "reason": f"{reason}; repeating it is safe ({self.idempotency(node_id)})",
                 },
             )
+        if ns.not_before is not None and ns.not_before > self.now:
+            self.backoff[node_id] = ns.not_before  # a crash does not cut a retry's wait short
         self.emit("node.requeued", {"node": node_id, "attempt": ns.attempt, "reason": "interrupted"})
         self.dirty.add(node_id)
 
@@ -432,7 +435,7 @@ class Session:
                     self.touch(node_id)
                     skipped_any = True
                 elif verdict == "ready" and state.running < limit:
-                    self.call(self.nodes[node_id], None)
+                    self.call(self.nodes[node_id], self.backoff.pop(node_id, None))
                     self.dirty.discard(node_id)
                 elif verdict == "wait":
                     self.dirty.discard(node_id)  # re-examined when an upstream node changes

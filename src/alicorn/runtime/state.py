@@ -34,6 +34,7 @@ class NodeState:
     finished_at: str | None = None
     substitute: str | None = None  # the alternative whose output stands in for this node's
     unknown_outcome: bool = False
+    not_before: str | None = None  # the latest call's earliest start (a retry's backoff)
 
 
 @dataclass
@@ -237,6 +238,7 @@ def _tool_call(state: RunState, at: str, data: dict[str, Any]) -> None:
     ns = state.nodes[data["node"]]
     ns.attempt = data["attempt"]
     ns.key = data.get("key")
+    ns.not_before = data.get("not_before")
     if ns.started_at is None:
         ns.started_at = at
     _set_status(state, ns, "running")
