@@ -12,18 +12,15 @@ import os
 import socket
 import sqlite3
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
 
-from alicorn.durable import write_atomically
+from alicorn.durable import retry_while_locked, write_atomically
 from alicorn.errors import JournalError, JournalIntegrityError, NotAJournalError, StreamLockedError
 from alicorn.journal.events import Event, parse_line
 from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo, check_stream_name
 
-T = TypeVar("T")
 FORMAT = "alicorn-journal"
 VERSION = "1"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -228,7 +225,7 @@ def _open(path: Path, create: bool) -> sqlite3.Connection:
         if tables:
             # Decide whether the file is ours before changing anything in it (switching to WAL writes the header).
             _check_meta(conn, path, tables)
-        mode = _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        mode = retry_while_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
         conn.execute("PRAGMA synchronous = FULL")
         sync = conn.execute("PRAGMA synchronous").fetchone()[0]
         if str(mode).lower() != "wal" or sync != 2:
@@ -237,7 +234,7 @@ def _open(path: Path, create: bool) -> sqlite3.Connection:
                 "FULL=2). Is the file on a filesystem without shared-memory support (e.g. some network mounts)?"
             )
         if not tables:
-            _retry_locked(lambda: _create_schema(conn))
+            retry_while_locked(lambda: _create_schema(conn))
             _check_meta(conn, path, {"alicorn_meta"})
         return conn
     except sqlite3.DatabaseError as exc:
@@ -287,16 +284,3 @@ def _create_schema(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-
-
-def _retry_locked(action: Callable[[], T], seconds: float = 30.0) -> T:
-    """Run `action`, retrying while another connection holds a lock SQLite's busy handler does not wait for
-    (switching a fresh file to WAL, for one)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            return action()
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)

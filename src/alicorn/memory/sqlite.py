@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from alicorn.durable import retry_while_locked
 from alicorn.memory.engine import Engine, Tx, Vector, iso
 from alicorn.memory.errors import MemoryStoreError, StoreUnavailableError
 from alicorn.memory.vectors import ExactIndex
@@ -152,7 +153,7 @@ class SQLiteEngine(Engine):
                     f"{', '.join(sorted(tables)[:8])}); nothing was changed"
                 )
             if path is not None:
-                conn.execute("PRAGMA journal_mode = WAL")
+                retry_while_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"))
             conn.execute("PRAGMA synchronous = FULL")
             return conn
         except sqlite3.DatabaseError as exc:

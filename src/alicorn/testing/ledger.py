@@ -14,7 +14,6 @@ delivery (deduplicated or not) is counted in `deliveries`. `duplicates()` and `a
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alicorn.durable import retry_while_locked
 from alicorn.errors import OperationError
 from alicorn.ops.builtin import builtin_operations
 from alicorn.ops.http import GET_JSON, POST_JSON
@@ -42,14 +42,7 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
     """A durable connection to the ledger (WAL, synchronous=FULL), one transaction, closed afterwards."""
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
     try:
-        for _ in range(3000):  # switching a new file to WAL does not wait on SQLite's busy handler: retry it
-            try:
-                conn.execute("PRAGMA journal_mode=WAL")
-                break
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc):
-                    raise
-                time.sleep(0.01)
+        retry_while_locked(lambda: conn.execute("PRAGMA journal_mode=WAL"))
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("BEGIN IMMEDIATE")
         for statement in filter(str.strip, _SCHEMA.split(";")):
