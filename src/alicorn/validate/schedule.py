@@ -1,0 +1,297 @@
+"""The schedule validator: recomputes coverage, time limits, competences and conflicts from the artifact alone.
+
+It trusts nothing the pack's operations computed (their metrics in the artifact are ignored): from the rules, the
+people, their vacations, the demand and each variant's assignments it checks, by name,
+
+    month         every assignment falls in the month the contract asked for
+    variants      as many variants as asked, each non-empty and no two identical
+    coverage      every demand cell (date, shift, competence) has its people; total shortfall <= max_shortfall
+    time_limits   minimum rest between shifts, hours per Monday-Sunday week, working days in a row
+    competences   everyone works only in a competence they hold
+    conflicts     nobody is booked twice on a day or in overlapping shifts, nor during a vacation (when respected)
+    data          (warning) the data problems reported while loading
+
+A schedule with a shortfall is *partial*. A malformed artifact or criteria give *failed*, never an exception.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from datetime import date, datetime, timedelta
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, parse_artifact
+
+KIND: ArtifactType = "schedule"
+SHOWN = 3  # offenders named in a failed check's detail
+_LOOSE = ConfigDict(frozen=True, extra="ignore")
+Text = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class _Shift(BaseModel):
+    model_config = _LOOSE
+    id: Text
+    start: str = Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+    end: str = Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+
+    def span(self, day: date) -> tuple[datetime, datetime]:
+        """When the shift starting on `day` begins and ends (the next day if it ends at or before its start)."""
+        begin = datetime.combine(day, datetime.strptime(self.start, "%H:%M").time())
+        end = datetime.combine(day, datetime.strptime(self.end, "%H:%M").time())
+        return begin, end if end > begin else end + timedelta(days=1)
+
+
+class _Rules(BaseModel):
+    model_config = _LOOSE
+    shifts: list[_Shift] = Field(min_length=1, max_length=50)
+    min_rest_hours: float = Field(ge=0, le=168)
+    max_weekly_hours: float = Field(gt=0, le=168)
+    max_consecutive_days: int = Field(ge=1, le=366)
+
+
+class _Employee(BaseModel):
+    model_config = _LOOSE
+    id: Text
+    name: str = ""
+    competences: list[str] = Field(max_length=100)
+
+
+class _Vacation(BaseModel):
+    model_config = _LOOSE
+    employee: Text
+    start: date
+    end: date
+
+
+class _Cell(BaseModel):
+    model_config = _LOOSE
+    date: date
+    shift: Text
+    competence: Text
+    required: int = Field(ge=0)
+
+
+class _Assignment(BaseModel):
+    model_config = _LOOSE
+    employee: Text
+    date: date
+    shift: Text
+    competence: Text
+
+
+class _Variant(BaseModel):
+    model_config = _LOOSE
+    id: int
+    label: str = ""
+    assignments: list[_Assignment] = Field(max_length=50_000)
+
+
+class _Schedule(BaseModel):
+    model_config = _LOOSE
+    month: str = Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")
+    rules: _Rules
+    employees: list[_Employee] = Field(max_length=10_000)
+    vacations: list[_Vacation] = Field(default_factory=list, max_length=100_000)
+    demand: list[_Cell] = Field(max_length=100_000)
+    variants: list[_Variant] = Field(max_length=100)
+    issues: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _known_shifts(self) -> _Schedule:
+        shifts = {s.id for s in self.rules.shifts}
+        if len(shifts) != len(self.rules.shifts):
+            raise ValueError("the rules define a shift id twice")
+        used = {c.shift for c in self.demand} | {a.shift for v in self.variants for a in v.assignments}
+        unknown = sorted(used - shifts)
+        if unknown:
+            raise ValueError(f"shift(s) {', '.join(unknown)} are used but the rules do not define them")
+        return self
+
+
+class _Criteria(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    month: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$")
+    variants: int | None = Field(None, ge=1, le=100)
+    respect_vacations: bool = True
+    max_shortfall: int = Field(0, ge=0)
+
+
+def _check(name: str, problems: list[str], passed: str, what: str) -> CheckResult:
+    if not problems:
+        return CheckResult(name=name, passed=True, detail=passed)
+    more = f" (and {len(problems) - SHOWN} more)" if len(problems) > SHOWN else ""
+    return CheckResult(name=name, passed=False, detail=f"{len(problems)} {what}: " + "; ".join(problems[:SHOWN]) + more)
+
+
+def _month(s: _Schedule, wanted: str | None) -> CheckResult:
+    problems = [] if wanted in (None, s.month) else [f"the schedule is for {s.month}, the request asked for {wanted}"]
+    for v in s.variants:
+        outside = sorted({a.date for a in v.assignments if a.date.strftime("%Y-%m") != s.month})
+        problems += [f"variant {v.id} schedules {d}, outside {s.month}" for d in outside]
+    return _check("month", problems, f"every assignment falls in {s.month}", "month problem(s)")
+
+
+def _variants(s: _Schedule, wanted: int | None) -> CheckResult:
+    problems = []
+    if wanted is not None and len(s.variants) != wanted:
+        problems.append(f"{len(s.variants)} variant(s) where {wanted} were asked for")
+    if not s.variants:
+        problems.append("there is no variant at all")
+    ids = Counter(v.id for v in s.variants)
+    problems += [f"variant id {i} is used {n} times" for i, n in sorted(ids.items()) if n > 1]
+    needed = sum(c.required for c in s.demand)
+    seen: dict[frozenset[tuple[str, date, str, str]], int] = {}
+    for v in s.variants:
+        key = frozenset((a.employee, a.date, a.shift, a.competence) for a in v.assignments)
+        if not key and needed:
+            problems.append(f"variant {v.id} assigns nobody")
+        if key in seen:
+            problems.append(f"variant {v.id} is identical to variant {seen[key]}")
+        seen.setdefault(key, v.id)
+    return _check("variants", problems, f"{len(s.variants)} distinct variant(s), as asked", "variant problem(s)")
+
+
+def _coverage(s: _Schedule, allowed: int) -> CheckResult:
+    required: Counter[tuple[date, str, str]] = Counter()
+    for c in s.demand:
+        required[(c.date, c.shift, c.competence)] += c.required
+    problems, worst = [], 0
+    for v in s.variants:
+        staffed = Counter((a.date, a.shift, a.competence) for a in v.assignments)
+        gaps = [(k, n, staffed[k]) for k, n in sorted(required.items()) if staffed[k] < n]
+        missing = sum(n - got for _, n, got in gaps)
+        worst = max(worst, missing)
+        if missing > allowed:
+            first = ", ".join(f"{d} {sh} {c} {got} of {n}" for (d, sh, c), n, got in gaps[:SHOWN])
+            problems.append(f"variant {v.id} leaves {missing} person-shift(s) unstaffed ({first})")
+    total = sum(required.values())
+    return _check(
+        "coverage",
+        problems,
+        f"every variant staffs all {total} person-shift(s) the demand asks for"
+        if not worst
+        else f"shortfall of at most {worst} person-shift(s), within {allowed}",
+        "variant(s) short of staff",
+    )
+
+
+def _spans(s: _Schedule, v: _Variant) -> dict[str, list[tuple[datetime, datetime, _Assignment]]]:
+    shifts = {sh.id: sh for sh in s.rules.shifts}
+    out: dict[str, list[tuple[datetime, datetime, _Assignment]]] = defaultdict(list)
+    for a in v.assignments:
+        out[a.employee].append((*shifts[a.shift].span(a.date), a))
+    for spans in out.values():
+        spans.sort(key=lambda t: (t[0], t[1], t[2].shift))
+    return out
+
+
+def _time_limits(s: _Schedule) -> CheckResult:
+    r, problems = s.rules, []
+    for v in s.variants:
+        for who, spans in sorted(_spans(s, v).items()):
+            for (_, end, a), (start, _, b) in itertools.pairwise(spans):
+                rest = (start - end).total_seconds() / 3600
+                if a.date != b.date and 0 <= rest < r.min_rest_hours:
+                    problems.append(
+                        f"variant {v.id}: {who} rests {rest:g} h before {b.shift} on {b.date} "
+                        f"(minimum {r.min_rest_hours:g} h)"
+                    )
+            weeks: dict[tuple[int, int], float] = defaultdict(float)
+            for start, end, a in spans:
+                weeks[a.date.isocalendar()[:2]] += (end - start).total_seconds() / 3600
+            for (year, week), hours in sorted(weeks.items()):
+                if hours > r.max_weekly_hours:
+                    problems.append(
+                        f"variant {v.id}: {who} works {hours:g} h in ISO week {year}-W{week:02d} "
+                        f"(maximum {r.max_weekly_hours:g} h)"
+                    )
+            days, run = sorted({a.date for _, _, a in spans}), 1
+            for before, day in itertools.pairwise(days):
+                run = run + 1 if (day - before).days == 1 else 1
+                if run == r.max_consecutive_days + 1:
+                    problems.append(
+                        f"variant {v.id}: {who} works more than {r.max_consecutive_days} days in a row up to {day}"
+                    )
+    ok = (
+        f"rest of at least {r.min_rest_hours:g} h, at most {r.max_weekly_hours:g} h a week and "
+        f"{r.max_consecutive_days} days in a row for everyone in every variant"
+    )
+    return _check("time_limits", problems, ok, "time-limit violation(s)")
+
+
+def _competences(s: _Schedule) -> CheckResult:
+    held = {e.id: set(e.competences) for e in s.employees}
+    problems = []
+    for v in s.variants:
+        for a in v.assignments:
+            if a.employee not in held:
+                problems.append(f"variant {v.id}: {a.employee} on {a.date} is not among the employees")
+            elif a.competence not in held[a.employee]:
+                problems.append(
+                    f"variant {v.id}: {a.employee} works as {a.competence} on {a.date} {a.shift} "
+                    "without that competence"
+                )
+    return _check("competences", problems, "everyone works only in a competence they hold", "competence violation(s)")
+
+
+def _conflicts(s: _Schedule, respect_vacations: bool) -> CheckResult:
+    away: dict[str, list[_Vacation]] = defaultdict(list)
+    for vac in s.vacations:
+        away[vac.employee].append(vac)
+    problems = []
+    for v in s.variants:
+        for who, spans in sorted(_spans(s, v).items()):
+            for (_, end, a), (start, _, b) in itertools.pairwise(spans):
+                if a.date == b.date or start < end:
+                    problems.append(
+                        f"variant {v.id}: {who} is booked for {a.shift} on {a.date} and {b.shift} on {b.date}"
+                    )
+            if respect_vacations:
+                problems += [
+                    f"variant {v.id}: {who} works {a.shift} on {a.date} during a vacation ({vac.start}..{vac.end})"
+                    for _, _, a in spans
+                    for vac in away[who]
+                    if vac.start <= a.date <= vac.end
+                ]
+    ok = "nobody is double-booked" + (" or scheduled during a vacation" if respect_vacations else "")
+    return _check("conflicts", problems, ok, "conflict(s)")
+
+
+def validate_schedule(artifact: Mapping[str, Any] | None, criteria: Mapping[str, Any]) -> ValidationReport:
+    """Check a schedule artifact against the outcome contract's criteria (see the module docstring)."""
+    try:
+        wanted = _Criteria.model_validate(dict(criteria))
+    except (ValidationError, TypeError, ValueError) as exc:
+        return ValidationReport.of(
+            KIND, [CheckResult(name="criteria", passed=False, detail=f"unusable criteria: {exc}")]
+        )
+    parsed = parse_artifact(_Schedule, artifact, KIND)
+    if isinstance(parsed, ValidationReport):
+        return parsed
+    try:
+        checks = [
+            _month(parsed, wanted.month),
+            _variants(parsed, wanted.variants),
+            _coverage(parsed, wanted.max_shortfall),
+            _time_limits(parsed),
+            _competences(parsed),
+            _conflicts(parsed, wanted.respect_vacations),
+        ]
+    except (OverflowError, ValueError) as exc:  # dates at the very end of the calendar
+        return ValidationReport.unreadable(KIND, f"the artifact cannot be checked: {exc}")
+    issues = parsed.issues
+    checks.append(
+        CheckResult(
+            name="data",
+            passed=not issues,
+            severity="warning",
+            detail="the data loaded without problems"
+            if not issues
+            else f"{len(issues)} data problem(s) reported: " + "; ".join(issues[:SHOWN]),
+        )
+    )
+    return ValidationReport.of(KIND, checks)
