@@ -60,9 +60,21 @@ class App:
         self.store.close()
 
 
-def open_app(home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None) -> App:
-    """Open (or create) the home's journal with the built-in operations and those the operator configured."""
+def standard_registry() -> Registry:
+    """The operations every home has: the built-in ones and those of the bundled workflow packs."""
+    from alicorn.packs.catalog import bundled_workflows
+
     registry = builtin_registry()
+    for workflow in bundled_workflows():
+        for op in workflow.operations:
+            registry.register(op)
+    return registry
+
+
+def open_app(home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None) -> App:
+    """Open (or create) the home's journal with the built-in operations, the bundled packs' operations and those
+    the operator configured."""
+    registry = standard_registry()
     config = load_config(home)
     for spec in config.operation_modules:
         for op in load_operations(spec):

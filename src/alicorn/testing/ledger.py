@@ -23,8 +23,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.durable import retry_while_locked
 from alicorn.errors import OperationError
-from alicorn.ops.builtin import builtin_operations
-from alicorn.ops.http import GET_JSON, POST_JSON
 from alicorn.ops.paths import confine
 from alicorn.ops.registry import LookupResult, Operation, OperationContext, Registry
 from alicorn.plan.dsl import RetryPolicy
@@ -208,8 +206,14 @@ def ledger_operations() -> tuple[Operation, ...]:
 
 
 def testing_registry() -> Registry:
-    """The built-in operations plus the ledger operations."""
-    return Registry((*builtin_operations(), GET_JSON, POST_JSON, *ledger_operations()))
+    """A home's standard operations (built-ins and bundled packs) plus the ledger operations: the registry of a
+    home whose alicorn.toml names `alicorn.testing.ledger:ledger_operations`."""
+    from alicorn.app import standard_registry
+
+    registry = standard_registry()
+    for op in ledger_operations():
+        registry.register(op)
+    return registry
 
 
 def applied_keys(path: Path) -> dict[str, int]:

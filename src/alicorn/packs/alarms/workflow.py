@@ -1,0 +1,275 @@
+"""The camera-alarms template (seed command 5): one day's alarms, duplicates merged, only events that need a human.
+
+Slots: `day` (required; "yesterday", "wczoraj", "вчера", "today", an ISO or dd.mm.yyyy date — resolved against the
+intake time), `min_confidence` for person/vehicle detections, `window_s` for merging repeats of one camera and type.
+The plan uses built-in operations only (read, filter, dedupe, sort, render, save); it has no effect beyond writing
+its report into the run's workspace.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from alicorn.packs.workflow import BuiltPlan, ResultSummary, Workflow
+from alicorn.plan.dsl import EffectClass, Node
+from alicorn.runtime.state import RunState
+from alicorn.validate.base import ValidationReport
+
+DATA = Path(__file__).parent
+SECTIONS = ("summary", "events needing a human")
+
+
+class AlarmParameters(BaseModel):
+    """The slots of the alarms template."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    day: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="the day to analyse, YYYY-MM-DD")]
+    min_confidence: float = Field(0.6, ge=0, le=1, description="person/vehicle detections below this are noise")
+    window_s: int = Field(300, ge=1, le=3600, description="repeats of one camera and type within this are one event")
+
+
+_RELATIVE = {
+    -1: ("yesterday", "yesterday's", "wczoraj", "wczorajsz", "вчера", "вчерашн"),
+    0: ("today", "today's", "dzisiaj", "dziś", "dzisiejsz", "сегодня", "сегодняшн"),
+    -2: ("day before yesterday", "przedwczoraj", "позавчера"),
+}
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_DOTTED = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b")
+_WINDOW = re.compile(r"\b(\d{1,4})\s*(s|sec|seconds?|min|minutes?|minut|мин)\b", re.IGNORECASE)
+
+
+def extract(text: str, language: str, now: datetime) -> dict[str, Any]:
+    """`day` from a relative word or a date; `window_s` from "within 10 minutes" and the like."""
+    found: dict[str, Any] = {}
+    lowered = text.lower()
+    for offset in (-2, -1, 0):  # "day before yesterday" / "przedwczoraj" before "yesterday" / "wczoraj"
+        if any(word in lowered for word in _RELATIVE[offset]):
+            found["day"] = (now + timedelta(days=offset)).date().isoformat()
+            break
+    if (iso := _ISO.search(text)) is not None:
+        found["day"] = "-".join(iso.groups())
+    elif (dotted := _DOTTED.search(text)) is not None:
+        d, m, y = dotted.groups()
+        found["day"] = f"{y}-{int(m):02d}-{int(d):02d}"
+    if "day" in found:
+        try:
+            datetime.strptime(found["day"], "%Y-%m-%d")
+        except ValueError:
+            del found["day"]
+    if (window := _WINDOW.search(text)) is not None:
+        amount = int(window.group(1))
+        found["window_s"] = amount if window.group(2).lower().startswith("s") else amount * 60
+    return found
+
+
+def _check(path: str, op: str, value: Any) -> dict[str, Any]:
+    return {"kind": "check", "path": path, "op": op, "value": value}
+
+
+def _ref(node: str, output: str) -> dict[str, Any]:
+    return {"ref": {"node": node, "output": output}}
+
+
+def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
+    """The nodes for one day; the report is saved only when local writes are allowed."""
+    p = AlarmParameters.model_validate(params.model_dump())
+    day = datetime.strptime(p.day, "%Y-%m-%d")
+    start, end = f"{p.day}T00:00:00", f"{(day + timedelta(days=1)).date().isoformat()}T00:00:00"
+    night = {"kind": "any", "of": [_check("ts", "lt", f"{p.day}T07:00:00"), _check("ts", "gte", f"{p.day}T20:00:00")]}
+    needs_human = {
+        "kind": "any",
+        "of": [
+            _check("type", "in", ["tamper", "offline"]),
+            {
+                "kind": "all",
+                "of": [
+                    _check("type", "in", ["person", "vehicle"]),
+                    _check("confidence", "gte", p.min_confidence),
+                    {"kind": "not", "of": _check("zone", "eq", "public")},
+                    night,
+                ],
+            },
+        ],
+    }
+    nodes: list[dict[str, Any]] = [
+        {
+            "node_id": "load",
+            "operation": "data.read_csv",
+            "description": "Read the camera alarm log with typed id and confidence columns.",
+            "inputs": {"path": {"value": "alarms.csv"}, "columns": {"value": {"id": "int", "confidence": "float"}}},
+            "completion": _check("count", "gte", 1),
+            "critical": True,
+            "stop": {"reason": "no alarm data: nothing to analyse", "when": _check("count", "lt", 1)},
+        },
+        {
+            "node_id": "day",
+            "operation": "records.filter",
+            "description": f"Keep only the alarms of {p.day}.",
+            "inputs": {
+                "records": _ref("load", "records"),
+                "where": {"value": {"kind": "all", "of": [_check("ts", "gte", start), _check("ts", "lt", end)]}},
+            },
+        },
+        {
+            "node_id": "dedupe",
+            "operation": "records.dedupe",
+            "description": f"Merge repeats of one camera and type within {p.window_s} s.",
+            "inputs": {
+                "records": _ref("day", "records"),
+                "keys": {"value": ["camera", "type"]},
+                "window": {"value": {"field": "ts", "seconds": p.window_s}},
+                "count_field": {"value": "duplicates"},
+            },
+        },
+        {
+            "node_id": "triage",
+            "operation": "records.filter",
+            "description": "Keep tampering, cameras offline, and confident night-time people or vehicles outside "
+            "public zones.",
+            "inputs": {"records": _ref("dedupe", "records"), "where": {"value": needs_human}},
+        },
+        {
+            "node_id": "order",
+            "operation": "records.sort",
+            "inputs": {"records": _ref("triage", "records"), "by": {"value": ["ts", "id"]}},
+        },
+        {
+            "node_id": "render",
+            "operation": "report.render_text",
+            "inputs": {
+                "title": {"value": f"Camera alarms that need a human: {p.day}"},
+                "records": _ref("order", "records"),
+                "columns": {"value": ["id", "ts", "camera", "zone", "type", "confidence", "duplicates", "note"]},
+                "summary": {"value": {"period": p.day}},
+                "stat_1_label": {"value": "alarms in the log"},
+                "stat_1": _ref("load", "count"),
+                "stat_2_label": {"value": "alarms that day"},
+                "stat_2": _ref("day", "count"),
+                "stat_3_label": {"value": "duplicates merged"},
+                "stat_3": _ref("dedupe", "removed"),
+                "stat_4_label": {"value": "need a human"},
+                "stat_4": _ref("triage", "count"),
+                "empty_message": {"value": f"No alarm on {p.day} needs a human."},
+            },
+        },
+    ]
+    removed: list[str] = []
+    if "local_write" in forbidden:
+        removed.append("save (workspace.write_file, local_write): left out, the request forbids local writes")
+    else:
+        nodes.append(
+            {
+                "node_id": "save",
+                "operation": "workspace.write_file",
+                "inputs": {"path": {"value": f"alarms-{p.day}.txt"}, "content": _ref("render", "text")},
+            }
+        )
+    return BuiltPlan(tuple(Node.model_validate(n) for n in nodes), tuple(removed))
+
+
+def artifact_of(state: RunState) -> dict[str, Any] | None:
+    """The triage report as a document: a summary (counts, sourced from the log) and the events with their ids."""
+    outputs = {n: state.effective_output(n) for n in ("load", "day", "dedupe", "triage", "render")}
+    if any(outputs[n] is None for n in ("day", "dedupe", "triage", "render")):
+        return None
+    day, dedupe, triage = outputs["day"] or {}, outputs["dedupe"] or {}, outputs["triage"] or {}
+    events = triage.get("records", [])
+    summary = (
+        f"{day.get('count', 0)} alarms that day; {dedupe.get('removed', 0)} duplicates merged; "
+        f"{triage.get('count', 0)} need a human."
+    )
+    return {
+        "title": str((outputs["render"] or {}).get("text", "")).splitlines()[0] if outputs["render"] else "",
+        "sections": [
+            {"heading": "summary", "text": summary, "sources": ["alarms.csv"]},
+            {
+                "heading": "events needing a human",
+                "text": str((outputs["render"] or {}).get("text", "")),
+                "sources": [f"alarm {r.get('id')}" for r in events] or ["alarms.csv"],
+            },
+        ],
+        "events": [
+            {k: r.get(k) for k in ("id", "ts", "camera", "zone", "type", "confidence", "duplicates")} for r in events
+        ],
+        "counts": {
+            "day": day.get("count", 0),
+            "merged": dedupe.get("removed", 0),
+            "kept": dedupe.get("count", 0),
+            "need_human": triage.get("count", 0),
+        },
+    }
+
+
+def criteria(params: BaseModel) -> dict[str, Any]:
+    return {"required_sections": list(SECTIONS), "require_sources": True}
+
+
+def validate(artifact: Mapping[str, Any] | None, wanted: Mapping[str, Any]) -> ValidationReport:
+    from alicorn.validate.document import validate_document
+
+    return validate_document(artifact, wanted)
+
+
+def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> ResultSummary:
+    counts = (artifact or {}).get("counts", {})
+    lines = (
+        f"{counts.get('need_human', 0)} events need a human, of {counts.get('day', 0)} alarms "
+        f"({counts.get('merged', 0)} duplicates merged)",
+    )
+    events = (artifact or {}).get("events", [])
+    shown = tuple(
+        f"alarm {e.get('id')} at {e.get('ts')}: {e.get('type')} on {e.get('camera')} ({e.get('zone')})"
+        + (f", {e['duplicates']} repeat(s) merged into it" if e.get("duplicates") else "")
+        for e in events
+    )
+    return ResultSummary((*lines, *shown), dict(counts), ())
+
+
+WORKFLOW = Workflow(
+    id="alarms",
+    title="camera alarm triage",
+    summary="analyse one day's camera alarms, merge duplicates, keep only events that need a human",
+    artifact="document",
+    parameters=AlarmParameters,
+    operations=(),
+    examples={
+        "en": (
+            "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human.",
+            "Go through the camera alerts from yesterday and tell me which ones someone has to check.",
+            "Which CCTV alarms from today need a person to look at them? Skip the duplicates.",
+            "Triage the security camera events of 2026-11-29 and drop repeated alerts.",
+        ),
+        "pl": (
+            "Przeanalizuj wczorajsze alarmy z kamer, usuń duplikaty i pokaż tylko zdarzenia wymagające człowieka.",
+            "Przejrzyj alarmy z monitoringu z wczoraj i wskaż te, które musi sprawdzić człowiek.",
+            "Które alarmy kamer z dzisiaj wymagają reakcji operatora? Pomiń powtórzenia.",
+            "Zrób przegląd zdarzeń z kamer bezpieczeństwa i odfiltruj duplikaty alarmów.",
+        ),
+        "ru": (
+            "Проанализируй вчерашние тревоги камер, удали дубликаты и покажи только события, требующие человека.",
+            "Разбери вчерашние срабатывания видеонаблюдения и покажи, что должен проверить оператор.",
+            "Какие тревоги с камер за сегодня требуют внимания человека? Повторы убери.",
+            "Отфильтруй события камер безопасности, убери повторяющиеся тревоги.",
+        ),
+    },
+    data_dir=DATA,
+    extract=extract,
+    questions={
+        "day": {
+            "en": "Which day's alarms should I analyse (for example yesterday, or 2026-11-29)?",
+            "pl": "Alarmy z którego dnia mam przeanalizować (na przykład wczoraj albo 2026-11-29)?",
+            "ru": "Тревоги за какой день проанализировать (например, вчера или 2026-11-29)?",
+        }
+    },
+    build=build,
+    artifact_of=artifact_of,
+    criteria=criteria,
+    validator=validate,
+    summarize=summarize,
+)

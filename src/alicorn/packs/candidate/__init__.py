@@ -1,0 +1,42 @@
+"""The candidate pack (seed command 4): build a demo version of an application in an isolated candidate.
+
+"Build a demo version of the application in an isolated candidate and stop before installation." The plan copies
+the application (`data/app/`, a small inventory tool with its own unittest suite) into the run's workspace, makes it
+a demo build, runs its tests in a child process, diffs it against the source and packages it reproducibly;
+installation (effect `installation`) is planned only when the request asks for it and does not forbid it. The
+result is validated as code: tests, diff, package, installation.
+
+`data/app/` is package data: its Python files are the candidate's sources, run only in a child process inside a
+run's workspace, and never imported as part of alicorn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alicorn.packs.candidate import plan, slots
+from alicorn.packs.workflow import Workflow
+from alicorn.validate.code import validate_code
+
+WORKFLOW = Workflow(
+    id="candidate",
+    title="Build an application variant in an isolated candidate",
+    summary=(
+        "Copies an application into an isolated candidate, makes a demo build, runs its tests in a child process, "
+        "shows the diff and packages it; installs only when asked and allowed."
+    ),
+    artifact="code",
+    parameters=slots.CandidateParameters,
+    operations=plan.OPERATIONS,
+    examples=slots.EXAMPLES,
+    data_dir=Path(__file__).parent / "data",
+    extract=slots.extract,
+    questions=slots.QUESTIONS,
+    build=plan.build,
+    artifact_of=plan.artifact_of,
+    criteria=plan.criteria,
+    validator=validate_code,
+    summarize=plan.summarize,
+)
+
+__all__ = ["WORKFLOW"]

@@ -1,0 +1,1 @@
+"""Stockroom's tests: `python -m unittest discover` from the app folder."""

@@ -1,0 +1,213 @@
+"""The candidate template's plan, artifact, criteria and summary.
+
+    create ─► variant ─► tests ─► diff ─► package [─► install]
+
+`create` copies the app into `candidate/` in the workspace, `variant` makes it a demo build, `tests` runs its suite
+(the run stops there if any test fails: nothing unproven is packaged), `diff` compares it with the source, and
+`package` archives it into `dist/`. `install` (effect `installation`) is in the plan only when the `install` slot
+asks for it and the request does not forbid installation; when installation is forbidden, `removed` says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from alicorn.packs.candidate.ops import APPLY_VARIANT, CREATE_CANDIDATE, DIFF
+from alicorn.packs.candidate.release import INSTALL, PACKAGE
+from alicorn.packs.candidate.runner import RUN_TESTS
+from alicorn.packs.candidate.slots import CandidateParameters
+from alicorn.packs.workflow import BuiltPlan, ResultSummary
+from alicorn.plan.dsl import EffectClass, Node
+from alicorn.runtime.state import RunState
+from alicorn.validate.base import ValidationReport
+
+OPERATIONS = (CREATE_CANDIDATE, APPLY_VARIANT, RUN_TESTS, DIFF, PACKAGE, INSTALL)
+_EFFECTS: dict[str, EffectClass] = {op.name: op.effect for op in OPERATIONS}
+CANDIDATE_DIR = "candidate"
+
+
+def _ref(node: str, output: str) -> dict[str, Any]:
+    return {"ref": {"node": node, "output": output}}
+
+
+def _val(value: Any) -> dict[str, Any]:
+    return {"value": value}
+
+
+def parameters(params: BaseModel) -> CandidateParameters:
+    """The slots as this template's model, whatever model the caller filled."""
+    if isinstance(params, CandidateParameters):
+        return params
+    return CandidateParameters.model_validate(params.model_dump())
+
+
+def package_name(p: CandidateParameters) -> str:
+    """`<app>-<variant>`, lower case, from the app folder's last part (a valid package name)."""
+    stem = re.sub(r"[^a-z0-9._-]+", "-", p.app.rstrip("/").rsplit("/", 1)[-1].lower()).strip("-.") or "app"
+    return f"{stem[:50]}-{p.variant}"
+
+
+def _nodes(p: CandidateParameters, with_install: bool) -> list[Node]:
+    # Paths are literals, never references: Anvil judges a plan by where it reaches, and a path known only at run
+    # time ("path:?") would need a human's approval for what is a plain local build.
+    root = _val(CANDIDATE_DIR)
+    archive = f"dist/{package_name(p)}.tar.gz"
+    raw: list[dict[str, Any]] = [
+        {
+            "node_id": "create",
+            "operation": CREATE_CANDIDATE.name,
+            "description": f"Copy the app folder {p.app!r} into an isolated candidate in the run's workspace.",
+            "inputs": {"app": _val(p.app), "into": _val(CANDIDATE_DIR)},
+            "expected_outputs": ["root", "files", "tree_sha256"],
+            "completion": {"kind": "check", "path": "files", "op": "gte", "value": 1},
+            "critical": True,
+            "stop": {"reason": "the candidate could not be created: there is nothing to build"},
+        },
+        {
+            "node_id": "variant",
+            "operation": APPLY_VARIANT.name,
+            "description": f"Make the candidate a {p.variant} build (config and generated sample data).",
+            "inputs": {"root": root, "variant": _val(p.variant)},
+            "expected_outputs": ["changed", "demo"],
+            "depends_on": ["create"],
+            "critical": True,
+            "stop": {"reason": f"the {p.variant} variant could not be applied to the candidate"},
+        },
+        {
+            "node_id": "tests",
+            "operation": RUN_TESTS.name,
+            "description": "Run the candidate's unittest suite in a child process with a clean environment.",
+            "inputs": {"root": root},
+            "expected_outputs": ["total", "failed", "errors", "ok"],
+            "depends_on": ["variant"],
+            "critical": True,
+            "stop": {
+                "reason": "the candidate's tests do not pass: nothing is packaged or installed",
+                "when": {"kind": "check", "path": "ok", "op": "eq", "value": False},
+            },
+        },
+        {
+            "node_id": "diff",
+            "operation": DIFF.name,
+            "description": "Compare the candidate with its source: files, lines added and removed.",
+            "inputs": {"source": _val(p.app), "root": root},
+            "expected_outputs": ["files", "added", "removed", "text"],
+            "depends_on": ["tests"],  # after the suite, so anything it wrote shows in the diff
+        },
+        {
+            "node_id": "package",
+            "operation": PACKAGE.name,
+            "description": "Archive the tested candidate reproducibly into dist/ with its SHA-256.",
+            "inputs": {"root": root, "name": _val(package_name(p)), "into": _val("dist")},
+            "expected_outputs": ["path", "sha256", "bytes"],
+            "depends_on": ["tests", "diff"],
+        },
+    ]
+    if with_install:
+        raw.append(
+            {
+                "node_id": "install",
+                "operation": INSTALL.name,
+                "description": "Install the package (once per idempotency key).",
+                "inputs": {"package": _val(archive), "sha256": _ref("package", "sha256")},
+                "expected_outputs": ["installed", "path"],
+            }
+        )
+    return [Node.model_validate(n) for n in raw]
+
+
+def without_forbidden(nodes: list[Node], forbidden: frozenset[EffectClass]) -> BuiltPlan:
+    """`nodes` less those whose effect class is forbidden and those that need a left-out node."""
+    kept: list[Node] = []
+    removed: list[str] = []
+    gone: set[str] = set()
+    for node in nodes:  # nodes are in dependency order, so one pass sees every upstream decision
+        effect = _EFFECTS[node.operation]
+        if effect in forbidden:
+            gone.add(node.node_id)
+            removed.append(f"{node.node_id} ({node.operation}, {effect}): left out, the request forbids {effect}")
+        elif lost := sorted(node.upstream() & gone):
+            gone.add(node.node_id)
+            removed.append(f"{node.node_id} ({node.operation}): left out, it needs {', '.join(lost)}, left out too")
+        else:
+            kept.append(node)
+    return BuiltPlan(nodes=tuple(kept), removed=tuple(removed))
+
+
+def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
+    """The candidate plan for these slots; `install` only when asked for and installation is not forbidden."""
+    p = parameters(params)
+    built = without_forbidden(_nodes(p, with_install=p.install), forbidden)
+    if "installation" in forbidden and not p.install:
+        # Not asked for either, but say so: the report shows the build stopped before installation on purpose.
+        note = f"install ({INSTALL.name}, installation): left out, the request forbids installation"
+        return BuiltPlan(nodes=built.nodes, removed=(*built.removed, note))
+    return built
+
+
+def _output(state: RunState, node_id: str) -> dict[str, Any] | None:
+    node = state.nodes.get(node_id)
+    if node is None or node.status != "succeeded":
+        return None
+    return state.effective_output(node_id)
+
+
+def artifact_of(state: RunState) -> dict[str, Any] | None:
+    """The code artifact: the candidate, its variant, tests, diff, package and installation, as far as they ran."""
+    candidate = _output(state, "create")
+    if candidate is None:
+        return None
+    installation = _output(state, "install")
+    return {
+        "candidate": candidate,
+        "variant": _output(state, "variant"),
+        "tests": _output(state, "tests"),
+        "diff": _output(state, "diff"),
+        "package": _output(state, "package"),
+        "installed": bool(installation and installation.get("installed")),
+        "installation": installation,
+    }
+
+
+def criteria(params: BaseModel) -> dict[str, Any]:
+    """Tests must pass, the diff must be clean, a package must exist, installed exactly when asked."""
+    p = parameters(params)
+    return {"tests_must_pass": True, "require_diff": True, "require_package": True, "installed": p.install}
+
+
+def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> ResultSummary:
+    """Headline (tests, diff, package, installation) and what a human should look at."""
+    if artifact is None:
+        return ResultSummary(lines=(f"No candidate was built ({report.summary}).",), conflicts=(report.summary,))
+    lines = []
+    candidate = artifact.get("candidate") or {}
+    lines.append(f"Candidate {candidate.get('root', '?')}: {candidate.get('files', '?')} file(s) copied.")
+    tests = artifact.get("tests") or {}
+    if tests:
+        lines.append(
+            f"Tests: {tests.get('passed', 0)} passed, {tests.get('failed', 0)} failed, {tests.get('errors', 0)} "
+            f"errors, {tests.get('skipped', 0)} skipped of {tests.get('total', 0)}."
+        )
+    diff = artifact.get("diff") or {}
+    if diff:
+        paths = ", ".join(f.get("path", "?") for f in diff.get("files", []) if isinstance(f, dict))
+        lines.append(
+            f"Diff: {diff.get('changed', 0)} file(s), +{diff.get('added', 0)} -{diff.get('removed', 0)}: {paths}."
+        )
+    package = artifact.get("package") or {}
+    if package:
+        lines.append(f"Package: {package.get('path')} (sha256 {str(package.get('sha256', ''))[:12]}…).")
+    lines.append("Installed." if artifact.get("installed") else "Not installed: stopped before installation.")
+    metrics = {
+        "tests_total": tests.get("total", 0),
+        "tests_failed": tests.get("failed", 0) + tests.get("errors", 0),
+        "files_changed": diff.get("changed", 0),
+        "package_sha256": package.get("sha256"),
+        "installed": bool(artifact.get("installed")),
+        "status": report.status,
+    }
+    return ResultSummary(lines=tuple(lines), metrics=metrics, conflicts=tuple(c.detail for c in report.failures))

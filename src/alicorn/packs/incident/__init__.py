@@ -1,0 +1,39 @@
+"""The render-time incident pack (seed command 2): find when render time rose, test N hypotheses, report.
+
+"Find the cause of the increase in render time, check three hypotheses and show the test results." The plan reads
+the job log (`data/render_jobs.csv`), finds the change point, proposes the factors whose mix changed as candidate
+causes, tests each with seeded permutation tests (one node per hypothesis), and writes a sourced report, validated
+as a document. Operations: `perf.load_jobs` (read), `perf.find_change`, `perf.propose_hypotheses`,
+`perf.test_hypothesis`, `perf.summarize_tests` (no effect), then the built-in `workspace.write_file`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alicorn.packs.incident import plan, slots
+from alicorn.packs.workflow import Workflow
+from alicorn.validate.document import validate_document
+
+WORKFLOW = Workflow(
+    id="incident",
+    title="Find the cause of a render time increase",
+    summary=(
+        "Finds the day render time rose in the job log, tests N hypotheses about the cause (1-5, default 3) with "
+        "seeded permutation tests, and reports each verdict with the jobs it rests on."
+    ),
+    artifact="document",
+    parameters=slots.IncidentParameters,
+    operations=plan.OPERATIONS,
+    examples=slots.EXAMPLES,
+    data_dir=Path(__file__).parent / "data",
+    extract=slots.extract,
+    questions=slots.QUESTIONS,
+    build=plan.build,
+    artifact_of=plan.artifact_of,
+    criteria=plan.criteria,
+    validator=validate_document,
+    summarize=plan.summarize,
+)
+
+__all__ = ["WORKFLOW"]

@@ -1,0 +1,208 @@
+"""The incident template's plan, artifact, criteria and summary.
+
+    load ─► change ─► propose ─┬► test_1 ─┐
+                               ├► ...    ─┼► summarize ─► write (reports/render-time-incident.md)
+                               └► test_N ─┘
+
+One test node per hypothesis (N = the `hypotheses` slot, 1-5), so the plan has N + 5 nodes. The request forbids
+nothing this plan needs, but `build` still honours `forbidden`: a node whose effect class is forbidden is left out,
+and so is every node that needs its output (only the report file, a local write, can go without losing the result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from alicorn.ops.workspace import WRITE_FILE
+from alicorn.packs.incident.ops import FIND_CHANGE, LOAD_JOBS, PROPOSE_HYPOTHESES
+from alicorn.packs.incident.report import SUMMARIZE_TESTS
+from alicorn.packs.incident.slots import IncidentParameters
+from alicorn.packs.incident.testing import TEST_HYPOTHESIS
+from alicorn.packs.workflow import BuiltPlan, ResultSummary
+from alicorn.plan.dsl import EffectClass, Node
+from alicorn.runtime.state import RunState
+from alicorn.validate.base import ValidationReport
+
+OPERATIONS = (LOAD_JOBS, FIND_CHANGE, PROPOSE_HYPOTHESES, TEST_HYPOTHESIS, SUMMARIZE_TESTS)
+_EFFECTS: dict[str, EffectClass] = {op.name: op.effect for op in (*OPERATIONS, WRITE_FILE)}
+DATA_FILE = "render_jobs.csv"
+REPORT_PATH = "reports/render-time-incident.md"
+
+
+def _ref(node: str, output: str) -> dict[str, Any]:
+    return {"ref": {"node": node, "output": output}}
+
+
+def _val(value: Any) -> dict[str, Any]:
+    return {"value": value}
+
+
+def parameters(params: BaseModel) -> IncidentParameters:
+    """The slots as this template's model, whatever model the caller filled."""
+    if isinstance(params, IncidentParameters):
+        return params
+    return IncidentParameters.model_validate(params.model_dump())
+
+
+def _nodes(p: IncidentParameters) -> list[Node]:
+    change_inputs = {"jobs": _ref("load", "jobs"), "metric": _val(p.metric)}
+    if p.since is not None:
+        change_inputs["since"] = _val(p.since)
+    raw: list[dict[str, Any]] = [
+        {
+            "node_id": "load",
+            "operation": LOAD_JOBS.name,
+            "description": f"Read the render job log {DATA_FILE}; unfinished and repeated jobs are set aside.",
+            "inputs": {"path": _val(DATA_FILE), "metric": _val(p.metric)},
+            "expected_outputs": ["jobs", "count", "skipped"],
+            "completion": {"kind": "check", "path": "count", "op": "gte", "value": 6},
+            "critical": True,
+            "stop": {"reason": "the job log holds too few usable jobs to find a change"},
+        },
+        {
+            "node_id": "change",
+            "operation": FIND_CHANGE.name,
+            "description": "Find the day render time rose (or use the date the request gives) and by how much.",
+            "inputs": change_inputs,
+            "expected_outputs": ["change", "split_date", "increase_s"],
+            "critical": True,
+            "stop": {
+                "reason": "render time did not rise in the job log: there is no increase to explain",
+                "when": {"kind": "check", "path": "increase_s", "op": "lte", "value": 0},
+            },
+        },
+        {
+            "node_id": "propose",
+            "operation": PROPOSE_HYPOTHESES.name,
+            "description": f"Name up to {p.hypotheses} factor(s) whose mix changed at that day as candidate causes.",
+            "inputs": {
+                "jobs": _ref("load", "jobs"),
+                "split_date": _ref("change", "split_date"),
+                "metric": _val(p.metric),
+                "count": _val(p.hypotheses),
+            },
+            "expected_outputs": ["hypotheses"],
+            "critical": True,
+            "stop": {
+                "reason": "no factor changed between the periods: there is no hypothesis to test",
+                "when": {"kind": "check", "path": "hypotheses", "op": "len_eq", "value": 0},
+            },
+        },
+    ]
+    for k in range(1, p.hypotheses + 1):
+        raw.append(
+            {
+                "node_id": f"test_{k}",
+                "operation": TEST_HYPOTHESIS.name,
+                "description": f"Test hypothesis {k}: slower at its level after the change, and no rise without it?",
+                "inputs": {
+                    "jobs": _ref("load", "jobs"),
+                    "split_date": _ref("change", "split_date"),
+                    "hypotheses": _ref("propose", "hypotheses"),
+                    "rank": _val(k),
+                    "metric": _val(p.metric),
+                },
+                "expected_outputs": ["result", "verdict"],
+            }
+        )
+    raw.append(
+        {
+            "node_id": "summarize",
+            "operation": SUMMARIZE_TESTS.name,
+            "description": "Write the report: the change, a section per hypothesis with its verdict, the conclusion.",
+            "inputs": {
+                "change": _ref("change", "change"),
+                "path": _val(DATA_FILE),
+                "jobs": _ref("load", "count"),
+                "skipped": _ref("load", "skipped"),
+                **{f"result_{k}": _ref(f"test_{k}", "result") for k in range(1, p.hypotheses + 1)},
+            },
+            "expected_outputs": ["document", "markdown"],
+            "completion": {"kind": "check", "path": "document.sections", "op": "len_gte", "value": p.hypotheses + 3},
+        }
+    )
+    raw.append(
+        {
+            "node_id": "write",
+            "operation": WRITE_FILE.name,
+            "description": f"Save the report as {REPORT_PATH} in the run's workspace.",
+            "inputs": {"path": _val(REPORT_PATH), "content": _ref("summarize", "markdown")},
+            "expected_outputs": ["path", "sha256"],
+        }
+    )
+    return [Node.model_validate(n) for n in raw]
+
+
+def without_forbidden(nodes: list[Node], forbidden: frozenset[EffectClass]) -> BuiltPlan:
+    """`nodes` less those whose effect class is forbidden and those that need a left-out node's output."""
+    kept: list[Node] = []
+    removed: list[str] = []
+    gone: set[str] = set()
+    for node in nodes:  # nodes are in dependency order, so one pass sees every upstream decision
+        effect = _EFFECTS[node.operation]
+        if effect in forbidden:
+            gone.add(node.node_id)
+            removed.append(f"{node.node_id} ({node.operation}, {effect}): left out, the request forbids {effect}")
+        elif lost := sorted(node.upstream() & gone):
+            gone.add(node.node_id)
+            removed.append(f"{node.node_id} ({node.operation}): left out, it needs {', '.join(lost)}, left out too")
+        else:
+            kept.append(node)
+    return BuiltPlan(nodes=tuple(kept), removed=tuple(removed))
+
+
+def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
+    """The incident plan for these slots, less what `forbidden` rules out."""
+    return without_forbidden(_nodes(parameters(params)), forbidden)
+
+
+def artifact_of(state: RunState) -> dict[str, Any] | None:
+    """The report document the summarize node produced, or None if it did not run."""
+    node = state.nodes.get("summarize")
+    if node is None or node.status != "succeeded":
+        return None
+    output = state.effective_output("summarize") or {}
+    document = output.get("document")
+    return document if isinstance(document, dict) else None
+
+
+def criteria(params: BaseModel) -> dict[str, Any]:
+    """What the document validator must find: every section, each citing its sources."""
+    p = parameters(params)
+    sections = ["data", "change", *(f"hypothesis {k}" for k in range(1, p.hypotheses + 1)), "conclusion"]
+    return {"required_sections": sections, "require_sources": True, "min_sections": len(sections)}
+
+
+def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> ResultSummary:
+    """Headline (the rise and the supported cause), a line per hypothesis, and what a human should look at."""
+    if artifact is None:
+        return ResultSummary(lines=(f"No report was produced ({report.summary}).",), conflicts=(report.summary,))
+    sections = {s.get("heading", ""): s for s in artifact.get("sections", []) if isinstance(s, dict)}
+    figures = sections.get("Change", {}).get("figures", {})
+    findings = [f for f in artifact.get("findings", []) if isinstance(f, dict)]
+    supported = [f for f in findings if f.get("verdict") == "supported"]
+    lines = [
+        f"Render time rose {figures.get('increase_pct', '?')}% from {figures.get('split_date', '?')} "
+        f"(median {figures.get('median_before_s', '?')} s → {figures.get('median_after_s', '?')} s)."
+    ]
+    lines += [
+        f"Hypothesis {f.get('rank')}: {f.get('factor')} = {f.get('level')}: {f.get('verdict')}"
+        + (f" (median {f.get('ratio')}x the other jobs', p={f.get('p_value')})" if f.get("ratio") is not None else "")
+        for f in findings
+    ]
+    conflicts = [c.detail for c in report.failures]
+    if not supported:
+        conflicts.append("no hypothesis explains the rise: the cause lies elsewhere")
+    elif len(supported) > 1:
+        conflicts.append(f"{len(supported)} hypotheses hold at once: the causes may overlap")
+    metrics = {
+        "increase_pct": figures.get("increase_pct"),
+        "split_date": figures.get("split_date"),
+        "hypotheses": len(findings),
+        "supported": len(supported),
+        "status": report.status,
+    }
+    return ResultSummary(lines=tuple(lines), metrics=metrics, conflicts=tuple(conflicts))

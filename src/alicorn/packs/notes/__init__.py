@@ -1,0 +1,45 @@
+"""The notes pack (seed command 3): "From the conversation, prepare a note, tasks and a draft reply, but do not send
+anything."
+
+A recorded conversation (transcript with speakers, ASR confidence and consents, under `data/`) becomes a note, a
+task list with owners, due dates and cited evidence, and a draft reply; the reply is sent only when the request asks
+for it in words and external transmission is not forbidden. Words of speakers who did not consent, or whom
+diarization could not identify, are removed at the first step and never used. Modules: `model` (shapes),
+`transcript` (notes.read_transcript), `tasks` (notes.extract_tasks), `compose` (notes.write_note,
+notes.draft_reply), `send` (notes.send_reply), `lexicon` and `dates` (the en/pl/ru words), `slots` (parameters
+and their extraction), `workflow` (build, artifact, criteria, summary).
+"""
+
+from __future__ import annotations
+
+from alicorn.packs.notes.compose import DRAFT_REPLY, WRITE_NOTE
+from alicorn.packs.notes.send import SEND_REPLY
+from alicorn.packs.notes.slots import DATA_DIR, EXAMPLES, QUESTIONS, NotesParams, extract
+from alicorn.packs.notes.tasks import EXTRACT_TASKS
+from alicorn.packs.notes.transcript import READ_TRANSCRIPT
+from alicorn.packs.notes.workflow import artifact_of, build, criteria, summarize
+from alicorn.packs.workflow import Workflow
+from alicorn.validate.conversation import validate_conversation
+
+OPERATIONS = (READ_TRANSCRIPT, EXTRACT_TASKS, WRITE_NOTE, DRAFT_REPLY, SEND_REPLY)
+
+WORKFLOW = Workflow(
+    id="notes",
+    title="Conversation notes, tasks and a draft reply",
+    summary="From a recorded conversation: a note, the task list (owners, due dates, evidence) and a draft reply "
+    "to the participants; sent only when asked.",
+    artifact="conversation",
+    parameters=NotesParams,
+    operations=OPERATIONS,
+    examples=EXAMPLES,
+    data_dir=DATA_DIR,
+    extract=extract,
+    questions=QUESTIONS,
+    build=build,
+    artifact_of=artifact_of,
+    criteria=criteria,
+    validator=validate_conversation,
+    summarize=summarize,
+)
+
+__all__ = ["OPERATIONS", "WORKFLOW", "NotesParams"]

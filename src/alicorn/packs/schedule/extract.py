@@ -1,0 +1,271 @@
+"""Deterministic slot extraction for the schedule template, in English, Polish and Russian.
+
+Finds: the month (an ISO month, a month name in any inflection with or without a year, or a relative phrase like
+"next month" / "w przyszłym miesiącu" / "в следующем месяце", resolved against the intake time `now`), the number of
+variants (a digit or number word before a variant noun), whether vacations count, whether to publish, and which
+variant to publish. Negation is handled per clause: "do not publish" / "nie publikuj" / "не публикуй" never set
+`publish=True`, and a negated request always wins over an affirmative one. Only what is found is returned.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+NUMBERS: dict[str, int] = {}
+for _value, _words in enumerate(
+    (
+        "one jeden jedna jedno jednego jednym один одна одно одного одном",
+        "two dwa dwie dwóch dwoch dwu dwoma два две двух двумя",
+        "three trzy trzech trzema три трёх трех тремя",
+        "four cztery czterech czterema четыре четырёх четырех четырьмя",
+        "five pięć piec pięciu pieciu пять пяти пятью",
+        "six sześć szesc sześciu шесть шести",
+        "seven siedem siedmiu семь семи",
+        "eight osiem ośmiu osmiu восемь восьми",
+        "nine dziewięć dziewiec dziewięciu девять девяти",
+        "ten dziesięć dziesiec dziesięciu десять десяти",
+    ),
+    start=1,
+):
+    for _word in _words.split():
+        NUMBERS[_word] = _value
+
+ORDINALS = {
+    1: r"first|1st|pierwsz\w*|перв\w*",
+    2: r"second|2nd|drug\w*|втор\w*",
+    3: r"third|3rd|trzec\w*|трет\w*",
+    4: r"fourth|4th|czwart\w*|четв[её]рт\w*",
+    5: r"fifth|5th|piąt\w*|piat\w*|пят(?:ый|ого|ому|ым|ом|ая|ую)",
+}
+
+MONTHS = (
+    r"january|jan(?=\.?\s+\d{4})\.?|stycz(?:eń|en|nia|niu|niem)|январ(?:ь|я|е|ю|ём|ем)",
+    r"february|feb(?=\.?\s+\d{4})\.?|lut(?:y|ego|ym|emu)|феврал(?:ь|я|е|ю|ём|ем)",
+    r"march|mar(?=\.?\s+\d{4})\.?|mar(?:zec|ca|cu|cem)|март(?:а|е|у|ом)?",
+    r"april|apr(?=\.?\s+\d{4})\.?|kwie(?:cień|cien|tnia|tniu|tniem)|апрел(?:ь|я|е|ю|ем)",
+    r"may(?=\s+\d{4})|(?<=in |of )may|(?<=for )may|maj(?:a|u|em)?|ма(?:й|я|е|ю|ем)",
+    r"june|jun(?=\.?\s+\d{4})\.?|czerw(?:iec|ca|cu|cem)|июн(?:ь|я|е|ю|ем)",
+    r"july|jul(?=\.?\s+\d{4})\.?|lip(?:iec|ca|cu|cem)|июл(?:ь|я|е|ю|ем)",
+    r"august|aug(?=\.?\s+\d{4})\.?|sierp(?:ień|ien|nia|niu|niem)|август(?:а|е|у|ом)?",
+    r"september|sept?(?=\.?\s+\d{4})\.?|wrze(?:sień|sien|śnia|snia|śniu|sniu|śniem)|сентябр(?:ь|я|е|ю|ём|ем)",
+    r"october|oct(?=\.?\s+\d{4})\.?|pa[źz]dziernik(?:a|u|iem)?|октябр(?:ь|я|е|ю|ём|ем)",
+    r"november|nov(?=\.?\s+\d{4})\.?|listopad(?:a|zie|em)?|ноябр(?:ь|я|е|ю|ём|ем)",
+    r"december|dec(?=\.?\s+\d{4})\.?|grud(?:zień|zien|nia|niu|niem)|декабр(?:ь|я|е|ю|ём|ем)",
+)
+_MONTH_NAME = re.compile(
+    r"\b(?:" + "|".join(f"(?P<m{i + 1}>{p})" for i, p in enumerate(MONTHS)) + r")(?!\w)(?:\s+(?P<year>\d{4}))?"
+)
+_ISO_MONTH = re.compile(r"\b(\d{4})-(0[1-9]|1[0-2])(?:-\d{2})?\b")
+_NUMERIC_MONTH = re.compile(r"\b(0?[1-9]|1[0-2])[./](\d{4})\b")
+_MONTH_WORD = r"(?:month|miesi[aą]c\w*|месяц\w*)"
+_RELATIVE = (
+    (1, re.compile(r"\b(?:next|following|coming|upcoming)\s+" + _MONTH_WORD)),
+    (1, re.compile(r"\b(?:przyszł|przyszl|następn|nastepn|kolejn)\w*\s+" + _MONTH_WORD)),
+    (1, re.compile(r"\b(?:следующ|будущ|грядущ)\w*\s+" + _MONTH_WORD)),
+    (1, re.compile(r"\b(?:za|через)\s+" + _MONTH_WORD)),
+    (0, re.compile(r"\b(?:this|current)\s+" + _MONTH_WORD)),
+    (0, re.compile(r"\b(?:ten|tym|tego|bieżąc|biezac|obecn|aktualn)\w*\s+" + _MONTH_WORD)),
+    (0, re.compile(r"\b(?:этот|этом|этого|текущ)\w*\s+" + _MONTH_WORD)),
+    (-1, re.compile(r"\b(?:last|previous|past)\s+" + _MONTH_WORD)),
+    (-1, re.compile(r"\b(?:zeszł|zeszl|poprzedni|ubiegł|ubiegl)\w*\s+" + _MONTH_WORD)),
+    (-1, re.compile(r"\b(?:прошл|предыдущ)\w*\s+" + _MONTH_WORD)),
+)
+_IN_MONTHS = re.compile(r"\b(?:in|za|через)\s+(\w+)\s+(?:months|miesi[aąeę]c\w*|месяц\w*)")
+
+_NUMBER = r"(\d{1,2}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
+_VARIANT_NOUN = (
+    r"(?:variants?|versions?|options?|alternatives?|drafts?|proposals?|wariant\w*|wersj\w*|opcj\w*|"
+    r"propozycj\w*|alternatyw\w*|вариант\w*|верси\w*|альтернатив\w*)"
+)
+_COUNT_BEFORE = re.compile(
+    r"\b" + _NUMBER + r"\s+(?:(?!of\b|z\b|ze\b|из\b|spośród\b|среди\b)\w+\s+){0,2}?" + _VARIANT_NOUN + r"(?!\w)"
+)
+_COUNT_AFTER = re.compile(
+    r"\b(?:number of |liczba |ilość |ilosc |количество )?" + _VARIANT_NOUN + r"\s*[:=–—-]\s*" + _NUMBER + r"\b"
+)
+_PICK_NUMBER = re.compile(
+    r"\b(?:variant|option|version|wariant\w*|wersj\w*|вариант\w*)\s*(?:nr\.?|no\.?|number|numer|номер|#|№)?\s*([1-5])\b"
+)
+_PICK_ORDINAL = re.compile(
+    r"\b(" + "|".join(ORDINALS.values()) + r")\s+(?:variant|option|version|wariant\w*|wersj\w*|вариант\w*)"
+)
+
+_PUBLISH_VERB = re.compile(r"\b(?:publish\w*|o?publik(?:uj|ow)\w*|о?публик(?:у|ов)\w*)")
+_PUBLISH_NEGATED_NOUN = re.compile(
+    r"\b(?:without|no|bez|без)\s+(?:any\s+)?(?:publication|publishing|publikacj\w*|publikowani\w*|"
+    r"opublikowani\w*|публикаци\w*|опубликовани\w*)|\b(?:unpublished|nieopublikowan\w*|niepublikowan\w*|"
+    r"неопубликованн\w*)"
+)
+_VACATION = re.compile(
+    r"\b(?:vacations?|(?<!public )(?<!bank )holidays?|annual leave|leaves? of absence|time off|urlop\w*|wakacj\w*|"
+    r"отпуск\w*|отгул\w*)"
+)
+#: Words that negate a request on either side of it ("do not publish", "publish nothing", "отпуска не учитывай").
+_NEGATORS = {
+    "not",
+    "never",
+    "no",
+    "nothing",
+    "without",
+    "forbidden",
+    "prohibited",
+    "nie",
+    "nic",
+    "niczego",
+    "żadnych",
+    "zadnych",
+    "zabronione",
+    "zakazane",
+    "не",
+    "ничего",
+    "никаких",
+    "нельзя",
+    "нет",
+    "запрещено",
+}
+#: Words that negate only what follows them ("stop before publishing", "bez uwzględnienia urlopów").
+_NEGATORS_BEFORE = {
+    "don't",
+    "dont",
+    "avoid",
+    "refrain",
+    "before",
+    "instead",
+    "rather",
+    "hold",
+    "stop",
+    "skip",
+    "bez",
+    "przed",
+    "zamiast",
+    "wstrzymaj",
+    "без",
+    "перед",
+    "вместо",
+    "воздержись",
+}
+#: Verbs that mean "leave out" (ignore vacations): each flips the meaning like a negator.
+_IGNORE = re.compile(
+    r"^(?:ignor\w*|disregard\w*|exclud\w*|skip\w*|pomi[nń]\w*|pomija\w*|zignoruj\w*|игнорир\w*|проигнорир\w*|"
+    r"пропуст\w*|исключ\w*|regardless)$"
+)
+_CLAUSES = re.compile(r"[.;!?,\n]|\s(?:and|but|then|i|oraz|ale|lecz|a potem|и|но|а|затем)\s")
+_TOKEN = re.compile(r"n't|[\w']+", re.UNICODE)
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.lower().replace("ё", "е").replace("’", "'").split())
+
+
+def _shift(now: datetime, months: int) -> str:
+    index = now.year * 12 + now.month - 1 + months
+    return f"{index // 12:04d}-{index % 12 + 1:02d}"
+
+
+def _month(text: str, now: datetime) -> str | None:
+    iso = _ISO_MONTH.search(text)
+    if iso:
+        return f"{iso.group(1)}-{iso.group(2)}"
+    numeric = _NUMERIC_MONTH.search(text)
+    if numeric:
+        return f"{numeric.group(2)}-{int(numeric.group(1)):02d}"
+    named = _MONTH_NAME.search(text)
+    if named:
+        number = next(int(k[1:]) for k, v in named.groupdict().items() if v and k.startswith("m"))
+        if named.group("year"):
+            return f"{named.group('year')}-{number:02d}"
+        year = now.year if number >= now.month else now.year + 1  # a month already past means next year's
+        return f"{year:04d}-{number:02d}"
+    for match in _IN_MONTHS.finditer(text):
+        count = NUMBERS.get(match.group(1)) or (int(match.group(1)) if match.group(1).isdigit() else None)
+        if count is not None and 0 < count <= 24:
+            return _shift(now, count)
+    for offset, pattern in _RELATIVE:
+        if pattern.search(text):
+            return _shift(now, offset)
+    return None
+
+
+def _number(token: str) -> int | None:
+    return int(token) if token.isdigit() else NUMBERS.get(token)
+
+
+def _variants(text: str) -> int | None:
+    for pattern in (_COUNT_AFTER, _COUNT_BEFORE):
+        for match in pattern.finditer(text):
+            value = _number(match.group(1))
+            if value is not None:
+                return value if 1 <= value <= 5 else None  # the template offers 1-5; more is not guessed down
+    return None
+
+
+def _negated(clause: str, start: int, end: int, before: int = 4, after: int = 3) -> int:
+    """How many negators and leave-out verbs stand within a few words of clause[start:end]."""
+    ahead = _TOKEN.findall(clause[:start])[-before:]
+    behind = _TOKEN.findall(clause[end:])[:after]
+
+    def flips(word: str, negators: set[str]) -> bool:
+        return word in negators or word.endswith("n't") or _IGNORE.match(word) is not None
+
+    return sum(flips(w, _NEGATORS | _NEGATORS_BEFORE) for w in ahead) + sum(flips(w, _NEGATORS) for w in behind)
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in _CLAUSES.split(text) if c and c.strip()]
+
+
+def _publish(text: str) -> bool | None:
+    if _PUBLISH_NEGATED_NOUN.search(text):
+        return False
+    found: bool | None = None
+    for clause in _clauses(text):
+        for match in _PUBLISH_VERB.finditer(clause):
+            if _negated(clause, match.start(), match.end()):
+                return False  # a refusal anywhere wins: publishing is never assumed
+            found = True
+    return found
+
+
+def _vacations(text: str) -> bool | None:
+    found: bool | None = None
+    for clause in _clauses(text):
+        for match in _VACATION.finditer(clause):
+            respected = _negated(clause, match.start(), match.end(), before=5, after=4) % 2 == 0
+            found = respected if found is None else found and respected
+    return found
+
+
+def _picked(text: str) -> int | None:
+    number = _PICK_NUMBER.search(text)
+    if number:
+        return int(number.group(1))
+    ordinal = _PICK_ORDINAL.search(text)
+    if ordinal:
+        word = ordinal.group(1)
+        return next(n for n, p in ORDINALS.items() if re.fullmatch(p, word))
+    return None
+
+
+def extract(text: str, language: str, now: datetime) -> dict[str, Any]:
+    """Slot values found in `text` (any of en/pl/ru; `language` is only a hint), with "next month" read at `now`."""
+    clean = _clean(text)
+    found: dict[str, Any] = {}
+    month = _month(clean, now)
+    if month is not None:
+        found["month"] = month
+    variants = _variants(clean)
+    if variants is not None:
+        found["variants"] = variants
+    vacations = _vacations(clean)
+    if vacations is not None:
+        found["respect_vacations"] = vacations
+    publish = _publish(clean)
+    if publish is not None:
+        found["publish"] = publish
+        if publish:
+            picked = _picked(clean)
+            if picked is not None:
+                found["publish_variant"] = picked
+    return found
