@@ -21,6 +21,7 @@ from alicorn.journal.memory import InMemoryStore
 from alicorn.journal.store import JournalStore
 from alicorn.journal.transfer import import_lines
 from alicorn.runtime.executor import Approval, Rejection
+from alicorn.runtime.humans import Withdrawal
 from tests.anvil.support import checks, executor, kinds, node, plan, register, registry, replays
 
 SEND = plan([node("load", "t.read", path="a.csv"), node("send", "t.send", url="https://api.x.io/in", payload=1)])
@@ -113,6 +114,31 @@ def test_a_rejected_proposal_finishes_with_no_effect(store: JournalStore, tmp_pa
     with pytest.raises(RunError, match="already finished"):
         ex.reject(state.run_id, Rejection("human:bob", "again"))
     replays(store, state.run_id, reg)
+
+
+def test_its_proposer_withdraws_a_waiting_proposal_with_no_effect(
+    store: JournalStore, tmp_path: Path, calls: Counter[str]
+) -> None:
+    reg = registry(calls)
+    ex = executor(store, reg, tmp_path)
+    register(store, "agent:planner")
+    state = ex.start(SEND, terms=AGENT)
+    assert state.status == "awaiting_approval"
+    with pytest.raises(RunError, match="only its proposer"):
+        ex.withdraw(state.run_id, Withdrawal("agent:decision", "not mine to close"))
+    with pytest.raises(RunError, match="needs a reason"):
+        Withdrawal("agent:planner", "")
+    done = ex.withdraw(state.run_id, Withdrawal("agent:planner", "cannot continue safely"))
+    assert done.status == "withdrawn" and done.finished and calls == Counter()
+    assert kinds(store, state.run_id)[-3:-1] == ["node.skipped", "node.skipped"]
+    assert "proposal.withdrawn" in kinds(store, state.run_id)
+    assert state.run_id not in {p.run for p in list_proposals(store)}
+    with pytest.raises(RunError, match="already finished"):
+        ex.withdraw(state.run_id, Withdrawal("agent:planner", "again"))
+    replays(store, state.run_id, reg)
+    finished = ex.start(plan([node("a", "t.shape")]))
+    with pytest.raises(RunError, match="already finished"):
+        ex.withdraw(finished.run_id, Withdrawal("human:bob", "no"))
 
 
 def test_only_a_waiting_proposal_can_be_rejected(store: JournalStore, tmp_path: Path) -> None:

@@ -199,6 +199,31 @@ class PermissionRegistry:
             f"could not record the reputation of run {run_id}: {outcome.proposed_by}'s stream keeps changing"
         )
 
+    def calibrate(self, agent: str, run_id: str, brier: float) -> list[Event]:
+        """Move a registered agent's reputation by how well its plan's outcome was predicted (the world model's
+        Brier score for the run): +1 at most 0.05, -1 at least 0.5, nothing between; once per run."""
+        delta = 1 if brier <= 0.05 else -1 if brier >= 0.5 else 0
+        key = f"calibration:{run_id}"
+        for _ in range(5):
+            record = self.record(agent)
+            if not delta or not record.registered or key in record.settled:
+                return []
+            data = {
+                "run": key,
+                "kind": "calibration",
+                "delta": delta,
+                "reputation": record.reputation + delta,
+                "cause": f"the world model's prediction for run {run_id} scored Brier {brier:.3f}",
+                "by": "anvil",
+            }
+            try:
+                return self.store.append(
+                    record.id, [Draft("reputation.changed", self.now(), data)], expect=record.last_seq
+                )
+            except ConcurrentAppendError:
+                continue
+        raise AnvilError(f"could not record the calibration of run {run_id}: {agent}'s stream keeps changing")
+
     def _settle_drafts(self, record: AgentRecord, outcome: Any) -> list[Draft]:
         at = self.now()
         score, drafts = record.reputation, []

@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 
 from alicorn.anvil.errors import NotAwaitingApprovalError
 from alicorn.anvil.gate import Gate, LiveGate
-from alicorn.anvil.identity import check_approver
+from alicorn.anvil.identity import check_approver, parse_principal
 from alicorn.anvil.replan import DEFAULT_THRESHOLD, compare, summarize
 from alicorn.anvil.risk import assess
 from alicorn.anvil.terms import ReplanOrigin, RunTerms
@@ -39,6 +39,7 @@ from alicorn.runtime.humans import (
     CarriedApproval,
     Rejection,
     Resolution,
+    Withdrawal,
     carry,
     check_approvals,
     grant,
@@ -215,6 +216,7 @@ class Executor:
         resolutions: Iterable[Resolution] = (),
         rejection: Rejection | None = None,
         replaced_by: str | None = None,
+        withdrawal: Withdrawal | None = None,
     ) -> RunState:
         """Continue a run from the fold of its journal: finished nodes are not redone, unsafe effects not repeated.
 
@@ -244,7 +246,7 @@ class Executor:
             session = Session(self, run_id, state, plan, committed=events[-1].seq)
             proposer = session.terms.proposed_by
             approvals = check_approvals(approvals, proposer, run_id, state.plan_hash)
-            if (rejection is not None or replaced_by is not None) and not was_waiting:
+            if (rejection is not None or replaced_by is not None or withdrawal is not None) and not was_waiting:
                 raise NotAwaitingApprovalError(
                     f"run {run_id} is {state.status}, not waiting for an approval; only a waiting proposal can be "
                     f"rejected or replaced (`alicorn cancel {run_id}` stops a running one)",
@@ -252,6 +254,11 @@ class Executor:
                 )
             if rejection is not None:
                 check_approver(rejection.by, proposer, run_id, action="reject")
+            if withdrawal is not None and withdrawal.by != proposer and not parse_principal(withdrawal.by).is_human:
+                raise RunError(
+                    f"{withdrawal.by} did not propose run {run_id}; only its proposer ({proposer}) or a human may "
+                    "withdraw it; nothing was done"
+                )
             session.begin()
             interrupted = _interrupted(state)
             session.emit("run.resumed", {"session": state.sessions + 1, "interrupted": interrupted})
@@ -260,6 +267,13 @@ class Executor:
                     "approval.rejected", {"by": rejection.by, "reason": rejection.reason, "plan_hash": state.plan_hash}
                 )
                 admission.close(session, "rejected", f"rejected by {rejection.by}: {rejection.reason}")
+                return self._commit_finished(session)
+            if withdrawal is not None:
+                session.emit(
+                    "proposal.withdrawn",
+                    {"by": withdrawal.by, "reason": withdrawal.reason, "plan_hash": state.plan_hash},
+                )
+                admission.close(session, "withdrawn", f"withdrawn by {withdrawal.by}: {withdrawal.reason}")
                 return self._commit_finished(session)
             if replaced_by is not None:
                 reason = f"replaced by run {replaced_by} (a replan of the same goal)"
@@ -295,6 +309,10 @@ class Executor:
                 else:
                     session.recover(item["node"])
             return self._finished(session.drive())
+
+    def withdraw(self, run_id: str, withdrawal: Withdrawal) -> RunState:
+        """Its proposer closes a waiting proposal: the run finishes `withdrawn` with no effect."""
+        return self.resume(run_id, withdrawal=withdrawal)
 
     def reject(self, run_id: str, rejection: Rejection) -> RunState:
         """A human refuses a waiting proposal: the run finishes `rejected` with no effect."""

@@ -60,6 +60,19 @@ class Rejection:
 
 
 @dataclass(frozen=True)
+class Withdrawal:
+    """Its proposer (or a human) closes a proposal still waiting for a decision: the run finishes `withdrawn`, with
+    no effect. Core withdraws its own proposals when it cannot continue safely."""
+
+    by: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not self.reason.strip():
+            raise RunError("a withdrawal needs a reason; it is journaled for whoever reviews the proposal")
+
+
+@dataclass(frozen=True)
 class Resolution:
     """A human's answer about an effect whose outcome was unknown: applied (with its output) or not applied."""
 

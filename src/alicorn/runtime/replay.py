@@ -28,7 +28,7 @@ from alicorn.plan.dsl import Plan
 from alicorn.plan.validate import DEFAULT_RESOURCES
 from alicorn.runtime.dispatch import Call, CancelSignal, Outcome
 from alicorn.runtime.executor import Executor, RunEnvironment
-from alicorn.runtime.humans import Approval, CarriedApproval, Rejection, Resolution
+from alicorn.runtime.humans import Approval, CarriedApproval, Rejection, Resolution, Withdrawal
 from alicorn.runtime.state import RunState, fold
 
 
@@ -162,6 +162,7 @@ class _SessionInputs:
     resolutions: list[Resolution] = field(default_factory=list)
     rejection: Rejection | None = None
     replaced_by: str | None = None
+    withdrawal: Withdrawal | None = None
 
 
 def _session_inputs(recorded: Sequence[Event], position: int) -> _SessionInputs:
@@ -176,6 +177,8 @@ def _session_inputs(recorded: Sequence[Event], position: int) -> _SessionInputs:
             found.carried.append(CarriedApproval(data["by"], data["comment"], data["from_run"], data["from_plan_hash"]))
         elif event.kind == "approval.rejected":
             found.rejection = Rejection(data["by"], data["reason"])
+        elif event.kind == "proposal.withdrawn":
+            found.withdrawal = Withdrawal(data["by"], data["reason"])
         elif event.kind == "run.finished" and data.get("status") == "replaced":
             found.replaced_by = data.get("replaced_by")
         elif event.kind == "effect.resolved":
@@ -229,6 +232,7 @@ def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayRe
                 resolutions=found.resolutions,
                 rejection=found.rejection,
                 replaced_by=found.replaced_by,
+                withdrawal=found.withdrawal,
             )
     state: RunState = fold(target.read(run_id), run_id)
     return ReplayReport(run_id, len(recorded), sessions, state.status, time.perf_counter() - started)

@@ -13,8 +13,11 @@ from typing import Any
 from alicorn.anvil.budget import UsageTally
 from alicorn.journal.events import Event
 
-#: denied: the policy refused the plan; rejected: a human refused it; replaced: a replan took its place.
-TERMINAL_RUN = frozenset({"succeeded", "partial", "failed", "stopped", "cancelled", "denied", "rejected", "replaced"})
+#: denied: the policy refused the plan; rejected: a human refused it; replaced: a replan took its place;
+#: withdrawn: its proposer closed it before any decision (Norbi Core's safe stop).
+TERMINAL_RUN = frozenset(
+    {"succeeded", "partial", "failed", "stopped", "cancelled", "denied", "rejected", "replaced", "withdrawn"}
+)
 TERMINAL_NODE = frozenset({"succeeded", "failed", "skipped"})
 
 
