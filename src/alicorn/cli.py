@@ -439,11 +439,27 @@ def schema(
 
 @app.command()
 @_guard
-def demo(home: HomeOption = Path(".alicorn")) -> None:
-    """The main job on embedded defaults: the seed's camera-alarms command, end to end, then its replay verified."""
+def demo(
+    home: HomeOption = Path(".alicorn"),
+    record: Annotated[
+        bool, typer.Option("--record", help="Run the local model and save its answers as the demo's recording.")
+    ] = False,
+) -> None:
+    """The main job on embedded defaults: the seed's camera-alarms command in words, through Norbi Core, then the
+    run's replay and hash chain verified. Uses the local model if installed, else its shipped recorded answers."""
     from alicorn.demo import run_demo
 
-    raise typer.Exit(run_demo(home))
+    raise typer.Exit(run_demo(home, record=record))
+
+
+def _core_commands() -> None:
+    """Norbi Core (issue 6): `alicorn ask` (its module imports only typer at this point)."""
+    from alicorn.core.cli import register
+
+    register(app, open_app=_open, guard=_guard)
+
+
+_core_commands()
 
 
 def _anvil_commands() -> None:

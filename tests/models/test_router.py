@@ -74,7 +74,7 @@ def test_decision_is_journaled() -> None:
 
 
 def test_unknown_role() -> None:
-    with pytest.raises(RoutingError, match="known roles: classifier"):
+    with pytest.raises(RoutingError, match="known roles: assistant, classifier"):
         requirements_for("astrologer")
 
 

@@ -26,6 +26,11 @@ class JournalTap:
         self._lock = threading.Lock()
         self._seq = store.last_seq(stream)
 
+    @property
+    def seq(self) -> int:
+        """The number of the last event this tap knows of in its stream."""
+        return self._seq
+
     def now(self) -> str:
         """A clock reading, in the journal's `at` form."""
         return self.clock.now()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,13 +39,15 @@ class RoleRequirements(BaseModel):
     structured_output: bool = False
     max_latency_ms: int | None = None
     max_cost_per_1k: float | None = None
+    #: The worst calibration (Brier score of the profile's stated confidences, from the world model) allowed.
+    max_brier: float | None = Field(None, ge=0, le=1)
 
 
 #: The roles of the seeds (planner, executor, researcher, decision) and the classifier. Languages are set per
 #: project (`with_languages`), since they depend on who talks to it.
 ROLES: dict[str, RoleRequirements] = {
     "planner": RoleRequirements(
-        role="planner", reasoning=2, min_context=8192, deterministic=True, structured_output=True
+        role="planner", reasoning=2, min_context=8192, deterministic=True, structured_output=True, max_brier=0.3
     ),
     "executor": RoleRequirements(role="executor", reasoning=1, code=1, min_context=4096, structured_output=True),
     "researcher": RoleRequirements(role="researcher", reasoning=2, min_context=16384),
@@ -53,9 +55,16 @@ ROLES: dict[str, RoleRequirements] = {
         role="decision", reasoning=2, min_context=4096, deterministic=True, structured_output=True
     ),
     "classifier": RoleRequirements(
-        role="classifier", min_context=1024, deterministic=True, structured_output=True, max_latency_ms=2000
+        role="classifier",
+        min_context=1024,
+        deterministic=True,
+        structured_output=True,
+        max_latency_ms=2000,
+        max_brier=0.3,
     ),
     "summarizer": RoleRequirements(role="summarizer", reasoning=1, min_context=8192),
+    # Answers a conversation or a question with no effect (Norbi Core); any model that speaks the language will do.
+    "assistant": RoleRequirements(role="assistant", min_context=1024),
 }
 
 
@@ -133,8 +142,15 @@ class RoutingDecision(BaseModel):
         return "\n".join(lines)
 
 
-def _rejections(profile: ModelProfile, need: RoleRequirements, host: Host) -> list[str]:
+def _rejections(
+    profile: ModelProfile, need: RoleRequirements, host: Host, calibration: Mapping[str, float] | None = None
+) -> list[str]:
     reasons = []
+    brier = (calibration or {}).get(profile.id)
+    if need.max_brier is not None and brier is not None and brier > need.max_brier:
+        reasons.append(
+            f"poorly calibrated: its predictions score Brier {brier:.3f} > {need.max_brier:g} allowed (world model)"
+        )
     missing = [lang for lang in need.languages if lang not in profile.languages]
     if missing:
         reasons.append(f"does not speak {', '.join(missing)} (speaks {', '.join(profile.languages)})")
@@ -194,12 +210,17 @@ def route(
     policy: RoutingPolicy | None = None,
     host: Host | None = None,
     tap: JournalTap | None = None,
+    calibration: Mapping[str, float] | None = None,
 ) -> RoutingDecision:
-    """Pick a profile for `requirements`; raise RoutingError (carrying the record) when none may be used."""
+    """Pick a profile for `requirements`; raise RoutingError (carrying the record) when none may be used.
+
+    `calibration` maps profile ids to the Brier score the world model measured for them (alicorn.core.world);
+    a role with `max_brier` refuses a profile whose score is worse.
+    """
     policy = policy or RoutingPolicy()
     host = host or Host.detect()
     ordered = sorted(profiles, key=lambda p: p.id)
-    rejected = {p.id: _rejections(p, requirements, host) for p in ordered}
+    rejected = {p.id: _rejections(p, requirements, host, calibration) for p in ordered}
     fits = [p for p in ordered if not rejected[p.id]]
     local = [p for p in fits if p.location == "local"]
     external = [p for p in fits if p.location == "external"]

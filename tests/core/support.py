@@ -1,0 +1,156 @@
+"""Shared pieces of the Core tests: an app over a temporary home, a test workflow with an outside effect, scripted
+models."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from alicorn.app import App
+from alicorn.core.norbi import Norbi
+from alicorn.core.routing import ModelAccess
+from alicorn.journal.sqlite import SQLiteStore
+from alicorn.models.profiles import ModelProfile
+from alicorn.models.providers.scripted import ScriptedProvider, ScriptItem
+from alicorn.models.router import Host
+from alicorn.ops.builtin import builtin_registry
+from alicorn.ops.registry import Operation, OperationContext, Registry
+from alicorn.packs.alarms import WORKFLOW as ALARMS
+from alicorn.packs.workflow import BuiltPlan, ResultSummary, Workflow
+from alicorn.plan.dsl import EffectClass, Node
+from alicorn.runtime.state import RunState
+from alicorn.validate.base import CheckResult, ValidationReport
+
+SEED_ALARMS = "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human."
+
+
+class NotifyInputs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    message: str = Field(min_length=1)
+
+
+class NotifyOutputs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    sent: bool
+
+
+SENT: list[str] = []
+
+
+def _notify(inputs: NotifyInputs, ctx: OperationContext) -> NotifyOutputs:
+    SENT.append(ctx.idempotency_key)
+    return NotifyOutputs(sent=True)
+
+
+NOTIFY = Operation("test.notify", "Send a message to the team.", NotifyInputs, NotifyOutputs, "external_transmission",
+                   "keyed", _notify)  # fmt: skip
+
+
+class GreetParameters(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    team: str = Field(description="which team to greet")
+    send: bool = False
+
+
+def _extract(text: str, language: str, now: datetime) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    lowered = text.lower()
+    for team in ("red", "blue"):
+        if f"{team} team" in lowered:
+            found["team"] = team
+    if "send" in lowered and "not send" not in lowered and "don't send" not in lowered:
+        found["send"] = True
+    return found
+
+
+def _build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
+    p = GreetParameters.model_validate(params.model_dump())
+    nodes = [Node.model_validate({"node_id": "compose", "operation": "util.noop", "inputs": {}})]
+    removed = []
+    if p.send and "external_transmission" in forbidden:
+        removed.append("send (test.notify, external_transmission): left out, the request forbids sending")
+    elif p.send:
+        nodes.append(
+            Node.model_validate(
+                {
+                    "node_id": "send",
+                    "operation": "test.notify",
+                    "inputs": {"message": {"value": f"hello {p.team} team"}},
+                    "depends_on": ["compose"],
+                }
+            )
+        )
+    return BuiltPlan(tuple(nodes), tuple(removed))
+
+
+def _artifact(state: RunState) -> dict[str, Any] | None:
+    return {"nodes": {n: state.nodes[n].status for n in state.order}}
+
+
+def _validate(artifact: Mapping[str, Any] | None, criteria: Mapping[str, Any]) -> ValidationReport:
+    nodes = (artifact or {}).get("nodes", {})
+    ok = bool(nodes) and all(s == "succeeded" for s in nodes.values())
+    return ValidationReport.of("document", [CheckResult(name="completeness", passed=ok, detail=f"nodes: {nodes}")])
+
+
+GREET = Workflow(
+    id="greet_team",
+    title="team greeting",
+    summary="compose a greeting for a team and, when asked, send it",
+    artifact="document",
+    parameters=GreetParameters,
+    operations=(NOTIFY,),
+    examples={
+        "en": ("Greet the red team", "Send a hello to the blue team", "Say hi to the team", "Write the team a hello"),
+        "pl": ("Przywitaj zespół czerwony",),
+        "ru": ("Поприветствуй красную команду",),
+    },
+    data_dir=Path("."),
+    extract=_extract,
+    questions={"team": {"en": "Which team: red or blue?", "pl": "Który zespół?", "ru": "Какая команда?"}},
+    build=_build,
+    artifact_of=_artifact,
+    criteria=lambda params: {"nodes": "all succeeded"},
+    validator=_validate,
+    summarize=lambda artifact, report: ResultSummary(("greeting done",), {}, ()),
+)
+
+
+def registry() -> Registry:
+    built = builtin_registry()
+    built.register(NOTIFY)
+    return built
+
+
+def make_app(home: Path) -> App:
+    home.mkdir(parents=True, exist_ok=True)
+    return App(home, SQLiteStore(home / "journal.db"), registry())
+
+
+PROFILE = ModelProfile(
+    id="scripted-small",
+    provider="scripted",
+    model="scripted",
+    location="local",
+    languages=("en", "pl", "ru"),
+    structured_output="json_schema",
+    context_length=4096,
+    seed=True,
+    latency_ms=100,
+    privacy="on_device",
+    licence="test",
+)
+
+
+def scripted(script: Sequence[ScriptItem], *, profile: ModelProfile = PROFILE) -> tuple[ModelAccess, ScriptedProvider]:
+    provider = ScriptedProvider(script, constrained=True)
+    host = Host(ram_gb=16, providers=("scripted",))
+    return ModelAccess((profile,), lambda _p: provider, host, source="scripted"), provider
+
+
+def core(app: App, workflows: Sequence[Workflow] = (ALARMS, GREET), **options: Any) -> Norbi:
+    return Norbi(app, workflows, data_root=ALARMS.data_dir, **options)

@@ -1,0 +1,114 @@
+"""`alicorn ask` end to end through the real CLI: the plan and why approval is needed, approval or refusal at the
+prompt, the clarifying question, continuing later, closing safely, and refusing bad requests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from alicorn.cli import app
+from alicorn.core.conversation import fold
+from alicorn.journal.sqlite import SQLiteStore
+from alicorn.runtime.state import fold as fold_run
+
+runner = CliRunner()
+SEND = "From the conversation, prepare a note and tasks and send the draft reply to the participants"
+
+
+def ask(home: Path, *args: str, stdin: str | None = None):
+    return runner.invoke(app, ["ask", *args, "--home", str(home), "--model", "none", "--as", "ann"], input=stdin)
+
+
+def _conversations(home: Path) -> list[str]:
+    with SQLiteStore(home / "journal.db", create=False) as store:
+        return [i.stream for i in store.streams() if i.stream.startswith("conv-")]
+
+
+def _run_status(home: Path, conversation: str) -> tuple[str, list[str]]:
+    with SQLiteStore(home / "journal.db", create=False) as store:
+        state = fold(store.read(conversation))
+        run = fold_run(store.read(state.run), state.run)
+        return run.status, [e.kind for e in store.read(state.run)]
+
+
+def test_the_plan_its_effects_and_why_approval_is_needed_then_approved_at_the_prompt(tmp_path: Path) -> None:
+    result = ask(tmp_path, SEND, stdin="y\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "workflow: notes" in out and "goal hash:" in out
+    assert "send           notes.send_reply             external_transmission" in out
+    assert "needs approval:" in out and "external_transmission" in out
+    assert "[complete]" in out and "sent" in out
+    status, kinds = _run_status(tmp_path, _conversations(tmp_path)[0])
+    assert status == "succeeded" and "approval.granted" in kinds
+
+
+def test_refused_at_the_prompt_nothing_is_sent(tmp_path: Path) -> None:
+    result = ask(tmp_path, SEND, stdin="n\nnot to everyone\n")
+    assert result.exit_code == 3, result.output
+    assert "[stopped_safely]" in result.output
+    status, kinds = _run_status(tmp_path, _conversations(tmp_path)[0])
+    assert status == "rejected" and "effect.intended" not in kinds
+
+
+def test_without_input_it_waits_and_continues_after_a_later_approval(tmp_path: Path) -> None:
+    result = ask(tmp_path, SEND, "--no-input")
+    assert result.exit_code == 4, result.output
+    conversation = _conversations(tmp_path)[0]
+    with SQLiteStore(tmp_path / "journal.db", create=False) as store:
+        run = fold(store.read(conversation)).run
+    approved = runner.invoke(app, ["approve", run, "--as", "bob", "--home", str(tmp_path)])
+    assert approved.exit_code == 0, approved.output
+    done = ask(tmp_path, "--conversation", conversation)
+    assert done.exit_code == 0 and "[complete]" in done.output
+
+
+def test_a_question_answered_at_the_prompt(tmp_path: Path) -> None:
+    result = ask(tmp_path, "Prepare variants of the work schedule and do not publish anything", stdin="2026-12\n")
+    assert result.exit_code == 0, result.output
+    assert "question:" in result.output and "[complete]" in result.output
+    with SQLiteStore(tmp_path / "journal.db", create=False) as store:
+        state = fold(store.read(_conversations(tmp_path)[0]))
+    assert state.contract is not None and state.contract["parameters"]["month"] == "2026-12"
+    assert "publication" in state.contract["forbidden"]
+
+
+def test_a_question_answered_later_and_a_conversation_closed(tmp_path: Path) -> None:
+    first = ask(tmp_path, "Analyse the camera alarms and remove duplicates", "--no-input")
+    assert first.exit_code == 4 and "question:" in first.output
+    conversation = _conversations(tmp_path)[0]
+    closed = ask(tmp_path, "--conversation", conversation, "--close", "not needed any more")
+    assert closed.exit_code == 3 and "stopped safely: not needed any more" in closed.output
+    again = ask(tmp_path, "--conversation", conversation, "--close", "twice")
+    assert again.exit_code == 1 and "already ended" in again.output
+
+
+def test_a_trigger_cannot_approve_at_the_prompt(tmp_path: Path) -> None:
+    result = ask(tmp_path, SEND, "--provenance", "trigger", "--channel", "cron", stdin="y\n")
+    assert result.exit_code == 4, result.output
+    assert "cannot approve its own plan" in result.output
+    status, _ = _run_status(tmp_path, _conversations(tmp_path)[0])
+    assert status == "awaiting_approval"
+
+
+def test_bad_requests_are_refused_and_journal_nothing(tmp_path: Path) -> None:
+    for args in (["   "], ["hello", "--forbid", "launch"], ["hello", "--project", "Bad Name"], []):
+        result = ask(tmp_path, *args)
+        assert result.exit_code in (1, 2), (args, result.output)
+    assert not (tmp_path / "journal.db").exists() or _conversations(tmp_path) == []
+    unknown = ask(tmp_path, "--conversation", "conv-nope")
+    assert unknown.exit_code == 1 and "no conversation" in unknown.output
+    model = runner.invoke(app, ["ask", "hello", "--model", "gpt", "--home", str(tmp_path)])
+    assert model.exit_code == 2 and "--model 'gpt'" in model.output
+    assert not (tmp_path / "journal.db").exists() or _conversations(tmp_path) == []
+
+
+def test_the_report_is_in_the_journal_as_json(tmp_path: Path) -> None:
+    ask(tmp_path, "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human.")
+    with SQLiteStore(tmp_path / "journal.db", create=False) as store:
+        events = store.read(_conversations(tmp_path)[0])
+    report = events[-1]
+    assert report.kind == "report.written"
+    json.dumps(report.data)

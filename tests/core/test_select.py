@@ -1,0 +1,109 @@
+"""Workflow selection and slot filling: deterministic signals check the model; the model never adds an effect."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from alicorn.core.contract import OutcomeContract
+from alicorn.core.planner import plan_from_template
+from alicorn.core.select import WorkflowSelector, fill_slots
+from alicorn.models.recorder import ModelClient
+from alicorn.packs.alarms import WORKFLOW as ALARMS
+from tests.core.support import GREET, PROFILE, registry, scripted
+
+NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+
+
+def _client(*answers: str) -> ModelClient:
+    _, provider = scripted(list(answers))
+    return ModelClient(PROFILE, provider)
+
+
+def test_examples_decide_a_clear_request_and_keep_the_models_disagreement() -> None:
+    selector = WorkflowSelector([ALARMS, GREET])
+    picked = selector.select("Analyse yesterday's camera alarms and drop duplicates", _client(
+        json.dumps({"workflow": "greet_team", "confidence": 0.9})))  # fmt: skip
+    assert picked.workflow == "alarms" and picked.decided_by == "examples(model disagreed)"
+    assert picked.model_choice == "greet_team"
+
+
+def test_the_model_decides_when_the_examples_are_unsure() -> None:
+    selector = WorkflowSelector([ALARMS, GREET])
+    picked = selector.select("xq zvbn", _client(json.dumps({"workflow": "alarms", "confidence": 0.7})))
+    assert picked.workflow == "alarms" and picked.decided_by == "model"
+    assert picked.model_confidence == 0.7
+    choice = json.dumps({"workflow": "alarms", "confidence": 0.9})
+    agreed = selector.select("Przejrzyj alarmy z kamer z wczoraj", _client(choice))
+    assert agreed.decided_by == "examples+model"
+    nothing = selector.select("xq zvbn", None)
+    assert nothing.workflow is None and nothing.decided_by == "no template fits"
+
+
+def test_an_invalid_model_choice_is_repaired_then_ignored() -> None:
+    selector = WorkflowSelector([ALARMS, GREET], max_repairs=1)
+    picked = selector.select("Analyse yesterday's camera alarms", _client('{"workflow": "rm -rf"}', "not json"))
+    assert picked.workflow == "alarms" and picked.model_error is not None
+
+
+def test_the_words_win_over_the_model_and_bad_model_values_are_dropped() -> None:
+    client = _client(json.dumps({"day": "2020-01-01", "min_confidence": 7, "window_s": 120}))
+    slots = fill_slots(ALARMS, ["Analyse yesterday's camera alarms, window 120"], "en", NOW, client)
+    assert slots.values["day"] == "2026-11-29" and slots.sources["day"] == "words"
+    assert slots.values["window_s"] == 120 and slots.sources["window_s"] == "model"  # the words show 120
+    assert slots.values["min_confidence"] == 0.6 and slots.sources["min_confidence"] == "default"
+    assert any("min_confidence" in r for r in slots.reverted)
+
+
+def test_a_models_guess_the_words_do_not_show_is_dropped() -> None:
+    # What SmolLM2 really answered to the seed's alarms request: a threshold nobody asked for.
+    client = _client(json.dumps({"day": "2026-11-29", "min_confidence": 1.0, "window_s": 300}))
+    slots = fill_slots(ALARMS, ["Analyse yesterday's camera alarms, remove duplicates"], "en", NOW, client)
+    assert slots.values["min_confidence"] == 0.6 and slots.sources["min_confidence"] == "default"
+    assert any("min_confidence" in r and "not in the request" in r for r in slots.reverted)
+    assert slots.sources["window_s"] == "model"  # the default value: it changes nothing, so it may stay
+
+
+def test_a_required_slot_nobody_gave_is_missing() -> None:
+    slots = fill_slots(ALARMS, ["Analyse the camera alarms"], "en", NOW, _client('{"day": null}'))
+    assert slots.missing == ("day",)
+
+
+def test_relative_days_resolve_against_the_intake_time_in_three_languages() -> None:
+    for text in ("yesterday's alarms", "alarmy z wczoraj", "вчерашние тревоги", "alarms from 29.11.2026"):
+        assert ALARMS.extract(text, "en", NOW)["day"] == "2026-11-29", text
+    assert ALARMS.extract("przedwczoraj", "pl", NOW)["day"] == "2026-11-28"
+
+
+def test_a_model_alone_cannot_add_an_effect() -> None:
+    slots = fill_slots(GREET, ["Prepare a hello for the red team"], "en", NOW, _client('{"send": true}'))
+    assert slots.values["send"] is False and any("send" in r for r in slots.reverted)
+    # And should a model-set flag reach the planner anyway, the plan keeps the template's effects.
+    values, sources = {"team": "red", "send": True}, {"team": "words", "send": "model"}
+    contract = OutcomeContract(goal="hello", result="document", workflow="greet_team", parameters=values)
+    proposed = plan_from_template(GREET, values, sources, contract, registry())
+    assert [n.operation for n in proposed.plan.nodes] == ["util.noop"]
+    assert proposed.reverted and "external_transmission" in proposed.reverted[0]
+
+
+def test_the_words_may_add_the_effect() -> None:
+    slots = fill_slots(GREET, ["Send a hello to the red team"], "en", NOW, None)
+    contract = OutcomeContract(goal="hello", result="document", workflow="greet_team", parameters=slots.values)
+    proposed = plan_from_template(GREET, slots.values, slots.sources, contract, registry())
+    assert [n.operation for n in proposed.plan.nodes] == ["util.noop", "test.notify"]
+
+
+def test_free_plans_are_repaired_with_the_validation_errors(tmp_path: Path) -> None:
+    from alicorn.core.planner import plan_from_model
+
+    bad = {"nodes": [{"node_id": "a", "operation": "test.notifyy", "inputs": {}}]}
+    good = {"nodes": [{"node_id": "a", "operation": "util.noop", "inputs": {}}]}
+    client = _client(json.dumps(bad), json.dumps(good))
+    contract = OutcomeContract(goal="do a thing", result="document", forbidden=("external_transmission",))
+    proposed = plan_from_model(client, "do a thing", contract, registry())
+    assert proposed.repairs == 1 and proposed.plan.goal_hash == contract.goal_hash
+    # The forbidden operation was never offered, and the repair prompt named the problem.
+    provider = client.provider
+    assert "test.notify" not in provider.requests[0].messages[0].content  # type: ignore[attr-defined]
+    assert "not offered" in provider.requests[1].messages[-1].content  # type: ignore[attr-defined]
