@@ -8,6 +8,7 @@ so a replay under a different registry is caught.
 from __future__ import annotations
 
 import difflib
+import functools
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -167,15 +168,19 @@ class Registry:
         differently does not make recorded runs unreplayable, while any change of behaviour-relevant contract does.
         """
         if self._fingerprint is None:
-            contracts = []
-            for op in self.operations():
-                contract = op.describe()
-                del contract["summary"]
-                contract["inputs"] = _shape(op.inputs)
-                contract["outputs"] = _shape(op.outputs)
-                contracts.append(contract)
-            self._fingerprint = canonical.digest(contracts)
+            self._fingerprint = canonical.digest([_contract(op) for op in self.operations()])
         return self._fingerprint
+
+
+@functools.lru_cache(maxsize=4096)
+def _contract(op: Operation) -> dict[str, Any]:
+    """One operation's part of the fingerprint. Cached: JSON Schemas are slow to build, and operations are frozen
+    (a forked test child would otherwise spend most of its start on them)."""
+    contract = op.describe()
+    del contract["summary"]
+    contract["inputs"] = _shape(op.inputs)
+    contract["outputs"] = _shape(op.outputs)
+    return contract
 
 
 def _shape(model: type[BaseModel]) -> dict[str, Any]:

@@ -43,6 +43,7 @@ class ChildResult:
 
 def run_forked(argv: list[str], *, crash_point: str | None = None, kill_after_s: float | None = None) -> ChildResult:
     """Run `alicorn.testing.child.main(argv)` in a forked process (fast: modules are already imported)."""
+    child.warm()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
