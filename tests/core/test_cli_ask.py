@@ -112,3 +112,14 @@ def test_the_report_is_in_the_journal_as_json(tmp_path: Path) -> None:
     report = events[-1]
     assert report.kind == "report.written"
     json.dumps(report.data)
+
+
+def test_a_partial_result_is_reported_as_partial(tmp_path: Path) -> None:
+    # The bundled moving-day conversation has a task nobody took: the validator finds it, the report says partial
+    # although every node of the run succeeded.
+    text = "Из разговора о переезде подготовь заметку, задачи и черновик ответа, но ничего не отправляй"
+    result = ask(tmp_path, text, "--no-input")
+    assert result.exit_code == 3, result.output
+    assert "[partial]" in result.output and "tasks: FAILED" in result.output
+    status, _ = _run_status(tmp_path, _conversations(tmp_path)[0])
+    assert status == "succeeded"

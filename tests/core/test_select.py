@@ -105,5 +105,9 @@ def test_free_plans_are_repaired_with_the_validation_errors(tmp_path: Path) -> N
     assert proposed.repairs == 1 and proposed.plan.goal_hash == contract.goal_hash
     # The forbidden operation was never offered, and the repair prompt named the problem.
     provider = client.provider
-    assert "test.notify" not in provider.requests[0].messages[0].content  # type: ignore[attr-defined]
-    assert "not offered" in provider.requests[1].messages[-1].content  # type: ignore[attr-defined]
+    first = provider.requests[0]  # type: ignore[attr-defined]
+    assert "test.notify" not in first.messages[0].content
+    # The schema itself offers only the allowed operations (constrained decoding where the provider can).
+    offered = json.dumps(first.json_schema)
+    assert '"util.noop"' in offered and '"test.notify"' not in offered
+    assert '"test.notifyy"' in provider.requests[1].messages[-1].content  # type: ignore[attr-defined]

@@ -59,3 +59,22 @@ def test_a_run_is_predicted_then_observed_and_moves_the_planners_reputation(tmp_
     moved = app.anvil.agents.calibrate("agent:planner", "run-x", 0.9)  # a confident miss costs reputation, once
     assert len(moved) == 1 and moved[0].data["delta"] == -1
     assert app.anvil.agents.calibrate("agent:planner", "run-x", 0.9) == []
+
+
+def test_the_models_stated_confidence_is_its_prediction_and_its_calibration(tmp_path: Path) -> None:
+    import json
+
+    from tests.core.support import scripted
+
+    app = make_app(tmp_path)
+    flags = dict.fromkeys(("publication", "external_transmission", "installation", "physical", "local_write"), False)
+    label = json.dumps({"kind": "task", "language": "en", "forbidden": flags})
+    choice = json.dumps({"workflow": "alarms", "confidence": 0.7})
+    models, _ = scripted([label, choice, "{}"])
+    turn = core(app, models=models).receive(IntentEnvelope(utterance=SEED_ALARMS, author="human:ann"))
+    predicted = next(e for e in app.store.read(turn.conversation) if e.kind == "world.predicted").data
+    plan = predicted["candidates"][0]["plan"]
+    assert plan["predictor"] == PROFILE.id and plan["p"] <= 0.7
+    view = read_world(app.store)
+    assert view.calibration[PROFILE.id].predictions == 1
+    assert view.calibration[PROFILE.id].brier == pytest.approx((1 - plan["p"]) ** 2, abs=1e-4)

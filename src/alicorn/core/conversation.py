@@ -5,6 +5,7 @@ Events, in the order a request meets them:
     intent.received        the IntentEnvelope
     model.routed / llm.*   every routing decision and model call (alicorn.models journals them here)
     intent.classified      kind, language, forbidden effects, and which signal decided each
+    intent.reclassified    a weakly decided kind yields to a workflow the words clearly match
     answer.given           a conversation or question answered, with no effect
     triage.done            an alarm's severity and who must look at it
     workflow.selected      the template, who chose it (model / examples / both) and the runner-up
@@ -110,6 +111,8 @@ def apply(state: ConversationState, event: Event) -> ConversationState:
     elif kind == "intent.classified":
         state.classification = data
         _phase(state, "classified")
+    elif kind == "intent.reclassified":
+        state.classification = {**(state.classification or {}), "kind": data["kind"], "reclassified": data["why"]}
     elif kind == "answer.given":
         state.answer = data
         _phase(state, "answered")

@@ -234,6 +234,8 @@ class Norbi:
     def _understood(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
         kind = (state.classification or {}).get("kind", "task")
         language = self._language(state)
+        if kind in ("conversation", "question") and self._looks_like_work(state, intent, tap):
+            return None
         if kind in ("conversation", "question"):
             client = self._client("assistant", intent, tap)
             menu = [w.title for w in self.workflows.values()]
@@ -256,6 +258,26 @@ class Norbi:
             return None
         return self._select_and_fill(state, intent, tap)
 
+    def _looks_like_work(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> bool:
+        """A kind set only by a weak signal ("a statement without a request") yields to a workflow template the
+        words clearly match: "Announce it, then run the farm job" is work, not small talk. Journaled."""
+        decided = str((state.classification or {}).get("decided_by", {}).get("kind", ""))
+        if "weak" not in decided and decided != "default":
+            return False
+        selection = self.selector.select(intent.utterance, None)
+        if selection.workflow is None or not selection.decided_by.startswith("examples"):
+            return False
+        tap.append(
+            "intent.reclassified",
+            {
+                "kind": "task",
+                "was": (state.classification or {}).get("kind"),
+                "why": f"only a weak signal said {decided}; the words clearly match workflow {selection.workflow} "
+                f"(similarity {selection.similarity})",
+            },
+        )
+        return True
+
     def _texts(self, state: ConversationState, intent: IntentEnvelope) -> list[str]:
         return [intent.utterance, *(a["text"] for a in state.answers)]
 
@@ -269,7 +291,8 @@ class Norbi:
                 return None
             client = self._client("classifier", intent, tap)
             selection = self.selector.select(" ".join(texts), client, untrusted=not intent.authoritative)
-            tap.append("workflow.selected", selection.to_json())
+            profile = client.profile.id if client is not None else None
+            tap.append("workflow.selected", {**selection.to_json(), "profile": profile})
             if selection.workflow is None:
                 return self._no_template(state, intent, tap, selection)
             return None
@@ -363,9 +386,9 @@ class Norbi:
                 candidates.append(plan_from_template(workflow, contract.parameters, sources, contract, registry))
             except PlanningError as exc:
                 problems.append(str(exc))
-            profile = self._profile_of("classifier", state.id)
-            if "model" in decided_by and profile is not None:
-                predictor = profile
+            profile = (state.workflow or {}).get("profile")
+            if "model" in decided_by and profile:
+                predictor = str(profile)
         else:
             client = self._client("planner", intent, tap)
             if client is not None:
@@ -466,8 +489,47 @@ class Norbi:
                     self.app.anvil.agents.calibrate(run.proposed_by, run.run_id, float(seen.data["brier"]))
             return None
         report = ValidationReport.model_validate({k: v for k, v in validated[-1].items() if k != "run"})
+        if self._replan_after(state, run, report, tap):
+            return None
         self._write_report(state.id, tap, final_report(state, run, contract, workflow, report))
         return None
+
+    def _replan_after(self, state: ConversationState, run: RunState, report: ValidationReport, tap: JournalTap) -> bool:
+        """Once per conversation (`max_replans`), a failed run or a free plan that missed the contract is planned
+        again for the same goal hash. Never after an effect happened: repeating the plan could repeat the effect,
+        so that case goes to a human."""
+        if len(state.replans) >= self.max_replans or run.effects_done:
+            return False
+        failed = run.status in ("failed", "stopped") and run.stop_cause in (None, "failure")
+        source = str(state.plans[-1].get("source", "")) if state.plans else ""
+        if not failed and not (report.status != "complete" and source.startswith("model:")):
+            return False
+        problems = [
+            f"{n}: {(run.nodes[n].error or {}).get('message') or run.nodes[n].reason or 'failed'}"
+            for n in run.order
+            if run.nodes[n].status == "failed"
+        ] or [f"{c.name}: {c.detail}" for c in report.failures]
+        reason = f"run {run.run_id} ended {run.status} ({'; '.join(problems)[:400]})"
+        contract = OutcomeContract.model_validate(state.contract)
+        intent = IntentEnvelope.model_validate(state.envelope)
+        try:
+            if source.startswith("template:") and contract.workflow is not None:
+                workflow = self.workflows[contract.workflow]
+                sources = (state.slots or {}).get("sources", {})
+                proposed = plan_from_template(workflow, contract.parameters, sources, contract, self.app.registry)
+                reason += "; the plan is tried once more in a new run (an executor may have been unavailable)"
+            else:
+                client = self._client("planner", intent, tap)
+                if client is None:
+                    return False
+                feedback = as_data(intent.utterance, not intent.authoritative) + f"\nThe previous plan failed: {reason}"
+                proposed = plan_from_model(client, feedback, contract, self.app.registry)
+        except PlanningError:
+            return False
+        old = Plan.model_validate(state.plan)
+        change = material_change(old, proposed.plan, self.app.registry, labels=self.app.anvil.labels)
+        tap.append("replan.proposed", {**proposed.to_json(), "reason": reason, "change": change.to_json()})
+        return True
 
     # ---- helpers --------------------------------------------------------------------------------------------
 
@@ -539,9 +601,6 @@ class Norbi:
             self._taps[conversation] = tap
             self.clients.forget(conversation)
         return tap
-
-    def _profile_of(self, role: str, conversation: str) -> str | None:
-        return self.clients.profile_of(role, conversation)
 
     def _client(self, role: str, intent: IntentEnvelope, tap: JournalTap) -> ModelClient | None:
         """The model routed for `role` (journaled as `model.routed`), or None when none may be used."""

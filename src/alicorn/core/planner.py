@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from alicorn.core.contract import ContractBreach, OutcomeContract, check_plan
 from alicorn.errors import PlanError
@@ -147,6 +147,19 @@ class FreeNodes(BaseModel):
     nodes: Annotated[list[Node], Field(min_length=1, max_length=40)]
 
 
+def offered_nodes(operations: list[str]) -> type[FreeNodes]:
+    """FreeNodes whose `operation` is one of `operations`: the schema itself (and so constrained decoding) keeps
+    the model to the operations this task may use."""
+    literal: Any = Literal[tuple(operations)]
+    node = create_model("OfferedNode", __base__=Node, operation=(literal, ...))
+    built: type[FreeNodes] = create_model(
+        "FreeNodes",
+        __base__=FreeNodes,
+        nodes=(Annotated[list[node], Field(min_length=1, max_length=40)], ...),
+    )
+    return built
+
+
 def operation_menu(registry: Registry, contract: OutcomeContract) -> list[dict[str, Any]]:
     """The operations offered for this task: the registry's, minus every forbidden effect class."""
     menu = []
@@ -173,6 +186,7 @@ def plan_from_model(
     """A free DAG written by the model, repaired at most `max_repairs` times (see the module docstring)."""
     menu = operation_menu(registry, contract)
     allowed = {m["operation"] for m in menu}
+    shape = offered_nodes(sorted(allowed))
     system = (
         "You write plans as JSON: a DAG of nodes. Each node: node_id (lower-case), operation (one of the list), inputs "
         '(each {"value": ...} or {"ref": {"node": ID, "output": NAME}}), depends_on. Use only these operations:\n'
@@ -184,12 +198,12 @@ def plan_from_model(
     for attempt in range(max_repairs + 1):
         request = ChatRequest(messages=tuple(messages), max_tokens=1500, temperature=0.0, seed=7 + attempt)
         try:
-            answer = ask_structured(client, request, FreeNodes, max_repairs=0, purpose=f"plan:{attempt}")
+            answer = ask_structured(client, request, shape, max_repairs=0, purpose=f"plan:{attempt}")
         except ModelError as exc:
             problems.append(str(exc)[:500])
             messages.append(ChatMessage(role="user", content=f"That plan is not valid JSON for the schema: {exc}"))
             continue
-        nodes = answer.value.nodes
+        nodes = [Node.model_validate(n.model_dump()) for n in answer.value.nodes]
         unknown = [n.operation for n in nodes if n.operation not in allowed]
         try:
             if unknown:

@@ -71,10 +71,6 @@ class RoleClients:
         self._clients[key] = client
         return client
 
-    def profile_of(self, role: str, conversation: str) -> str | None:
-        client = self._clients.get((role, conversation))
-        return client.profile.id if client is not None else None
-
     def forget(self, conversation: str) -> None:
         """Drop the conversation's clients (their tap is stale: the stream moved on without it)."""
         self._clients = {k: v for k, v in self._clients.items() if k[1] != conversation}

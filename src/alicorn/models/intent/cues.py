@@ -193,7 +193,8 @@ def kind_cue(text: str) -> KindCue | None:
     if _POLITE.search(lowered):
         return KindCue("task", True, "polite request")
     first = first_word(stripped)
-    if _AUX_QUESTION.match(lowered):
+    # "Do the work on the farm" is an order, "Do the reports match?" a question: a bare "do" needs its "?".
+    if _AUX_QUESTION.match(lowered) and (first != "do" or stripped.endswith("?")):
         return KindCue("question", True, "auxiliary-verb question")
     if first in _QUESTION_WORDS and not imperative:
         return KindCue("question", True, f"question word {first!r}")
