@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from alicorn.core.norbi import Turn
+from alicorn.core.turn import Turn
 from alicorn.ops.registry import Registry
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)

@@ -1,0 +1,239 @@
+"""The execution half of Norbi Core: from a fixed contract to a plan, a run, its validation and the report.
+
+    contracted ─► plan (template, or a free DAG) + world-model predictions ─► planned
+    planned    ─► the run, with a fixed id (found, never started twice, after a crash) ─► running
+    running    ─► waiting for a human | resumed after an interruption | finished
+    finished   ─► validation + observation ─► a replan (once, no effect done) or the final report
+
+`Norbi` (alicorn.core.norbi) mixes this in and provides the conversation's tap, the routed model clients and turns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alicorn.anvil.proposals import envelope
+from alicorn.anvil.replan import material_change
+from alicorn.app import App
+from alicorn.context.tap import JournalTap
+from alicorn.core.contract import OutcomeContract
+from alicorn.core.conversation import ConversationState, run_id_for
+from alicorn.core.intake import IntentEnvelope
+from alicorn.core.outcome import final_report, validate_run
+from alicorn.core.planner import PlanningError, ProposedPlan, plan_from_model, plan_from_template
+from alicorn.core.report import Report, fallback
+from alicorn.core.select import as_data
+from alicorn.core.turn import Turn
+from alicorn.core.world import best, observe, predict, read_world
+from alicorn.models.recorder import ModelClient
+from alicorn.packs.workflow import Workflow
+from alicorn.plan.dsl import Plan
+from alicorn.runtime.executor import Executor
+from alicorn.runtime.state import RunState
+from alicorn.runtime.state import fold as fold_run
+from alicorn.runtime.world import Clock
+from alicorn.validate.base import ValidationReport
+
+PLANNER = "agent:planner"
+
+
+class Execution:
+    """Planning, running, validating and reporting, step by step from the conversation's fold."""
+
+    app: App
+    workflows: dict[str, Workflow]
+    clock: Clock
+    max_replans: int
+    data_root: Path | None
+
+    # ---- provided by Norbi ------------------------------------------------------------------------------------
+
+    def _tap(self, conversation: str) -> JournalTap:
+        raise NotImplementedError
+
+    def _client(self, role: str, intent: IntentEnvelope, tap: JournalTap) -> ModelClient | None:
+        raise NotImplementedError
+
+    def _turn(self, state: ConversationState, phase: str, **fields: Any) -> Turn:
+        raise NotImplementedError
+
+    # ---- the steps --------------------------------------------------------------------------------------------
+
+    def _plan(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
+        contract = OutcomeContract.model_validate(state.contract)
+        registry = self.app.registry
+        candidates: list[ProposedPlan] = []
+        problems: list[str] = []
+        confidence = ((state.workflow or {}).get("model") or {}).get("confidence")
+        decided_by = str((state.workflow or {}).get("decided_by", ""))
+        predictor = "template"
+        if contract.workflow is not None:
+            workflow = self.workflows[contract.workflow]
+            sources = (state.slots or {}).get("sources", {})
+            try:
+                candidates.append(plan_from_template(workflow, contract.parameters, sources, contract, registry))
+            except PlanningError as exc:
+                problems.append(str(exc))
+            profile = (state.workflow or {}).get("profile")
+            if "model" in decided_by and profile:
+                predictor = str(profile)
+        else:
+            client = self._client("planner", intent, tap)
+            if client is not None:
+                try:
+                    candidates.append(
+                        plan_from_model(client, as_data(intent.utterance, not intent.authoritative), contract, registry)
+                    )
+                    predictor = client.profile.id
+                except PlanningError as exc:
+                    problems.extend(exc.attempts or [str(exc)])
+        if not candidates:
+            report = fallback(
+                state.id,
+                "no valid plan could be made for this request",
+                known=contract.sentences(),
+                missing=[f"a valid plan: {p}" for p in problems[-3:]] or ["a valid plan"],
+                goal_hash=contract.goal_hash,
+            )
+            self._write_report(state.id, tap, report)
+            return None
+        view = read_world(self.app.store)
+        predictions = [
+            predict(
+                c.source,
+                c.plan,
+                registry,
+                view,
+                predictor=predictor,
+                confidence=confidence if c.source.startswith("template") and "model" in decided_by else None,
+            )
+            for c in candidates
+        ]
+        chosen = best(predictions)
+        proposed = next(c for c in candidates if c.source == chosen.candidate)
+        tap.append("world.predicted", {"picked": chosen.candidate, "candidates": [p.to_json() for p in predictions]})
+        tap.append("plan.proposed", proposed.to_json())
+        return None
+
+    def _start(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> None:
+        plan = Plan.model_validate(state.plan)
+        contract = OutcomeContract.model_validate(state.contract)
+        run_id = run_id_for(state.id, len(state.runs) + 1)
+        if self.app.store.head(run_id) is None:  # not started before a crash: start it now
+            terms = self.app.anvil.terms(
+                PLANNER, project=contract.project, budget=contract.budget, forbidden=tuple(contract.forbidden)
+            )
+            self.app.anvil.prepare(terms)
+            executor = self._executor(state, contract)
+            previous = state.run
+            if state.replans and previous is not None:
+                executor.replan(previous, plan, new_run_id=run_id)
+            else:
+                executor.start(plan, run_id=run_id, terms=terms)
+        tap.append("run.linked", {"run": run_id, "plan_hash": plan.plan_hash(), "goal_hash": plan.goal_hash})
+
+    def _follow(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
+        run_id = state.run
+        assert run_id is not None
+        events = self.app.store.read(run_id)
+        run = fold_run(events, run_id)
+        if run.status == "awaiting_approval":
+            plan = Plan.model_validate(run.plan)
+            effects = tuple(f"{k}: {', '.join(v)}" for k, v in sorted(run.effects.items()) if k not in ("none", "read"))
+            return self._turn(state, "waiting", proposal=envelope(events), plan=plan, effects=effects)
+        if not run.finished:
+            if run.status == "blocked" and run.blocked():
+                report = fallback(
+                    state.id,
+                    f"run {run_id} waits for a human to say whether an effect happened",
+                    known=[f"goal hash {state.goal_hash}"],
+                    missing=["the outcome of the effects listed below"],
+                    state=run,
+                    goal_hash=state.goal_hash,
+                )
+                return self._turn(state, "blocked", report=report)
+            self._executor(state).resume(run_id)  # a crash or a broker failure interrupted it: continue it
+            return None
+        return self._validate_and_report(state, run, tap)
+
+    def _validate_and_report(self, state: ConversationState, run: RunState, tap: JournalTap) -> Turn | None:
+        contract = OutcomeContract.model_validate(state.contract)
+        workflow = self.workflows.get(contract.workflow or "")
+        validated = [v for v in state.validations if v.get("run") == run.run_id]
+        if not validated:
+            report = validate_run(workflow, contract, run)
+            tap.append("validation.done", {"run": run.run_id, **report.model_dump(mode="json")})
+            if state.predictions:
+                seen = observe(
+                    self.app.store,
+                    _picked(state.predictions[-1]),
+                    {n: run.nodes[n].status for n in run.order},
+                    report.status == "complete",
+                    conversation=state.id,
+                    run=run.run_id,
+                    at=self.clock.now(),
+                )
+                if run.proposed_by.startswith("agent:"):
+                    self.app.anvil.agents.calibrate(run.proposed_by, run.run_id, float(seen.data["brier"]))
+            return None
+        report = ValidationReport.model_validate({k: v for k, v in validated[-1].items() if k != "run"})
+        if self._replan_after(state, run, report, tap):
+            return None
+        self._write_report(state.id, tap, final_report(state, run, contract, workflow, report))
+        return None
+
+    def _replan_after(self, state: ConversationState, run: RunState, report: ValidationReport, tap: JournalTap) -> bool:
+        """Once per conversation (`max_replans`), a failed run or a free plan that missed the contract is planned
+        again for the same goal hash. Never after an effect happened: repeating the plan could repeat the effect,
+        so that case goes to a human."""
+        if len(state.replans) >= self.max_replans or run.effects_done:
+            return False
+        failed = run.status in ("failed", "stopped") and run.stop_cause in (None, "failure")
+        source = str(state.plans[-1].get("source", "")) if state.plans else ""
+        if not failed and not (report.status != "complete" and source.startswith("model:")):
+            return False
+        problems = [
+            f"{n}: {(run.nodes[n].error or {}).get('message') or run.nodes[n].reason or 'failed'}"
+            for n in run.order
+            if run.nodes[n].status == "failed"
+        ] or [f"{c.name}: {c.detail}" for c in report.failures]
+        reason = f"run {run.run_id} ended {run.status} ({'; '.join(problems)[:400]})"
+        contract = OutcomeContract.model_validate(state.contract)
+        intent = IntentEnvelope.model_validate(state.envelope)
+        try:
+            if source.startswith("template:") and contract.workflow is not None:
+                workflow = self.workflows[contract.workflow]
+                sources = (state.slots or {}).get("sources", {})
+                proposed = plan_from_template(workflow, contract.parameters, sources, contract, self.app.registry)
+                reason += "; the plan is tried once more in a new run (an executor may have been unavailable)"
+            else:
+                client = self._client("planner", intent, tap)
+                if client is None:
+                    return False
+                feedback = as_data(intent.utterance, not intent.authoritative) + f"\nThe previous plan failed: {reason}"
+                proposed = plan_from_model(client, feedback, contract, self.app.registry)
+        except PlanningError:
+            return False
+        old = Plan.model_validate(state.plan)
+        change = material_change(old, proposed.plan, self.app.registry, labels=self.app.anvil.labels)
+        tap.append("replan.proposed", {**proposed.to_json(), "reason": reason, "change": change.to_json()})
+        return True
+
+    # ---- helpers --------------------------------------------------------------------------------------------
+
+    # ---- helpers ----------------------------------------------------------------------------------------
+
+    def _write_report(self, conversation: str, tap: JournalTap, report: Report) -> None:
+        tap.append("report.written", report.model_dump(mode="json"))
+
+    def _executor(self, state: ConversationState, contract: OutcomeContract | None = None) -> Executor:
+        contract = contract or OutcomeContract.model_validate(state.contract)
+        workflow = self.workflows.get(contract.workflow or "")
+        root = self.data_root or (workflow.data_dir if workflow is not None else self.app.home)
+        return self.app.executor(root)
+
+
+def _picked(predicted: dict[str, Any]) -> dict[str, Any]:
+    picked = predicted["picked"]
+    return next(c for c in predicted["candidates"] if c["candidate"] == picked)
