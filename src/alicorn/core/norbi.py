@@ -51,6 +51,11 @@ class CoreError(AlicornError):
     """A request Core cannot take (bad input, unknown conversation, wrong phase); nothing was journaled."""
 
 
+#: A question that matches a template's examples this closely (and leads the runner-up by the margin) is work.
+QUESTION_AS_WORK = 0.45
+QUESTION_MARGIN = 0.2
+
+
 class Norbi(Execution):
     """The intent orchestrator over one Alicorn home (see the module docstring)."""
 
@@ -242,12 +247,19 @@ class Norbi(Execution):
 
     def _looks_like_work(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> bool:
         """A kind set only by a weak signal ("a statement without a request") yields to a workflow template the
-        words clearly match: "Announce it, then run the farm job" is work, not small talk. Journaled."""
-        decided = str((state.classification or {}).get("decided_by", {}).get("kind", ""))
-        if "weak" not in decided and decided != "default":
+        words clearly match: "Announce it, then run the farm job" is work, not small talk; so does a question whose
+        answer is a template's work, when the words match it closely. Journaled."""
+        classification = state.classification or {}
+        decided = str(classification.get("decided_by", {}).get("kind", ""))
+        weak = "weak" in decided or decided == "default"
+        if not weak and classification.get("kind") != "question":
             return False
         selection = self.selector.select(intent.utterance, None)
         if selection.workflow is None or not selection.decided_by.startswith("examples"):
+            return False
+        if not weak and (selection.similarity < QUESTION_AS_WORK or selection.examples_margin < QUESTION_MARGIN):
+            # A question is answered, unless answering it *is* a template's work ("Which of yesterday's alarms
+            # need a human?"): then the words must match that template closely.
             return False
         tap.append(
             "intent.reclassified",

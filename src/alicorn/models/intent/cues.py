@@ -193,6 +193,11 @@ def kind_cue(text: str) -> KindCue | None:
     if _POLITE.search(lowered):
         return KindCue("task", True, "polite request")
     first = first_word(stripped)
+    sentences = [part for part in re.split(r"(?<=[?!.])\s+", stripped) if part.strip()]
+    later = next((part for part in sentences[1:] if imperative_start(part)), None)
+    if later is not None and not imperative:
+        # "Why did renders get slower? Test three hypotheses." asks for work after the question.
+        return KindCue("task", True, f"a request after the question: {first_word(later)!r}")
     # "Do the work on the farm" is an order, "Do the reports match?" a question: a bare "do" needs its "?".
     if _AUX_QUESTION.match(lowered) and (first != "do" or stripped.endswith("?")):
         return KindCue("question", True, "auxiliary-verb question")

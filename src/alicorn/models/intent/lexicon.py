@@ -85,6 +85,12 @@ _PHYSICAL_OBJECTS = (
     "bram", "zamek", "okn", "zawór", "zawor", "szlaban", "garaż", "ogrzewan", "światł", "maszyn", "pomp", "двер",
     "ворот", "замок", "окн", "клапан", "шлагбаум", "гараж", "отоплен", "свет", "станок", "насос",
 )
+#: Adjectives that keep an action from happening ("unpublished", "niewysłane", "неустановленным").
+_NEGATED_ADJECTIVES: tuple[tuple[str, EffectClass], ...] = (
+    ("unpublished", "publication"), ("nieopublikowan", "publication"), ("неопубликован", "publication"),
+    ("unsent", "external_transmission"), ("niewysłan", "external_transmission"),
+    ("неотправлен", "external_transmission"), ("uninstalled", "installation"),
+)
 _PREFIXES = (
     "prze", "roz", "wy", "za", "po", "o", "z", "u", "na", "do", "pod", "пере", "раз", "рас", "вы", "за", "по", "о",
     "об", "от", "с", "у", "на", "про", "до", "под",
@@ -190,6 +196,11 @@ def forbidden_actions(text: str) -> list[ForbiddenAction]:
             )
             blocked = any(words[i] in _SCOPE_BREAK for i in range(position + 1, follow or position + 1))
             hit = _scan(words, follow + 1, 3, verbal=verbal) if follow is not None and not blocked else None
+    # "keep them unpublished", "niech zostaną nieopublikowane", "оставь неотправленным": the negated adjective
+    for word in words:
+        for stem, effect in _NEGATED_ADJECTIVES:
+            if word.startswith(stem):
+                found.append(ForbiddenAction(effect, word, word))
     # stop-before: "stop before installation", "przed instalacją zatrzymaj się", "спроси перед отправкой"
     sentence: list[int] = []
     for index, word in enumerate([*words, "."]):
