@@ -16,9 +16,12 @@ from tests.core.support import GREET, PROFILE, registry, scripted
 NOW = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 
 
-def _client(*answers: str) -> ModelClient:
+STRONG = PROFILE.model_copy(update={"id": "scripted-strong", "reasoning": 2})
+
+
+def _client(*answers: str, profile=PROFILE) -> ModelClient:
     _, provider = scripted(list(answers))
-    return ModelClient(PROFILE, provider)
+    return ModelClient(profile, provider)
 
 
 def test_examples_decide_a_clear_request_and_keep_the_models_disagreement() -> None:
@@ -48,7 +51,7 @@ def test_an_invalid_model_choice_is_repaired_then_ignored() -> None:
 
 
 def test_the_words_win_over_the_model_and_bad_model_values_are_dropped() -> None:
-    client = _client(json.dumps({"day": "2020-01-01", "min_confidence": 7, "window_s": 120}))
+    client = _client(json.dumps({"day": "2020-01-01", "min_confidence": 7, "window_s": 120}), profile=STRONG)
     slots = fill_slots(ALARMS, ["Analyse yesterday's camera alarms, window 120"], "en", NOW, client)
     assert slots.values["day"] == "2026-11-29" and slots.sources["day"] == "words"
     assert slots.values["window_s"] == 120 and slots.sources["window_s"] == "model"  # the words show 120
@@ -58,11 +61,24 @@ def test_the_words_win_over_the_model_and_bad_model_values_are_dropped() -> None
 
 def test_a_models_guess_the_words_do_not_show_is_dropped() -> None:
     # What SmolLM2 really answered to the seed's alarms request: a threshold nobody asked for.
-    client = _client(json.dumps({"day": "2026-11-29", "min_confidence": 1.0, "window_s": 300}))
+    client = _client(json.dumps({"day": "2026-11-29", "min_confidence": 1.0, "window_s": 300}), profile=STRONG)
     slots = fill_slots(ALARMS, ["Analyse yesterday's camera alarms, remove duplicates"], "en", NOW, client)
     assert slots.values["min_confidence"] == 0.6 and slots.sources["min_confidence"] == "default"
     assert any("min_confidence" in r and "not in the request" in r for r in slots.reverted)
     assert slots.sources["window_s"] == "model"  # the default value: it changes nothing, so it may stay
+
+
+def test_a_small_model_sets_only_the_required_slots() -> None:
+    # What SmolLM2 really answered to the seed's notes request in Russian: the request's own verb as the file name.
+    from alicorn.packs.notes import WORKFLOW as NOTES
+
+    text = "По разговору подготовь заметку, задачи и черновик ответа, но ничего не отправляй."
+    slots = fill_slots(NOTES, [text], "ru", NOW, _client(json.dumps({"conversation": "Подготовь заметку"})))
+    assert slots.values["conversation"] == "latest" and slots.sources["conversation"] == "default"
+    assert any("conversation" in r and "not used" in r for r in slots.reverted)
+    # A required slot the words do not give is still the model's to fill (when the words show it).
+    days = fill_slots(ALARMS, ["Analyse the camera alarms of 2026-11-28"], "en", NOW, _client('{"day": "2026-11-28"}'))
+    assert days.values["day"] == "2026-11-28"
 
 
 def test_a_required_slot_nobody_gave_is_missing() -> None:

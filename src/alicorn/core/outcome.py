@@ -53,6 +53,11 @@ def final_report(
         if outcome != "complete":
             headline = f"{outcome} result: {headline}"
     evidence = [f"{c.name}: {'ok' if c.passed else 'FAILED'} — {c.detail}" for c in validation.checks]
+    evidence += [
+        f"node {n} failed: {(run.nodes[n].error or {}).get('message') or run.nodes[n].reason or 'no reason recorded'}"
+        for n in run.order
+        if run.nodes[n].status == "failed"
+    ]
     plan_info = state.plans[-1] if state.plans else {}
     known = [*contract.sentences(), f"plan {plan_info.get('source', '?')}: {len(run.order)} nodes"]
     known += [f"left out: {r}" for r in plan_info.get("removed", [])]

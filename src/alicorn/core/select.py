@@ -32,6 +32,8 @@ from alicorn.packs.workflow import Workflow
 #: runner-up template's closest example by at least the margin.
 CLEAR_SIMILARITY = 0.3
 CLEAR_MARGIN = 0.06
+#: A model at least this good at reasoning (a profile's level, 0-3) may also set optional slots the words show.
+TRUSTED_REASONING = 2
 #: Below this top similarity, no template is a plausible match.
 PLAUSIBLE_SIMILARITY = 0.12
 
@@ -222,6 +224,9 @@ def fill_slots(
             values[name] = value
             sources[name] = "model"
     values, sources, reverted = _keep_valid(workflow, values, sources)
+    if client is not None and client.profile.reasoning < TRUSTED_REASONING:
+        values, sources, unasked = _keep_required(workflow, values, sources)
+        reverted = (*reverted, *unasked)
     values, sources, ungrounded = _keep_grounded(workflow, values, sources, texts)
     reverted = (*reverted, *ungrounded)
     missing = tuple(s for s in workflow.required_slots() if s not in values)
@@ -233,6 +238,25 @@ def fill_slots(
 
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)?")
+
+
+def _keep_required(
+    workflow: Workflow, values: dict[str, Any], sources: dict[str, str]
+) -> tuple[dict[str, Any], dict[str, str], tuple[str, ...]]:
+    """A weak model fills only what the request must give and the words did not reveal (the required slots); the
+    optional ones keep their defaults unless the words set them. SmolLM2 answered `conversation: "Подготовь
+    заметку"` (the request's own verb) for a slot whose default, the latest conversation, was right."""
+    reverted: list[str] = []
+    fields = workflow.parameters.model_fields
+    for name in list(values):
+        if sources.get(name) != "model" or fields[name].is_required():
+            continue
+        if values[name] != fields[name].get_default(call_default_factory=True):
+            reverted.append(f"{name}: the model's value {values[name]!r} was not used (an optional setting the words "
+                            "do not give keeps its default with a small model)")  # fmt: skip
+        values.pop(name)
+        sources.pop(name)
+    return values, sources, tuple(reverted)
 
 
 def _grounded(value: Any, text: str) -> bool:
