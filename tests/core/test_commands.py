@@ -106,4 +106,4 @@ def test_seed_command(tmp_path: Path, command: str, language: str, with_model: b
     assert turn.report is not None, turn
     assert turn.report.outcome == "complete", turn.report.text()
     if with_model:
-        assert state.model_calls >= 3
+        assert state.model_calls >= 2  # classification and template choice (no slot call: the words gave them)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from alicorn.app import App
 from alicorn.core.conversation import fold
 from alicorn.core.intake import IntentEnvelope
+from alicorn.core.norbi import Norbi
 from alicorn.errors import OperationError
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.registry import Operation, OperationContext
@@ -31,7 +32,9 @@ class Empty(BaseModel):
 def _flaky(inputs: Empty, ctx: OperationContext) -> Empty:
     CALLS.append(ctx.run_id)
     if len(CALLS) == 1:
-        raise OperationError("the render farm is unreachable", retryable=False)
+        raise OperationError("the render farm is unreachable", retryable=True)
+    if "broken" in ctx.data_root.name:
+        raise OperationError("the job file is malformed", retryable=False)
     return Empty()
 
 
@@ -121,3 +124,17 @@ def test_no_replan_after_an_effect_happened(tmp_path: Path) -> None:
     assert state.replans == [] and len(state.runs) == 1  # repeating the plan would announce twice
     assert turn.report is not None and turn.report.outcome in ("partial", "failed")
     assert NOTIFY.name in " ".join(turn.report.jobs_finished) or "tell" in " ".join(turn.report.jobs_finished)
+
+
+def test_no_replan_when_the_operation_says_retrying_cannot_help(tmp_path: Path) -> None:
+    CALLS.clear()
+    CALLS.append("the first call already happened")  # so the farm answers; the data itself is bad
+    app = _app(tmp_path)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    norbi = Norbi(app, [FLAKY_WORK], data_root=broken)
+    turn = norbi.receive(IntentEnvelope(utterance="Do the work on the render farm", author="human:a"))
+    state = fold(app.store.read(turn.conversation))
+    assert state.replans == [] and len(state.runs) == 1
+    assert turn.report is not None and turn.report.outcome == "failed"
+    assert any("malformed" in line for line in turn.report.evidence)

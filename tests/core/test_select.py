@@ -50,13 +50,22 @@ def test_an_invalid_model_choice_is_repaired_then_ignored() -> None:
     assert picked.workflow == "alarms" and picked.model_error is not None
 
 
-def test_the_words_win_over_the_model_and_bad_model_values_are_dropped() -> None:
-    client = _client(json.dumps({"day": "2020-01-01", "min_confidence": 7, "window_s": 120}), profile=STRONG)
+def test_the_words_win_over_the_model_and_out_of_range_values_are_repaired() -> None:
+    # The slot schema the model answers carries the slots' limits: min_confidence 7 is refused and repaired.
+    bad = json.dumps({"day": "2020-01-01", "min_confidence": 7, "window_s": 120})
+    good = json.dumps({"day": "2020-01-01", "window_s": 120})
+    client = _client(bad, good, profile=STRONG)
     slots = fill_slots(ALARMS, ["Analyse yesterday's camera alarms, window 120"], "en", NOW, client)
+    assert client.calls == 2 and slots.model_error is None
     assert slots.values["day"] == "2026-11-29" and slots.sources["day"] == "words"
     assert slots.values["window_s"] == 120 and slots.sources["window_s"] == "model"  # the words show 120
     assert slots.values["min_confidence"] == 0.6 and slots.sources["min_confidence"] == "default"
-    assert any("min_confidence" in r for r in slots.reverted)
+
+
+def test_a_weak_model_is_not_asked_when_the_words_gave_every_required_slot() -> None:
+    client = _client('{"min_confidence": 1.0}')
+    slots = fill_slots(ALARMS, ["Analyse yesterday's camera alarms"], "en", NOW, client)
+    assert client.calls == 0 and slots.values["min_confidence"] == 0.6
 
 
 def test_a_models_guess_the_words_do_not_show_is_dropped() -> None:
@@ -69,16 +78,19 @@ def test_a_models_guess_the_words_do_not_show_is_dropped() -> None:
 
 
 def test_a_small_model_sets_only_the_required_slots() -> None:
-    # What SmolLM2 really answered to the seed's notes request in Russian: the request's own verb as the file name.
+    # What SmolLM2 really answered to the seed's notes request in Russian was the request's own verb as the file
+    # name. The words give every required slot there, so a small model is not even asked now:
     from alicorn.packs.notes import WORKFLOW as NOTES
 
     text = "По разговору подготовь заметку, задачи и черновик ответа, но ничего не отправляй."
-    slots = fill_slots(NOTES, [text], "ru", NOW, _client(json.dumps({"conversation": "Подготовь заметку"})))
-    assert slots.values["conversation"] == "latest" and slots.sources["conversation"] == "default"
-    assert any("conversation" in r and "not used" in r for r in slots.reverted)
-    # A required slot the words do not give is still the model's to fill (when the words show it).
-    days = fill_slots(ALARMS, ["Analyse the camera alarms of 2026-11-28"], "en", NOW, _client('{"day": "2026-11-28"}'))
-    assert days.values["day"] == "2026-11-28"
+    client = _client(json.dumps({"conversation": "Подготовь заметку"}))
+    slots = fill_slots(NOTES, [text], "ru", NOW, client)
+    assert client.calls == 0 and slots.values["conversation"] == "latest"
+    # When a required slot is missing it is asked, and only that slot is taken from its answer.
+    client = _client(json.dumps({"team": "red", "send": True}))
+    slots = fill_slots(GREET, ["Prepare a hello for the red group"], "en", NOW, client)
+    assert client.calls == 1 and slots.values["team"] == "red" and slots.sources["team"] == "model"
+    assert slots.values["send"] is False and any("send" in r and "not used" in r for r in slots.reverted)
 
 
 def test_a_required_slot_nobody_gave_is_missing() -> None:
@@ -93,8 +105,12 @@ def test_relative_days_resolve_against_the_intake_time_in_three_languages() -> N
 
 
 def test_a_model_alone_cannot_add_an_effect() -> None:
-    slots = fill_slots(GREET, ["Prepare a hello for the red team"], "en", NOW, _client('{"send": true}'))
+    slots = fill_slots(
+        GREET, ["Prepare a hello for the red group"], "en", NOW, _client('{"team": "red", "send": true}')
+    )
     assert slots.values["send"] is False and any("send" in r for r in slots.reverted)
+    strong = _client('{"team": "red", "send": true}', profile=STRONG)  # even a strong model: a yes/no is not in words
+    assert fill_slots(GREET, ["Prepare a hello for the red group"], "en", NOW, strong).values["send"] is False
     # And should a model-set flag reach the planner anyway, the plan keeps the template's effects.
     values, sources = {"team": "red", "send": True}, {"team": "words", "send": "model"}
     contract = OutcomeContract(goal="hello", result="document", workflow="greet_team", parameters=values)

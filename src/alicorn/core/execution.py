@@ -36,6 +36,8 @@ from alicorn.runtime.world import Clock
 from alicorn.validate.base import ValidationReport
 
 PLANNER = "agent:planner"
+#: Selections the model's choice decided (or agreed with): only then is the plan's prediction the model's.
+MODEL_DECIDED = frozenset({"model", "examples+model"})
 
 
 class Execution:
@@ -76,7 +78,7 @@ class Execution:
             except PlanningError as exc:
                 problems.append(str(exc))
             profile = (state.workflow or {}).get("profile")
-            if "model" in decided_by and profile:
+            if decided_by in MODEL_DECIDED and profile:
                 predictor = str(profile)
         else:
             client = self._client("planner", intent, tap)
@@ -106,7 +108,7 @@ class Execution:
                 registry,
                 view,
                 predictor=predictor,
-                confidence=confidence if c.source.startswith("template") and "model" in decided_by else None,
+                confidence=confidence if c.source.startswith("template") and decided_by in MODEL_DECIDED else None,
             )
             for c in candidates
         ]
@@ -184,15 +186,22 @@ class Execution:
         return None
 
     def _replan_after(self, state: ConversationState, run: RunState, report: ValidationReport, tap: JournalTap) -> bool:
-        """Once per conversation (`max_replans`), a failed run or a free plan that missed the contract is planned
-        again for the same goal hash. Never after an effect happened: repeating the plan could repeat the effect,
-        so that case goes to a human."""
+        """Once per conversation (`max_replans`), a run that failed because an executor was unavailable (its last
+        error was retryable: retries ran out) is run again as a successor of the same plan, and a free plan that
+        missed the contract is written again with the failures as feedback; both cite the same goal hash. Never
+        after an effect happened (repeating the plan could repeat the effect: a human decides), and never for a
+        template run whose operation said trying again cannot help."""
         if len(state.replans) >= self.max_replans or run.effects_done:
             return False
         failed = run.status in ("failed", "stopped") and run.stop_cause in (None, "failure")
         source = str(state.plans[-1].get("source", "")) if state.plans else ""
         if not failed and not (report.status != "complete" and source.startswith("model:")):
             return False
+        unavailable = any(
+            (run.nodes[n].error or {}).get("retryable", True) for n in run.order if run.nodes[n].status == "failed"
+        )
+        if source.startswith("template:") and not unavailable:
+            return False  # the operation said trying again cannot help: the same plan would fail the same way
         problems = [
             f"{n}: {(run.nodes[n].error or {}).get('message') or run.nodes[n].reason or 'failed'}"
             for n in run.order
@@ -221,8 +230,6 @@ class Execution:
         return True
 
     # ---- helpers --------------------------------------------------------------------------------------------
-
-    # ---- helpers ----------------------------------------------------------------------------------------
 
     def _write_report(self, conversation: str, tap: JournalTap, report: Report) -> None:
         tap.append("report.written", report.model_dump(mode="json"))

@@ -87,19 +87,11 @@ def plan_from_template(
 
     plan, removed = build(parameters)
     reverted: list[str] = []
-    model_set = [k for k, s in sources.items() if s == "model"]
+    fields = workflow.parameters.model_fields
+    # The optional slots only the model set: they are what could add an effect nobody asked for in words.
+    model_set = [k for k, s in sources.items() if s == "model" and k in fields and not fields[k].is_required()]
     if model_set:
-        defaults = {k: v for k, v in parameters.items() if k not in model_set}
-        baseline, _ = build(
-            {
-                **defaults,
-                **{
-                    k: workflow.parameters.model_fields[k].get_default(call_default_factory=True)
-                    for k in model_set
-                    if not workflow.parameters.model_fields[k].is_required()
-                },
-            }
-        )
+        baseline, _ = build({**parameters, **{k: fields[k].get_default(call_default_factory=True) for k in model_set}})
         added = _classes(plan, registry) - _classes(baseline, registry)
         if added:
             reverted.append(
