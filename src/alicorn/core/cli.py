@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -47,6 +48,13 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         ] = "human",
         channel: Annotated[str, typer.Option(help="Where the request came from (cli, mail, webhook…).")] = "cli",
         forbid: Annotated[list[str] | None, typer.Option(help="An effect class the plan may not have.")] = None,
+        constraint: Annotated[
+            list[str] | None, typer.Option(help="A constraint, in words (part of the contract).")
+        ] = None,
+        deadline: Annotated[str | None, typer.Option(help="When the result is due: YYYY-MM-DD[THH:MM].")] = None,
+        attach: Annotated[
+            list[Path] | None, typer.Option(help="A file for the request: stored, classified, never pasted in prompts.")
+        ] = None,
         approve: Annotated[bool, typer.Option("--approve", help="Approve the plan without asking.")] = False,
         close: Annotated[
             str | None, typer.Option("--close", help="Stop the conversation safely, saying why (withdraws its plan).")
@@ -77,7 +85,8 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         if conversation is None:
             if not text:
                 raise typer.BadParameter('say what you want done: alicorn ask "…" (or continue with --conversation)')
-            turn = core.receive(_envelope(text, person, project, provenance, channel, forbid or []))
+            request = _Request(text, person, project, provenance, channel, forbid or [], constraint or [], deadline)
+            turn = core.receive(_envelope(request, _attachments(home, attach or [])))
         else:
             state = core.state(conversation)
             if state.waiting_for_answer and text:
@@ -141,26 +150,62 @@ def _exit_code(turn: Any) -> int:
     return 3
 
 
-def _envelope(text: str, person: str, project: str, provenance: str, channel: str, forbid: list[str]) -> Any:
+@dataclass(frozen=True)
+class _Request:
+    text: str
+    person: str
+    project: str
+    provenance: str
+    channel: str
+    forbid: list[str]
+    constraints: list[str]
+    deadline: str | None
+
+
+def _envelope(request: _Request, attachments: list[str]) -> Any:
     from pydantic import ValidationError
 
     from alicorn.core.intake import IntentEnvelope
     from alicorn.core.norbi import CoreError
 
-    author = person if provenance == "human" else f"{provenance}:{channel}"
+    human = request.provenance == "human"
     try:
         return IntentEnvelope(
-            utterance=text,
-            author=author,
-            provenance=provenance,
-            channel=channel,
-            project=project,
-            forbid=tuple(forbid),
+            utterance=request.text,
+            author=request.person if human else f"{request.provenance}:{request.channel}",
+            provenance=request.provenance,
+            channel=request.channel,
+            project=request.project,
+            forbid=tuple(request.forbid),
+            constraints=tuple(request.constraints),
+            deadline=request.deadline,
+            attachments=tuple(attachments),
         )
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "request"
         raise CoreError(f"the request is not valid: {where}: {err['msg']}; nothing was journaled") from None
+
+
+def _attachments(home: Path, files: list[Path]) -> list[str]:
+    """Store each file in the home's artifact store (content-addressed: storing twice is storing once); their
+    digests go in the envelope. A file that cannot be read is refused before anything is stored."""
+    from alicorn.context.artifacts import ArtifactStore
+    from alicorn.core.norbi import CoreError
+
+    for path in files:
+        if not path.is_file():
+            raise CoreError(f"--attach {path}: no such file; nothing was stored or journaled")
+    store = ArtifactStore(home / "artifacts")
+    digests = []
+    for path in files:
+        view = store.put_file(path)
+        flags = f"; flagged: {', '.join(view.flags)}" if view.flags else ""
+        typer.echo(
+            f"attached {view.name}: {view.media_type}, {view.classification}{flags} (sha256 {view.sha256[:16]}…)"
+        )
+        digests.append(view.sha256)
+    return digests
 
 
 def _core(application: Any, model: str) -> Any:

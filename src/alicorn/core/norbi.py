@@ -443,6 +443,6 @@ class Norbi(Execution):
         for sha in intent.attachments:
             if not (root / sha[:2] / sha).is_file():
                 raise CoreError(
-                    f"attachment {sha[:16]}… is not in the artifact store {root}; store it first "
-                    "(`alicorn context put FILE`) and pass the digest it prints; nothing was journaled"
+                    f"attachment {sha[:16]}… is not in the artifact store {root}; attach the file itself "
+                    '(`alicorn ask --attach FILE "…"`), which stores it first; nothing was journaled'
                 )
