@@ -17,7 +17,7 @@ criteria it asks the validator to check, and how to read the run's artifact back
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -91,3 +91,24 @@ class BuiltPlan:
 
     nodes: tuple[Node, ...]
     removed: tuple[str, ...] = ()  # sentences: "publish (publication): left out, the request forbids publication"
+
+
+def without_forbidden(
+    nodes: Sequence[Node], forbidden: frozenset[EffectClass], effect_of: Mapping[str, EffectClass]
+) -> BuiltPlan:
+    """`nodes` (in dependency order) less those whose effect class is forbidden and those upstream of which a node
+    was left out, each removal said in a sentence. `effect_of` maps the template's operation names to their class."""
+    kept: list[Node] = []
+    removed: list[str] = []
+    gone: set[str] = set()
+    for node in nodes:  # in dependency order, so one pass sees every upstream decision
+        effect = effect_of[node.operation]
+        if effect in forbidden:
+            gone.add(node.node_id)
+            removed.append(f"{node.node_id} ({node.operation}, {effect}): left out, the request forbids {effect}")
+        elif lost := sorted(node.upstream() & gone):
+            gone.add(node.node_id)
+            removed.append(f"{node.node_id} ({node.operation}): left out, it needs {', '.join(lost)}, left out too")
+        else:
+            kept.append(node)
+    return BuiltPlan(nodes=tuple(kept), removed=tuple(removed))

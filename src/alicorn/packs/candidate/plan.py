@@ -20,7 +20,7 @@ from alicorn.packs.candidate.ops import APPLY_VARIANT, CREATE_CANDIDATE, DIFF
 from alicorn.packs.candidate.release import INSTALL, PACKAGE
 from alicorn.packs.candidate.runner import RUN_TESTS
 from alicorn.packs.candidate.slots import CandidateParameters
-from alicorn.packs.workflow import BuiltPlan, ResultSummary
+from alicorn.packs.workflow import BuiltPlan, ResultSummary, without_forbidden
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ValidationReport
@@ -120,28 +120,10 @@ def _nodes(p: CandidateParameters, with_install: bool) -> list[Node]:
     return [Node.model_validate(n) for n in raw]
 
 
-def without_forbidden(nodes: list[Node], forbidden: frozenset[EffectClass]) -> BuiltPlan:
-    """`nodes` less those whose effect class is forbidden and those that need a left-out node."""
-    kept: list[Node] = []
-    removed: list[str] = []
-    gone: set[str] = set()
-    for node in nodes:  # nodes are in dependency order, so one pass sees every upstream decision
-        effect = _EFFECTS[node.operation]
-        if effect in forbidden:
-            gone.add(node.node_id)
-            removed.append(f"{node.node_id} ({node.operation}, {effect}): left out, the request forbids {effect}")
-        elif lost := sorted(node.upstream() & gone):
-            gone.add(node.node_id)
-            removed.append(f"{node.node_id} ({node.operation}): left out, it needs {', '.join(lost)}, left out too")
-        else:
-            kept.append(node)
-    return BuiltPlan(nodes=tuple(kept), removed=tuple(removed))
-
-
 def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
     """The candidate plan for these slots; `install` only when asked for and installation is not forbidden."""
     p = parameters(params)
-    built = without_forbidden(_nodes(p, with_install=p.install), forbidden)
+    built = without_forbidden(_nodes(p, with_install=p.install), forbidden, _EFFECTS)
     if "installation" in forbidden and not p.install:
         # Not asked for either, but say so: the report shows the build stopped before installation on purpose.
         note = f"install ({INSTALL.name}, installation): left out, the request forbids installation"

@@ -21,7 +21,7 @@ from alicorn.packs.incident.ops import FIND_CHANGE, LOAD_JOBS, PROPOSE_HYPOTHESE
 from alicorn.packs.incident.report import SUMMARIZE_TESTS
 from alicorn.packs.incident.slots import IncidentParameters
 from alicorn.packs.incident.testing import TEST_HYPOTHESIS
-from alicorn.packs.workflow import BuiltPlan, ResultSummary
+from alicorn.packs.workflow import BuiltPlan, ResultSummary, without_forbidden
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ValidationReport
@@ -136,27 +136,9 @@ def _nodes(p: IncidentParameters) -> list[Node]:
     return [Node.model_validate(n) for n in raw]
 
 
-def without_forbidden(nodes: list[Node], forbidden: frozenset[EffectClass]) -> BuiltPlan:
-    """`nodes` less those whose effect class is forbidden and those that need a left-out node's output."""
-    kept: list[Node] = []
-    removed: list[str] = []
-    gone: set[str] = set()
-    for node in nodes:  # nodes are in dependency order, so one pass sees every upstream decision
-        effect = _EFFECTS[node.operation]
-        if effect in forbidden:
-            gone.add(node.node_id)
-            removed.append(f"{node.node_id} ({node.operation}, {effect}): left out, the request forbids {effect}")
-        elif lost := sorted(node.upstream() & gone):
-            gone.add(node.node_id)
-            removed.append(f"{node.node_id} ({node.operation}): left out, it needs {', '.join(lost)}, left out too")
-        else:
-            kept.append(node)
-    return BuiltPlan(nodes=tuple(kept), removed=tuple(removed))
-
-
 def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
     """The incident plan for these slots, less what `forbidden` rules out."""
-    return without_forbidden(_nodes(parameters(params)), forbidden)
+    return without_forbidden(_nodes(parameters(params)), forbidden, _EFFECTS)
 
 
 def artifact_of(state: RunState) -> dict[str, Any] | None:
