@@ -41,10 +41,6 @@ def new_conversation_id(at: str) -> str:
     return f"{PREFIX}{at[:10].replace('-', '')}-{secrets.token_hex(6)}"
 
 
-def is_conversation(stream: str) -> bool:
-    return stream.startswith(PREFIX)
-
-
 def run_id_for(conversation: str, number: int) -> str:
     """The id of the conversation's `number`-th run: fixed in advance, so a resumed conversation finds (never
     duplicates) a run it started before a crash."""
@@ -57,6 +53,7 @@ class ConversationState:
 
     id: str = ""
     phase: str = "new"
+    received_at: str = ""
     envelope: dict[str, Any] = field(default_factory=dict)
     classification: dict[str, Any] | None = None
     answer: dict[str, Any] | None = None
@@ -106,6 +103,7 @@ def apply(state: ConversationState, event: Event) -> ConversationState:
     state.last_seq = event.seq
     if kind == "intent.received":
         state.id = event.stream
+        state.received_at = event.at
         state.envelope = data["envelope"]
         _phase(state, "received")
     elif kind == "intent.classified":

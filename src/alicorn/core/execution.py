@@ -54,7 +54,7 @@ class Execution:
     def _tap(self, conversation: str) -> JournalTap:
         raise NotImplementedError
 
-    def _client(self, role: str, intent: IntentEnvelope, tap: JournalTap) -> ModelClient | None:
+    def _client(self, role: str, state: ConversationState, tap: JournalTap) -> ModelClient | None:
         raise NotImplementedError
 
     def _turn(self, state: ConversationState, phase: str, **fields: Any) -> Turn:
@@ -81,7 +81,7 @@ class Execution:
             if decided_by in MODEL_DECIDED and profile:
                 predictor = str(profile)
         else:
-            client = self._client("planner", intent, tap)
+            client = self._client("planner", state, tap)
             if client is not None:
                 try:
                     candidates.append(
@@ -217,17 +217,22 @@ class Execution:
                 proposed = plan_from_template(workflow, contract.parameters, sources, contract, self.app.registry)
                 reason += "; the plan is tried once more in a new run (an executor may have been unavailable)"
             else:
-                client = self._client("planner", intent, tap)
+                client = self._client("planner", state, tap)
                 if client is None:
                     return False
                 feedback = as_data(intent.utterance, not intent.authoritative) + f"\nThe previous plan failed: {reason}"
                 proposed = plan_from_model(client, feedback, contract, self.app.registry)
         except PlanningError:
             return False
+        self._propose_replan(state, proposed, reason, tap)
+        return True
+
+    def _propose_replan(self, state: ConversationState, proposed: ProposedPlan, reason: str, tap: JournalTap) -> None:
+        """Journal a new plan for the same goal with why, and how it differs from the last one (the runtime judges
+        again, against the plan a human approved, when it starts the successor run)."""
         old = Plan.model_validate(state.plan)
         change = material_change(old, proposed.plan, self.app.registry, labels=self.app.anvil.labels)
         tap.append("replan.proposed", {**proposed.to_json(), "reason": reason, "change": change.to_json()})
-        return True
 
     # ---- helpers --------------------------------------------------------------------------------------------
 

@@ -13,11 +13,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from alicorn.anvil.replan import material_change
 from alicorn.app import App
 from alicorn.context.fence import injection_flags
 from alicorn.context.tap import JournalTap
@@ -157,11 +155,7 @@ class Norbi(Execution):
         registry = self.app.registry
         plan = validate_plan(plan, registry)
         check_plan(plan, contract, lambda name: registry.get(name).effect)
-        tap = self._tap(conversation)
-        old = Plan.model_validate(state.plan)
-        change = material_change(old, plan, registry, labels=self.app.anvil.labels)
-        proposed = ProposedPlan(plan, "replan", problems=(reason,))
-        tap.append("replan.proposed", {**proposed.to_json(), "reason": reason, "change": change.to_json()})
+        self._propose_replan(state, ProposedPlan(plan, "replan", problems=(reason,)), reason, self._tap(conversation))
         return self.advance(conversation)
 
     def state(self, conversation: str) -> ConversationState:
@@ -207,7 +201,7 @@ class Norbi(Execution):
         raise CoreError(f"conversation {state.id} is in an unknown phase {state.phase!r}")
 
     def _classify(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> None:
-        client = self._client("classifier", intent, tap)
+        client = self._client("classifier", state, tap)
         result = IntentClassifier(client, max_repairs=self.max_repairs).classify(intent.utterance)
         data = result.model_dump(mode="json")
         if intent.language is not None:
@@ -224,7 +218,7 @@ class Norbi(Execution):
         if kind in ("conversation", "question") and self._looks_like_work(state, intent, tap):
             return None
         if kind in ("conversation", "question"):
-            client = self._client("assistant", intent, tap)
+            client = self._client("assistant", state, tap)
             menu = [w.title for w in self.workflows.values()]
             reply = understand.answer(as_data(intent.utterance, not intent.authoritative), kind, language, client, menu)
             tap.append("answer.given", reply)
@@ -283,7 +277,7 @@ class Norbi(Execution):
             if chosen is not None:
                 tap.append("workflow.selected", {"workflow": chosen, "decided_by": "human", "runner_up": None})
                 return None
-            client = self._client("classifier", intent, tap)
+            client = self._client("classifier", state, tap)
             selection = self.selector.select(" ".join(texts), client, untrusted=not intent.authoritative)
             profile = client.profile.id if client is not None else None
             tap.append("workflow.selected", {**selection.to_json(), "profile": profile})
@@ -291,8 +285,8 @@ class Norbi(Execution):
                 return self._no_template(state, intent, tap, selection)
             return None
         workflow = self.workflows[state.workflow["workflow"]]
-        client = self._client("classifier", intent, tap)
-        now = self._received_at(state)
+        client = self._client("classifier", state, tap)
+        now = parse_time(state.received_at)
         slots = fill_slots(
             workflow, texts, language, now, client, max_repairs=self.max_repairs, untrusted=not intent.authoritative
         )
@@ -325,10 +319,6 @@ class Norbi(Execution):
         found = (state.classification or {}).get("forbidden", ())
         return {*found, *intent.forbid}
 
-    def _received_at(self, state: ConversationState) -> datetime:
-        first = self.app.store.read(state.id)[0]
-        return parse_time(first.at)
-
     def _no_template(
         self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap, selection: Selection
     ) -> Turn | None:
@@ -343,7 +333,7 @@ class Norbi(Execution):
             }.get(language, f"Which of these do you mean: {titles}?")
             tap.append("clarification.asked", {"question": question, "options": options})
             return None
-        planner = self._client("planner", intent, tap)
+        planner = self._client("planner", state, tap)
         if planner is not None:
             contract = self._contract(state, intent, None, {})
             tap.append(
@@ -425,18 +415,13 @@ class Norbi(Execution):
             self.clients.forget(conversation)
         return tap
 
-    def _client(self, role: str, intent: IntentEnvelope, tap: JournalTap) -> ModelClient | None:
+    def _client(self, role: str, state: ConversationState, tap: JournalTap) -> ModelClient | None:
         """The model routed for `role` (journaled as `model.routed`), or None when none may be used."""
         if self.models is None:
             return None
         # The classifier needs no language of its own (deterministic signals read every language); the other
-        # roles must speak the request's language.
-        language = intent.language or self._classified_language(tap.stream)
-        return self.clients.get(role, () if role == "classifier" else (language,), tap)
-
-    def _classified_language(self, conversation: str) -> str:
-        state = self.state(conversation)
-        return self._language(state)
+        # roles must speak the request's language (the envelope's, or the one classified).
+        return self.clients.get(role, () if role == "classifier" else (self._language(state),), tap)
 
     def _check_attachments(self, intent: IntentEnvelope) -> None:
         root = self.app.home / "artifacts"

@@ -26,7 +26,7 @@ from alicorn.models.recorder import ModelClient
 from alicorn.models.structured import ask_structured
 from alicorn.ops.registry import Registry
 from alicorn.packs.workflow import Workflow
-from alicorn.plan.dsl import EFFECT_ORDER, EffectClass, Node, Plan
+from alicorn.plan.dsl import EffectClass, Node, Plan
 from alicorn.plan.validate import validate_plan
 
 
@@ -218,13 +218,3 @@ def plan_from_model(
     raise PlanningError(
         f"the model of profile {client.profile.id!r} wrote no valid plan in {max_repairs + 1} attempts", problems
     )
-
-
-def effect_summary(plan: Plan, registry: Registry) -> list[str]:
-    """The plan's effects for a human: `node (operation): class`, riskiest first, read-only nodes left out."""
-    rows = []
-    for node in plan.nodes:
-        effect = registry.get(node.operation).effect
-        if effect not in ("none", "read"):
-            rows.append((EFFECT_ORDER.index(effect), f"{node.node_id} ({node.operation}): {effect}"))
-    return [text for _, text in sorted(rows, key=lambda r: -r[0])]

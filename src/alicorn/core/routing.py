@@ -18,9 +18,6 @@ from alicorn.models.providers.base import Provider
 from alicorn.models.recorder import ModelCallRecorder, ModelClient
 from alicorn.models.router import Host, RoutingPolicy, requirements_for, route
 
-#: Calibration counts for routing once a profile has this many predictions observed.
-MIN_PREDICTIONS = 5
-
 
 @dataclass(frozen=True)
 class ModelAccess:
@@ -53,7 +50,7 @@ class RoleClients:
             return self._clients[key]
         need = requirements_for(role, languages=languages)
         view = self.world()
-        calibration = {name: c.brier for name, c in view.calibration.items() if c.predictions >= MIN_PREDICTIONS}
+        calibration = {name: brier for name in view.calibration if (brier := view.brier(name)) is not None}
         try:
             decision = route(
                 need,

@@ -31,6 +31,8 @@ STATS = "world:stats"
 #: Prior: 90 % success, worth ten observations.
 PRIOR_SUCCESS = 0.9
 PRIOR_WEIGHT = 10.0
+#: A predictor's calibration counts (for the router) once it has this many observed predictions.
+MIN_PREDICTIONS = 5
 #: A template plan with no stated model confidence gets this prior.
 TEMPLATE_PRIOR = 0.8
 
@@ -44,15 +46,6 @@ class Calibration:
     brier: float
     mean_predicted: float
     observed_rate: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "predictor": self.predictor,
-            "predictions": self.predictions,
-            "brier": round(self.brier, 4),
-            "mean_predicted": round(self.mean_predicted, 4),
-            "observed_rate": round(self.observed_rate, 4),
-        }
 
 
 @dataclass
@@ -80,7 +73,7 @@ class WorldView:
         ok, bad = self.operations.get(operation, (0, 0))
         return (ok + PRIOR_SUCCESS * PRIOR_WEIGHT) / (ok + bad + PRIOR_WEIGHT)
 
-    def brier(self, predictor: str, *, minimum: int = 5) -> float | None:
+    def brier(self, predictor: str, *, minimum: int = MIN_PREDICTIONS) -> float | None:
         """The predictor's Brier score once it has `minimum` predictions; None before."""
         found = self.calibration.get(predictor)
         return found.brier if found is not None and found.predictions >= minimum else None
