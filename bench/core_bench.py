@@ -80,7 +80,7 @@ from alicorn.models.recorder import ModelClient
 from alicorn.models.structured import extract_json, schema_of
 from alicorn.ops.registry import Operation, OperationContext, Registry
 from alicorn.packs.catalog import bundled_workflows
-from alicorn.packs.workflow import Workflow
+from alicorn.packs.workflow import LANGUAGES, Workflow
 from alicorn.plan.dsl import Plan
 from alicorn.plan.validate import validate_plan
 from alicorn.runtime.state import NodeState, RunState
@@ -88,7 +88,6 @@ from alicorn.runtime.state import fold as fold_run
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTHOR = "human:bench"
-LANGUAGES = ("en", "pl", "ru")
 #: Built-in operation families offered to the ReAct loop besides the workflow's own (http.* needs a network this
 #: benchmark does not have; util.* only measures the runtime).
 BUILTIN_PREFIXES = ("data.", "records.", "report.", "workspace.")

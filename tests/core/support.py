@@ -3,6 +3,7 @@ models."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -14,6 +15,7 @@ from alicorn.app import App
 from alicorn.core.norbi import Norbi
 from alicorn.core.routing import ModelAccess
 from alicorn.journal.sqlite import SQLiteStore
+from alicorn.models.intent.classifier import ForbiddenFlags
 from alicorn.models.profiles import ModelProfile
 from alicorn.models.providers.scripted import ScriptedProvider, ScriptItem
 from alicorn.models.router import Host
@@ -144,6 +146,12 @@ PROFILE = ModelProfile(
     privacy="on_device",
     licence="test",
 )
+
+
+def label(kind: str, language: str = "en") -> str:
+    """A classifier's answer (the flags schema) naming `kind` and `language` and forbidding nothing."""
+    flags = dict.fromkeys(ForbiddenFlags.model_fields, False)
+    return json.dumps({"kind": kind, "language": language, "forbidden": flags})
 
 
 def scripted(script: Sequence[ScriptItem], *, profile: ModelProfile = PROFILE) -> tuple[ModelAccess, ScriptedProvider]:

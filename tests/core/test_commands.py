@@ -18,7 +18,7 @@ from alicorn.models.messages import ChatRequest
 from alicorn.packs.catalog import bundled_workflows
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.state import fold as fold_run
-from tests.core.support import scripted
+from tests.core.support import label, scripted
 
 COMMANDS = {
     "schedule": ("schedule", "publication", {
@@ -64,9 +64,7 @@ def _model_for(expected: str, language: str):
 
     def answer(request: ChatRequest) -> str:
         if request.schema_name == "IntentFlags":
-            flags = dict.fromkeys(("publication", "external_transmission", "installation", "physical", "local_write"),
-                                  False)  # fmt: skip
-            return json.dumps({"kind": "task", "language": language, "forbidden": flags})
+            return label("task", language)
         if request.schema_name == "WorkflowChoice":
             return json.dumps({"workflow": expected, "confidence": 0.8})
         return "{}"

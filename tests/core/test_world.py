@@ -64,13 +64,11 @@ def test_a_run_is_predicted_then_observed_and_moves_the_planners_reputation(tmp_
 def test_the_models_stated_confidence_is_its_prediction_and_its_calibration(tmp_path: Path) -> None:
     import json
 
-    from tests.core.support import scripted
+    from tests.core.support import label, scripted
 
     app = make_app(tmp_path)
-    flags = dict.fromkeys(("publication", "external_transmission", "installation", "physical", "local_write"), False)
-    label = json.dumps({"kind": "task", "language": "en", "forbidden": flags})
     choice = json.dumps({"workflow": "alarms", "confidence": 0.7})
-    models, _ = scripted([label, choice, "{}"])
+    models, _ = scripted([label("task"), choice, "{}"])
     turn = core(app, models=models).receive(IntentEnvelope(utterance=SEED_ALARMS, author="human:ann"))
     predicted = next(e for e in app.store.read(turn.conversation) if e.kind == "world.predicted").data
     plan = predicted["candidates"][0]["plan"]
