@@ -184,30 +184,22 @@ class PermissionRegistry:
         outcome = run_outcome(self.store.read(run_id))
         if outcome is None or not outcome.proposed_by.startswith("agent:"):
             return []
-        for _ in range(5):  # another writer may append to the agent's stream meanwhile: recompute and retry
-            record = self.record(outcome.proposed_by)
-            if not record.registered or run_id in record.settled:
-                return []
-            drafts = self._settle_drafts(record, outcome)
-            if not drafts:
-                return []
-            try:
-                return self.store.append(record.id, drafts, expect=record.last_seq)
-            except ConcurrentAppendError:
-                continue
-        raise AnvilError(
-            f"could not record the reputation of run {run_id}: {outcome.proposed_by}'s stream keeps changing"
+        return self._append_once(
+            outcome.proposed_by,
+            run_id,
+            lambda record: self._settle_drafts(record, outcome),
+            f"the reputation of run {run_id}",
         )
 
     def calibrate(self, agent: str, run_id: str, brier: float) -> list[Event]:
         """Move a registered agent's reputation by how well its plan's outcome was predicted (the world model's
         Brier score for the run): +1 at most 0.05, -1 at least 0.5, nothing between; once per run."""
         delta = 1 if brier <= 0.05 else -1 if brier >= 0.5 else 0
+        if not delta:
+            return []
         key = f"calibration:{run_id}"
-        for _ in range(5):
-            record = self.record(agent)
-            if not delta or not record.registered or key in record.settled:
-                return []
+
+        def drafts(record: AgentRecord) -> list[Draft]:
             data = {
                 "run": key,
                 "kind": "calibration",
@@ -216,13 +208,27 @@ class PermissionRegistry:
                 "cause": f"the world model's prediction for run {run_id} scored Brier {brier:.3f}",
                 "by": "anvil",
             }
+            return [Draft("reputation.changed", self.now(), data)]
+
+        return self._append_once(agent, key, drafts, f"the calibration of run {run_id}")
+
+    def _append_once(
+        self, agent: str, key: str, drafts_for: Callable[[AgentRecord], list[Draft]], what: str
+    ) -> list[Event]:
+        """Append the drafts `drafts_for` makes from the agent's current record, once per `key` (the `run` of a
+        reputation change). Another writer may append to the agent's stream meanwhile: read again and retry."""
+        for _ in range(5):
+            record = self.record(agent)
+            if not record.registered or key in record.settled:
+                return []
+            drafts = drafts_for(record)
+            if not drafts:
+                return []
             try:
-                return self.store.append(
-                    record.id, [Draft("reputation.changed", self.now(), data)], expect=record.last_seq
-                )
+                return self.store.append(record.id, drafts, expect=record.last_seq)
             except ConcurrentAppendError:
                 continue
-        raise AnvilError(f"could not record the calibration of run {run_id}: {agent}'s stream keeps changing")
+        raise AnvilError(f"could not record {what}: {agent}'s stream keeps changing")
 
     def _settle_drafts(self, record: AgentRecord, outcome: Any) -> list[Draft]:
         at = self.now()
