@@ -67,12 +67,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from alicorn.app import App, open_app
+from alicorn.clock import PinnedClock
 from alicorn.core.conversation import fold
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.norbi import Norbi
 from alicorn.core.routing import ModelAccess
 from alicorn.core.select import fill_slots
-from alicorn.demo import AS_OF, AsOfClock
+from alicorn.demo import AS_OF
 from alicorn.journal.events import Event
 from alicorn.models.errors import ProviderError
 from alicorn.models.messages import ChatRequest
@@ -208,7 +209,7 @@ def run_core(task: Task, templates: Sequence[Workflow], models: ModelAccess | No
     """Send the utterance through Core (approving a waiting plan) and read the conversation's journal."""
     result = CoreResult(task.command, task.language, "model" if models else "signals", forbidden=task.forbidden)
     with fresh_app() as app:
-        core = Norbi(app, templates, models=models, clock=AsOfClock(AS_OF))
+        core = Norbi(app, templates, models=models, clock=PinnedClock(AS_OF))
         started = time.perf_counter()
         try:
             turn = core.receive(IntentEnvelope(utterance=task.text, author=AUTHOR))

@@ -228,7 +228,7 @@ def cancel(
     from alicorn.render import print_run
     from alicorn.runtime.executor import request_cancel
     from alicorn.runtime.state import fold
-    from alicorn.runtime.world import SystemClock
+    from alicorn.runtime.world import default_clock
 
     application = _open(home)
     state = fold(application.store.read(run_id), run_id)
@@ -238,7 +238,7 @@ def cancel(
         _fail(f"run {run_id} already finished ({state.status}); there is nothing to cancel")
     if state.status == "awaiting_approval":
         _fail(f"run {run_id} waits for an approval (nothing ran); refuse it: `alicorn reject {run_id} --reason WHY`")
-    request_cancel(application.store, run_id, f"human:{who or getpass.getuser()}", reason, SystemClock().now())
+    request_cancel(application.store, run_id, f"human:{who or getpass.getuser()}", reason, default_clock().now())
     try:
         state = application.executor(Path(state.data_root)).resume(run_id)
     except StreamLockedError:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from alicorn.app import open_app
+from alicorn.clock import PinnedClock
 from alicorn.core.access import RECORDING, RecordingProvider, local_model_available, local_models, recorded_models
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.norbi import Norbi
@@ -23,21 +24,10 @@ from alicorn.journal.verify import verify_journal
 from alicorn.packs.catalog import bundled_workflows
 from alicorn.render import console
 from alicorn.runtime.replay import replay_run
-from alicorn.runtime.world import SystemClock, format_time
 
 UTTERANCE = "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human."
 AS_OF = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 OPERATOR = "human:demo-operator"
-
-
-class AsOfClock(SystemClock):
-    """The real clock, shifted so that it started at `start`: times advance, but the day is the demo's."""
-
-    def __init__(self, start: datetime) -> None:
-        self._offset = start - datetime.now(UTC)
-
-    def now(self) -> str:
-        return format_time(datetime.now(UTC) + self._offset)
 
 
 def run_demo(home: Path, *, record: bool = False) -> int:
@@ -52,7 +42,7 @@ def run_demo(home: Path, *, record: bool = False) -> int:
         access = recorded_models()
     application = open_app(home)
     try:
-        core = Norbi(application, bundled_workflows(), models=access, clock=AsOfClock(AS_OF))
+        core = Norbi(application, bundled_workflows(), models=access, clock=PinnedClock(AS_OF))
         console.print(f"[bold]request:[/] {UTTERANCE}")
         console.print(f"models: {access.source}")
         console.print(f"journal: {application.store.path}  (SQLite, WAL, synchronous=FULL)")

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.app import App
+from alicorn.clock import PinnedClock
 from alicorn.core.norbi import Norbi
 from alicorn.core.routing import ModelAccess
 from alicorn.journal.sqlite import SQLiteStore
@@ -160,5 +161,10 @@ def scripted(script: Sequence[ScriptItem], *, profile: ModelProfile = PROFILE) -
     return ModelAccess((profile,), lambda _p: provider, host, source="scripted"), provider
 
 
+#: The day Core tests live in: "yesterday" is the bundled alarm log's day (2026-11-29).
+AS_OF = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+
+
 def core(app: App, workflows: Sequence[Workflow] = (ALARMS, GREET), **options: Any) -> Norbi:
+    options.setdefault("clock", PinnedClock(AS_OF))
     return Norbi(app, workflows, data_root=ALARMS.data_dir, **options)

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from alicorn.app import open_app
+from alicorn.clock import PinnedClock
 from alicorn.core.conversation import fold
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.norbi import Norbi
-from alicorn.demo import AS_OF, AsOfClock
+from alicorn.demo import AS_OF
 from alicorn.models.messages import ChatRequest
 from alicorn.packs.catalog import bundled_workflows
 from alicorn.plan.dsl import Plan
@@ -74,7 +75,7 @@ def _model_for(expected: str, language: str):
 
 def _run(tmp_path: Path, text: str, models=None):
     app = open_app(tmp_path / "home")
-    core = Norbi(app, bundled_workflows(), models=models, clock=AsOfClock(AS_OF))
+    core = Norbi(app, bundled_workflows(), models=models, clock=PinnedClock(AS_OF))
     turn = core.receive(IntentEnvelope(utterance=text, author="human:ann"))
     if turn.phase == "waiting":
         turn = core.approve(turn.conversation, by="human:ann")

@@ -7,17 +7,18 @@ import json
 from pathlib import Path
 
 from alicorn.app import open_app
+from alicorn.clock import PinnedClock
 from alicorn.core.access import RECORDING, recorded_models
 from alicorn.core.conversation import fold
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.norbi import Norbi
-from alicorn.demo import AS_OF, OPERATOR, UTTERANCE, AsOfClock
+from alicorn.demo import AS_OF, OPERATOR, UTTERANCE
 from alicorn.packs.catalog import bundled_workflows
 
 
 def test_every_demo_call_is_answered_from_the_recording(tmp_path: Path) -> None:
     app = open_app(tmp_path)
-    core = Norbi(app, bundled_workflows(), models=recorded_models(), clock=AsOfClock(AS_OF))
+    core = Norbi(app, bundled_workflows(), models=recorded_models(), clock=PinnedClock(AS_OF))
     turn = core.receive(IntentEnvelope(utterance=UTTERANCE, author=OPERATOR))
     events = app.store.read(turn.conversation)
     kinds = [e.kind for e in events]

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from alicorn.app import open_app
+from alicorn.clock import PinnedClock
 from alicorn.core.conversation import fold
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.norbi import Norbi
-from alicorn.demo import AS_OF, AsOfClock
+from alicorn.demo import AS_OF
 from alicorn.packs.catalog import bundled_workflows
 from alicorn.plan.dsl import Plan
 
@@ -60,7 +61,7 @@ def _proposed(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch):
         raise OSError("broker unavailable (the test stops after the plan)")
 
     monkeypatch.setattr(app, "executor", broker_down)
-    turn = Norbi(app, bundled_workflows(), clock=AsOfClock(AS_OF)).receive(
+    turn = Norbi(app, bundled_workflows(), clock=PinnedClock(AS_OF)).receive(
         IntentEnvelope(utterance=text, author="human:a")
     )
     return app, turn, fold(app.store.read(turn.conversation))

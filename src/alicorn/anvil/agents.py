@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from alicorn.anvil.errors import AnvilError, UnknownAgentError
 from alicorn.anvil.identity import ROLES, parse_principal
 from alicorn.anvil.reputation import ReputationSettings, changes, run_outcome
 from alicorn.anvil.rights import MINIMAL_AGENT_RIGHTS, Rights, RightsChange, Subject, granted, revoked
+from alicorn.clock import default_clock
 from alicorn.errors import ConcurrentAppendError
 from alicorn.journal.events import Draft, Event
 from alicorn.journal.store import JournalStore
@@ -26,7 +26,7 @@ AGENT_EVENT_KINDS = frozenset({"agent.registered", "rights.granted", "rights.rev
 
 def utc_now() -> str:
     """The current time as an `at` string (the runtime's format)."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return default_clock().now()
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from alicorn.journal.events import Draft, Event
 from alicorn.journal.store import JournalStore
-from alicorn.runtime.world import Clock, SystemClock
+from alicorn.clock import Clock, default_clock
 
 
 class JournalTap:
@@ -22,7 +22,7 @@ class JournalTap:
     def __init__(self, store: JournalStore, stream: str, clock: Clock | None = None) -> None:
         self.store = store
         self.stream = stream
-        self.clock: Clock = clock or SystemClock()
+        self.clock: Clock = clock or default_clock()
         self._lock = threading.Lock()
         self._seq = store.last_seq(stream)
 

@@ -38,7 +38,7 @@ from alicorn.plan.dsl import EffectClass, Plan
 from alicorn.plan.validate import validate_plan
 from alicorn.runtime.humans import Approval, Rejection, Withdrawal
 from alicorn.runtime.state import fold as fold_run
-from alicorn.runtime.world import Clock, SystemClock, parse_time
+from alicorn.runtime.world import Clock, default_clock, parse_time
 
 #: What a failing job broker (the runtime and its journal) raises. Core then stops creating jobs; the plan and the
 #: conversation are already journaled, so `advance` resumes idempotently once the broker is back.
@@ -72,7 +72,7 @@ class Norbi(Execution):
         self.workflows = {w.id: w for w in workflows}
         self.selector = WorkflowSelector(workflows, max_repairs=max_repairs)
         self.models = models
-        self.clock: Clock = clock or SystemClock()
+        self.clock: Clock = clock or default_clock()
         self.max_repairs = max_repairs
         self.data_root = data_root
         self.max_replans = max_replans

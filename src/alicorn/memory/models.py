@@ -9,10 +9,12 @@ once, so "what did we believe at S about time T" stays answerable.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+
+from alicorn.clock import default_clock, parse_time
 
 Kind = Literal["fact", "episode", "chunk", "entity"]
 """fact: a statement that can stop being true; episode: something that happened (a conversation, a run);
@@ -40,7 +42,7 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 def utc_now() -> datetime:
     """The default clock: the current time in UTC (stores take an injected clock for tests and replay)."""
-    return datetime.now(UTC)
+    return parse_time(default_clock().now())
 
 
 class Provenance(BaseModel):

@@ -22,7 +22,7 @@ from alicorn.models.errors import ProviderError
 from alicorn.models.messages import ChatMessage, ChatRequest, ChatResponse
 from alicorn.models.profiles import ModelProfile
 from alicorn.models.providers.base import Provider
-from alicorn.runtime.world import parse_time
+from alicorn.clock import parse_time
 
 
 def scrub_request(request: ChatRequest) -> tuple[ChatRequest, int]:

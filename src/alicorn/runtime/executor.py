@@ -47,7 +47,7 @@ from alicorn.runtime.humans import (
 )
 from alicorn.runtime.session import Session
 from alicorn.runtime.state import RunState, fold
-from alicorn.runtime.world import Clock, IdSource, RandomIds, SystemClock
+from alicorn.runtime.world import Clock, IdSource, RandomIds, default_clock
 
 __all__ = ["Approval", "CarriedApproval", "Executor", "Rejection", "Resolution", "RunEnvironment"]
 
@@ -141,7 +141,7 @@ class Executor:
         self.store = store
         self.registry = registry
         self.environment = environment
-        self.clock = clock or SystemClock()
+        self.clock = clock or default_clock()
         self.ids = ids or RandomIds(self.clock)
         self._dispatcher_factory = dispatcher_factory or _thread_dispatcher
         self.controls: Controls = controls or StoreControls(store)

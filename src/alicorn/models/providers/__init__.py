@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from alicorn.models.errors import ModelError
 from alicorn.models.profiles import ModelProfile
 from alicorn.models.providers.base import Provider
-from alicorn.runtime.world import Clock
+from alicorn.clock import Clock
 
 
 def provider_for(

@@ -31,7 +31,7 @@ from alicorn.models.errors import (
 from alicorn.models.messages import ChatRequest, ChatResponse, Usage
 from alicorn.models.profiles import StructuredSupport
 from alicorn.models.providers.base import Provider
-from alicorn.runtime.world import Clock, SystemClock
+from alicorn.clock import Clock, default_clock
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
@@ -71,7 +71,7 @@ class OpenAICompatibleProvider(Provider):
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
-        self.clock: Clock = clock or SystemClock()
+        self.clock: Clock = clock or default_clock()
         self._env = env if env is not None else os.environ
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)), transport=transport, trust_env=False
