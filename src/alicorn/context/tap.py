@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from alicorn.clock import Clock, default_clock
 from alicorn.journal.events import Draft, Event
 from alicorn.journal.store import JournalStore
-from alicorn.clock import Clock, default_clock
 
 
 class JournalTap:

@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from alicorn import canonical
+from alicorn.clock import parse_time
 from alicorn.context.redact import scrub_secrets
 from alicorn.context.tap import JournalTap
 from alicorn.models.errors import ProviderError
 from alicorn.models.messages import ChatMessage, ChatRequest, ChatResponse
 from alicorn.models.profiles import ModelProfile
 from alicorn.models.providers.base import Provider
-from alicorn.clock import parse_time
 
 
 def scrub_request(request: ChatRequest) -> tuple[ChatRequest, int]:

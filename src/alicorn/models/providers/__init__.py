@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from alicorn.clock import Clock
 from alicorn.models.errors import ModelError
 from alicorn.models.profiles import ModelProfile
 from alicorn.models.providers.base import Provider
-from alicorn.clock import Clock
 
 
 def provider_for(

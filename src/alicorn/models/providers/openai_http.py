@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from alicorn.clock import Clock, default_clock
 from alicorn.context.redact import scrub_secrets
 from alicorn.context.tokens import ESTIMATE
 from alicorn.models.errors import (
@@ -31,7 +32,6 @@ from alicorn.models.errors import (
 from alicorn.models.messages import ChatRequest, ChatResponse, Usage
 from alicorn.models.profiles import StructuredSupport
 from alicorn.models.providers.base import Provider
-from alicorn.clock import Clock, default_clock
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
