@@ -342,7 +342,7 @@ def test_numbers_that_do_not_count_hypotheses_are_ignored(language: str, text: s
         ("en", "Renders are slower since 2026-10-15.", "2026-10-15"),
         ("en", "Render time has been higher since October 12th.", "2026-10-12"),
         ("en", "It has been slow since yesterday.", "2026-10-28"),
-        ("en", "Slower renders since last week.", "2026-10-22"),
+        ("en", "Slower renders since last week.", "2026-10-19"),  # last week is a calendar week: from its Monday
         ("pl", "Rendery są wolniejsze od 15 października.", "2026-10-15"),
         ("pl", "Od wczoraj renderowanie trwa dłużej.", "2026-10-28"),
         ("pl", "Od trzech dni czas renderowania rośnie.", "2026-10-26"),

@@ -19,7 +19,7 @@ from alicorn.ops.builtin import builtin_registry
 from alicorn.ops.registry import OperationContext, Registry
 from alicorn.packs.notes import WORKFLOW, NotesParams
 from alicorn.packs.notes.compose import DraftReplyInputs, WriteNoteInputs, draft_reply
-from alicorn.packs.notes.dates import find_dates, resolve_future, resolve_past
+from alicorn.packs.notes.dates import due_date, past_days
 from alicorn.packs.notes.send import SendReplyInputs, send_reply
 from alicorn.packs.notes.tasks import ExtractTasksInputs, extract_tasks
 from alicorn.packs.notes.transcript import ReadTranscriptInputs, read_transcript
@@ -394,16 +394,16 @@ def test_held_out_phrasings_in_three_languages(tmp_path: Path) -> None:
     ],
 )
 def test_due_dates_resolve_after_the_meeting(text: str, due: str) -> None:
-    mentions = find_dates(text)
-    assert mentions and resolve_future(mentions[0], date(2026, 11, 27)) == date.fromisoformat(due)
+    assert due_date(text, date(2026, 11, 27))[0] == date.fromisoformat(due)
 
 
 def test_past_references_resolve_before_the_request() -> None:
-    base = date(2026, 11, 29)
-    assert [resolve_past(m, base) for m in find_dates("wczoraj")] == [date(2026, 11, 28)]
-    assert [resolve_past(m, base) for m in find_dates("пятничного разговора")] == [date(2026, 11, 27)]
-    assert [resolve_past(m, base) for m in find_dates("on 2 December")] == [date(2025, 12, 2)]
-    assert find_dates("1.5 million users") == []
+    now = datetime(2026, 11, 29, 12, 0)
+    assert past_days("wczoraj", "pl", now) == {date(2026, 11, 28)}
+    assert past_days("пятничного разговора", "ru", now) == {date(2026, 11, 27)}
+    assert past_days("on 2 December", "en", now) == {date(2025, 12, 2)}
+    assert past_days("1.5 million users", "en", now) == set()
+    assert past_days("send it tomorrow", "en", now) == set()  # a later day is no conversation to look back at
 
 
 # ---------------------------------------------------------------------------------------------- slot extraction

@@ -4,20 +4,23 @@
   right before a word for hypothesis / cause / explanation: "three hypotheses", "trzech hipotez", "пять гипотез",
   "4 possible causes". A count above 5 is capped at 5, the most the template tests.
 - `metric`: only `duration_s` (render time); returned when the utterance speaks of render time or duration.
-- `since`: the first day of the slower period, when stated: an ISO date, "15 October" / "15 października" /
-  "15 октября", "yesterday" / "wczoraj" / "вчера" after since/from/od/с/после, "N days ago" / "for N days" /
-  "od N dni" / "N дней назад", "since last week".
+- `since`: the first day of the slower period, when stated (read by `alicorn.periods`): the start of a period
+  from a day ("since 15 October", "od wczoraj", "со вчерашнего дня", "после 2026-10-10", "since last week": its
+  Monday), of a range ("for N days", "od trzech dni", "последние N дней"), or a day ("N days ago", "dwa dni temu").
+  A week or month named alone ("longer than last month") is a comparison, not a start; a date that does not exist
+  is left out.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.packs.incident.models import MAX_HYPOTHESES
+from alicorn.periods import InvalidDate, find_periods
 
 
 class IncidentParameters(BaseModel):
@@ -46,14 +49,6 @@ _NUMBERS: dict[str, int] = {
     "четырём": 4, "пять": 5, "пяти": 5, "шесть": 6, "шести": 6, "семь": 7, "семи": 7, "восемь": 8,
     "восьми": 8, "девять": 9, "девяти": 9, "десять": 10, "десяти": 10,
 }
-_MONTHS: dict[str, int] = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
-    "september": 9, "october": 10, "november": 11, "december": 12,
-    "stycznia": 1, "lutego": 2, "marca": 3, "kwietnia": 4, "maja": 5, "czerwca": 6, "lipca": 7, "sierpnia": 8,
-    "września": 9, "października": 10, "listopada": 11, "grudnia": 12,
-    "января": 1, "февраля": 2, "марта": 3, "апреля": 4, "мая": 5, "июня": 6, "июля": 7, "августа": 8,
-    "сентября": 9, "октября": 10, "ноября": 11, "декабря": 12,
-}
 # fmt: on
 
 _NUMBER = "|".join(sorted((re.escape(k) for k in _NUMBERS), key=len, reverse=True))
@@ -72,29 +67,6 @@ _METRIC = re.compile(
     r"|czas\w*\s+renderu|врем\w*\s+рендер\w*|длительност\w*\s+рендер\w*|render time",
     re.IGNORECASE,
 )
-_SINCE = r"(?:since|from|after|starting|od|po|począwszy od|с|со|после|начиная с)"
-_ISO = re.compile(rf"(?<!\w){_SINCE}\s+(\d{{4}}-\d{{2}}-\d{{2}})(?!\d)", re.IGNORECASE)
-_MONTH = "|".join(_MONTHS)
-_DAY_MONTH = re.compile(
-    rf"(?<!\w){_SINCE}\s+(?:the\s+)?(?:(\d{{1,2}})(?:st|nd|rd|th|\.)?\s+({_MONTH})|({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?)"
-    r"(?:,?\s+(\d{4}))?(?!\w)",
-    re.IGNORECASE,
-)
-_YESTERDAY = re.compile(
-    rf"(?<!\w)(?:{_SINCE}\s+(?:yesterday|wczoraj)|od\s+wczoraj\w*|со\s+вчерашн\w+(?:\s+дня)?|с\s+вчера|since\s+yesterday)"
-    r"(?!\w)",
-    re.IGNORECASE,
-)
-_DAYS_AGO = re.compile(
-    rf"(?<!\w)(\d{{1,2}}|{_NUMBER})\s+(?:days?\s+ago|dni\s+temu|dzień\s+temu|дн\w*\s+назад)(?!\w)"
-    rf"|(?<!\w)(?:for(?:\s+the\s+(?:last|past))?|od|уже|последние)\s+(\d{{1,2}}|{_NUMBER})\s+(?:days|dni|дн\w*)(?!\w)",
-    re.IGNORECASE,
-)
-_LAST_WEEK = re.compile(
-    r"(?<!\w)(?:since\s+last\s+week|from\s+last\s+week|od\s+(?:zeszłego|ostatniego|poprzedniego)\s+tygodnia"
-    r"|с\s+прошлой\s+недели)(?!\w)",
-    re.IGNORECASE,
-)
 
 
 def _count(word: str) -> int | None:
@@ -103,31 +75,12 @@ def _count(word: str) -> int | None:
     return _NUMBERS.get(word.lower())
 
 
-def _since(text: str, today: date) -> str | None:
-    if m := _ISO.search(text):
-        try:
-            return date.fromisoformat(m.group(1)).isoformat()
-        except ValueError:
-            return None
-    if m := _DAY_MONTH.search(text):
-        day = int(m.group(1) or m.group(4))
-        month = _MONTHS[(m.group(2) or m.group(3)).lower()]
-        year = int(m.group(5)) if m.group(5) else today.year
-        try:
-            found = date(year, month, day)
-        except ValueError:
-            return None
-        if not m.group(5) and found > today:  # "since 15 December" said in January means last December
-            found = found.replace(year=year - 1)
-        return found.isoformat()
-    if _YESTERDAY.search(text):
-        return (today - timedelta(days=1)).isoformat()
-    if m := _DAYS_AGO.search(text):
-        n = _count(m.group(1) or m.group(2))
-        return (today - timedelta(days=n)).isoformat() if n else None
-    if _LAST_WEEK.search(text):
-        return (today - timedelta(days=7)).isoformat()
-    return None
+def _since(text: str, language: str, now: datetime) -> str | None:
+    try:
+        periods = find_periods(text, language, now, prefer="past")
+    except InvalidDate:
+        return None
+    return next((p.start.isoformat() for p in periods if p.kind in ("from", "range", "day")), None)
 
 
 def extract(text: str, language: str, now: datetime) -> dict[str, Any]:
@@ -141,7 +94,7 @@ def extract(text: str, language: str, now: datetime) -> dict[str, Any]:
             break
     if _METRIC.search(text):
         found["metric"] = "duration_s"
-    since = _since(text, now.date())
+    since = _since(text, language, now)
     if since is not None:
         found["since"] = since
     return found

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.packs.notes import lexicon
-from alicorn.packs.notes.dates import find_dates, resolve_past
+from alicorn.packs.notes.dates import past_days
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -123,9 +123,9 @@ def _catalog(root: Path) -> list[tuple[str, str, set[str]]]:
     return out
 
 
-def _conversation(text: str, now: datetime, root: Path) -> str | None:
+def _conversation(text: str, language: str, now: datetime, root: Path) -> str | None:
     files = _catalog(root)
-    days = {d.isoformat() for m in find_dates(text) if (d := resolve_past(m, now.date())) is not None}
+    days = {d.isoformat() for d in past_days(text, language, now)}
     said = {w[:5] for w in lexicon.words(text) if len(w) >= 4 and w not in _GENERIC}
     by_date = {name for day, name, _ in files if day in days}
     by_name = {name for _, name, stems in files if stems & said}
@@ -146,7 +146,7 @@ def extract(text: str, language: str, now: datetime, root: Path = DATA_DIR) -> d
     reply_language = _language(text)
     if reply_language is not None:
         found["reply_language"] = reply_language
-    conversation = _conversation(text, now, root)
+    conversation = _conversation(text, language, now, root)
     if conversation is not None:
         found["conversation"] = conversation
     return found

@@ -21,7 +21,7 @@ from pydantic import Field
 from alicorn.ops._common import Model
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.packs.notes import lexicon
-from alicorn.packs.notes.dates import find_dates, resolve_future
+from alicorn.packs.notes.dates import due_date
 from alicorn.packs.notes.model import (
     MAX_ITEMS,
     MAX_PARTICIPANTS,
@@ -92,14 +92,6 @@ def _addressee(sentence: str, people: list[Participant]) -> str | None:
     return best
 
 
-def _due(sentence: str, day: date) -> tuple[date | None, str | None]:
-    for mention in find_dates(sentence):
-        resolved = resolve_future(mention, day)
-        if resolved is not None:
-            return resolved, mention.text.rstrip(".")
-    return None, None
-
-
 def _kind(reading: lexicon.Reading) -> TaskKind:
     if reading.action:
         return "action"
@@ -148,7 +140,7 @@ def extract_tasks(inputs: ExtractTasksInputs, ctx: OperationContext) -> ExtractT
                 owner = _addressee(sentence, people)
             else:
                 owner = None
-            due, due_text = _due(sentence, day)
+            due, due_text = due_date(sentence, day)
             same = recent is not None and recent.segment == seg.index
             if recent is not None and (reading.task or reading.ack) and _attaches(reading, recent, same, owner):
                 recent.accept(seg.index, owner or seg.speaker, due, due_text)

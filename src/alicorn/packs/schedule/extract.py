@@ -1,7 +1,8 @@
 """Deterministic slot extraction for the schedule template, in English, Polish and Russian.
 
-Finds: the month (an ISO month, a month name in any inflection with or without a year, or a relative phrase like
-"next month" / "w przyszłym miesiącu" / "в следующем месяце", resolved against the intake time `now`), the number of
+Finds: the month (`alicorn.periods.month_of`: an ISO month, a month name in any inflection with or without a year,
+or a relative phrase like "next month" / "w przyszłym miesiącu" / "в следующем месяце", resolved against the intake
+time `now`; a date that does not exist names no month), the number of
 variants (a digit or number word before a variant noun), whether vacations count, whether to publish, and which
 variant to publish. Negation is handled per clause: "do not publish" / "nie publikuj" / "не публикуй" never set
 `publish=True`, and a negated request always wins over an affirmative one. Only what is found is returned.
@@ -12,6 +13,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from typing import Any
+
+from alicorn.periods import InvalidDate, month_of
 
 NUMBERS: dict[str, int] = {}
 for _value, _words in enumerate(
@@ -39,40 +42,6 @@ ORDINALS = {
     4: r"fourth|4th|czwart\w*|четв[её]рт\w*",
     5: r"fifth|5th|piąt\w*|piat\w*|пят(?:ый|ого|ому|ым|ом|ая|ую)",
 }
-
-MONTHS = (
-    r"january|jan(?=\.?\s+\d{4})\.?|stycz(?:eń|en|nia|niu|niem)|январ(?:ь|я|е|ю|ём|ем)",
-    r"february|feb(?=\.?\s+\d{4})\.?|lut(?:y|ego|ym|emu)|феврал(?:ь|я|е|ю|ём|ем)",
-    r"march|mar(?=\.?\s+\d{4})\.?|mar(?:zec|ca|cu|cem)|март(?:а|е|у|ом)?",
-    r"april|apr(?=\.?\s+\d{4})\.?|kwie(?:cień|cien|tnia|tniu|tniem)|апрел(?:ь|я|е|ю|ем)",
-    r"may(?=\s+\d{4})|(?<=in |of )may|(?<=for )may|maj(?:a|u|em)?|ма(?:й|я|е|ю|ем)",
-    r"june|jun(?=\.?\s+\d{4})\.?|czerw(?:iec|ca|cu|cem)|июн(?:ь|я|е|ю|ем)",
-    r"july|jul(?=\.?\s+\d{4})\.?|lip(?:iec|ca|cu|cem)|июл(?:ь|я|е|ю|ем)",
-    r"august|aug(?=\.?\s+\d{4})\.?|sierp(?:ień|ien|nia|niu|niem)|август(?:а|е|у|ом)?",
-    r"september|sept?(?=\.?\s+\d{4})\.?|wrze(?:sień|sien|śnia|snia|śniu|sniu|śniem)|сентябр(?:ь|я|е|ю|ём|ем)",
-    r"october|oct(?=\.?\s+\d{4})\.?|pa[źz]dziernik(?:a|u|iem)?|октябр(?:ь|я|е|ю|ём|ем)",
-    r"november|nov(?=\.?\s+\d{4})\.?|listopad(?:a|zie|em)?|ноябр(?:ь|я|е|ю|ём|ем)",
-    r"december|dec(?=\.?\s+\d{4})\.?|grud(?:zień|zien|nia|niu|niem)|декабр(?:ь|я|е|ю|ём|ем)",
-)
-_MONTH_NAME = re.compile(
-    r"\b(?:" + "|".join(f"(?P<m{i + 1}>{p})" for i, p in enumerate(MONTHS)) + r")(?!\w)(?:\s+(?P<year>\d{4}))?"
-)
-_ISO_MONTH = re.compile(r"\b(\d{4})-(0[1-9]|1[0-2])(?:-\d{2})?\b")
-_NUMERIC_MONTH = re.compile(r"\b(0?[1-9]|1[0-2])[./](\d{4})\b")
-_MONTH_WORD = r"(?:month|miesi[aą]c\w*|месяц\w*)"
-_RELATIVE = (
-    (1, re.compile(r"\b(?:next|following|coming|upcoming)\s+" + _MONTH_WORD)),
-    (1, re.compile(r"\b(?:przyszł|przyszl|następn|nastepn|kolejn)\w*\s+" + _MONTH_WORD)),
-    (1, re.compile(r"\b(?:следующ|будущ|грядущ)\w*\s+" + _MONTH_WORD)),
-    (1, re.compile(r"\b(?:za|через)\s+" + _MONTH_WORD)),
-    (0, re.compile(r"\b(?:this|current)\s+" + _MONTH_WORD)),
-    (0, re.compile(r"\b(?:ten|tym|tego|bieżąc|biezac|obecn|aktualn)\w*\s+" + _MONTH_WORD)),
-    (0, re.compile(r"\b(?:этот|этом|этого|текущ)\w*\s+" + _MONTH_WORD)),
-    (-1, re.compile(r"\b(?:last|previous|past)\s+" + _MONTH_WORD)),
-    (-1, re.compile(r"\b(?:zeszł|zeszl|poprzedni|ubiegł|ubiegl)\w*\s+" + _MONTH_WORD)),
-    (-1, re.compile(r"\b(?:прошл|предыдущ)\w*\s+" + _MONTH_WORD)),
-)
-_IN_MONTHS = re.compile(r"\b(?:in|za|через)\s+(\w+)\s+(?:months|miesi[aąeę]c\w*|месяц\w*)")
 
 _NUMBER = r"(\d{1,2}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + ")"
 _VARIANT_NOUN = (
@@ -159,33 +128,11 @@ def _clean(text: str) -> str:
     return " ".join(text.lower().replace("ё", "е").replace("’", "'").split())
 
 
-def _shift(now: datetime, months: int) -> str:
-    index = now.year * 12 + now.month - 1 + months
-    return f"{index // 12:04d}-{index % 12 + 1:02d}"
-
-
-def _month(text: str, now: datetime) -> str | None:
-    iso = _ISO_MONTH.search(text)
-    if iso:
-        return f"{iso.group(1)}-{iso.group(2)}"
-    numeric = _NUMERIC_MONTH.search(text)
-    if numeric:
-        return f"{numeric.group(2)}-{int(numeric.group(1)):02d}"
-    named = _MONTH_NAME.search(text)
-    if named:
-        number = next(int(k[1:]) for k, v in named.groupdict().items() if v and k.startswith("m"))
-        if named.group("year"):
-            return f"{named.group('year')}-{number:02d}"
-        year = now.year if number >= now.month else now.year + 1  # a month already past means next year's
-        return f"{year:04d}-{number:02d}"
-    for match in _IN_MONTHS.finditer(text):
-        count = NUMBERS.get(match.group(1)) or (int(match.group(1)) if match.group(1).isdigit() else None)
-        if count is not None and 0 < count <= 24:
-            return _shift(now, count)
-    for offset, pattern in _RELATIVE:
-        if pattern.search(text):
-            return _shift(now, offset)
-    return None
+def _month(text: str, language: str, now: datetime) -> str | None:
+    try:
+        return month_of(text, language, now)
+    except InvalidDate:
+        return None
 
 
 def _number(token: str) -> int | None:
@@ -252,7 +199,7 @@ def extract(text: str, language: str, now: datetime) -> dict[str, Any]:
     """Slot values found in `text` (any of en/pl/ru; `language` is only a hint), with "next month" read at `now`."""
     clean = _clean(text)
     found: dict[str, Any] = {}
-    month = _month(clean, now)
+    month = _month(text, language, now)
     if month is not None:
         found["month"] = month
     variants = _variants(clean)
