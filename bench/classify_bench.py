@@ -17,6 +17,17 @@ llama.cpp's grammar does not enforce uniqueItems, so repeated items fail validat
     .venv-local/bin/python bench/classify_bench.py            # with the local model (the 'local' extra installed)
     .venv/bin/python bench/classify_bench.py                  # deterministic only: says the model is not installed
     python bench/classify_bench.py --limit 20 --show-errors   # fewer utterances, list every miss
+
+Requests (`--split heldout|tuning`): bench/data/requests_heldout.jsonl was written before the classifier was tuned
+for prohibitions, urgency and recurrence and is never used to tune it; bench/data/requests_tuning.jsonl is the set
+that tuning looks at. Each row has text, language, kind, forbidden, template (a workflow id or null) and recurring
+(plus, for some, the cron expression the recurrence means). Printed per language and overall: kind accuracy,
+forbidden-class recall, false prohibitions (requests with a class reported forbidden that the label does not
+forbid), recurrence accuracy (recurring or not; and the cron, where labelled), and the template the selector picks
+without a model (`WorkflowSelector(bundled_workflows()).select(text, None)`) against the label: right, asked (None
+where the label names a template) and wrong (a template that is not the label's).
+
+    .venv/bin/python bench/classify_bench.py --split heldout --show-errors
 """
 
 from __future__ import annotations
@@ -38,6 +49,12 @@ from alicorn.models.recorder import ModelClient
 DATA = Path(__file__).parent / "data" / "utterances.jsonl"
 #: Written after the classifier was tuned and never used to tune it: the honest figure.
 HELD_OUT = Path(__file__).parent / "data" / "utterances_heldout.jsonl"
+#: Requests with templates, prohibitions, urgency and recurrence: the held-out split (never tuned on) and the
+#: tuning split.
+SPLITS = {
+    "heldout": Path(__file__).parent / "data" / "requests_heldout.jsonl",
+    "tuning": Path(__file__).parent / "data" / "requests_tuning.jsonl",
+}
 
 
 @dataclass
@@ -125,6 +142,107 @@ def report(tallies: list[Tally], out: Any) -> None:
         )
 
 
+@dataclass
+class SplitTally:
+    """Counts of one language (or all) on a requests split."""
+
+    n: int = 0
+    kind: int = 0
+    labelled_classes: int = 0
+    recalled_classes: int = 0
+    false_prohibitions: int = 0
+    recurrence: int = 0
+    cron_labelled: int = 0
+    cron_right: int = 0
+    template_right: int = 0
+    template_asked: int = 0
+    template_wrong: int = 0
+
+    def add(self, row: dict[str, Any], result: Classification, picked: str | None) -> list[str]:
+        """Count one request; the misses, described."""
+        misses: list[str] = []
+        self.n += 1
+        self.kind += result.kind == row["kind"]
+        if result.kind != row["kind"]:
+            misses.append(f"kind {result.kind} (want {row['kind']}; by {result.decided_by['kind']})")
+        want, got = set(row["forbidden"]), set(result.forbidden)
+        self.labelled_classes += len(want)
+        self.recalled_classes += len(want & got)
+        if want - got:
+            misses.append(f"missed forbidden {sorted(want - got)}")
+        if got - want:
+            self.false_prohibitions += 1
+            misses.append(f"false prohibition {sorted(got - want)}")
+        recurrence = getattr(result, "recurrence", None)
+        self.recurrence += (recurrence is not None) == bool(row["recurring"])
+        if (recurrence is not None) != bool(row["recurring"]):
+            misses.append(f"recurrence {recurrence.cron if recurrence else None} (want recurring={row['recurring']})")
+        if row.get("cron"):
+            self.cron_labelled += 1
+            cron = recurrence.cron if recurrence is not None else None
+            self.cron_right += cron == row["cron"]
+            if recurrence is not None and cron != row["cron"]:
+                misses.append(f"cron {cron!r} (want {row['cron']!r})")
+        if picked == row["template"]:
+            self.template_right += 1
+        elif picked is None:
+            self.template_asked += 1
+            misses.append(f"template asked (want {row['template']})")
+        else:
+            self.template_wrong += 1
+            misses.append(f"template {picked} (want {row['template']})")
+        return misses
+
+
+def split_report(split: str, rows: list[dict[str, Any]], classifier: IntentClassifier, show_errors: bool) -> None:
+    """Classify and select on a requests split; print the figures per language and overall."""
+    from alicorn.core.select import WorkflowSelector
+    from alicorn.packs.catalog import bundled_workflows
+
+    selector = WorkflowSelector(bundled_workflows())
+    tallies: dict[str, SplitTally] = {}
+    misses: list[str] = []
+    for row in rows:
+        result = classifier.classify(row["text"])
+        picked = selector.select(row["text"], None).workflow
+        for key in (row["language"], "all"):
+            found = tallies.setdefault(key, SplitTally()).add(row, result, picked)
+        if found:
+            misses.append(f"{row['id']}: {'; '.join(found)}: {row['text']}")
+    kinds = Counter(r["kind"] for r in rows)
+    print(
+        f"split: {split} ({SPLITS[split].name}): {len(rows)} requests; {dict(kinds)}; "
+        f"{sum(1 for r in rows if r['forbidden'])} with prohibitions, {sum(1 for r in rows if r['recurring'])} "
+        f"recurring, {sum(1 for r in rows if r['template'] is None)} with no template"
+    )
+    header = (
+        f"{'lang':<5}{'n':>4}  {'kind':>6}  {'forbid recall':>13}  {'false prohib':>12}  {'recurrence':>10}  "
+        f"{'cron':>7}  {'template right/asked/wrong':>26}"
+    )
+    print(header)
+    print("-" * len(header))
+    for key in [*sorted(k for k in tallies if k != "all"), "all"]:
+        t = tallies[key]
+        recall = pct(t.recalled_classes, t.labelled_classes) + f" {t.recalled_classes:>2}/{t.labelled_classes:<2}"
+        cron = f"{t.cron_right}/{t.cron_labelled}"
+        template = f"{t.template_right}/{t.template_asked}/{t.template_wrong}"
+        print(
+            f"{key:<5}{t.n:>4}  {pct(t.kind, t.n)}  {recall:>13}  {pct(t.false_prohibitions, t.n):>12}  "
+            f"{pct(t.recurrence, t.n):>10}  {cron:>7}  {template:>26}"
+        )
+    print()
+    print(
+        "forbid recall: labelled forbidden classes found; false prohib: requests with a class reported forbidden "
+        "that the label does not forbid; recurrence: recurring or not as labelled; cron: the cron expression right "
+        "where labelled; template: the selector without a model against the label (asked = it picked none where "
+        "the label names one; a None label met by None is right)."
+    )
+    if show_errors:
+        print(f"\nmisses ({len(misses)}):")
+        for miss in misses:
+            print("  " + miss)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=None, help="only the first N utterances")
@@ -149,7 +267,17 @@ def main() -> int:
         default=3,
         help="run the unconstrained model on every K-th utterance only (it is slow: repairs of free text)",
     )
+    parser.add_argument(
+        "--split",
+        choices=sorted(SPLITS),
+        default=None,
+        help="the requests split (held-out: never tuned on; tuning) instead of the utterances: kind, prohibitions, "
+        "recurrence and the template picked without a model",
+    )
     args = parser.parse_args()
+    if args.split is not None:
+        split_report(args.split, load(args.limit, SPLITS[args.split]), IntentClassifier(), args.show_errors)
+        return 0
     rows = load(args.limit, args.data)
     print(f"set: {args.data.name}")
     counts = Counter(r["kind"] for r in rows)

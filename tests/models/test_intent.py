@@ -11,7 +11,7 @@ from alicorn.models.intent.classifier import IntentClassifier, IntentLabel
 from alicorn.models.intent.cues import kind_cue
 from alicorn.models.intent.embed import Example, NearestExamples, cosine, embed
 from alicorn.models.intent.langid import identify
-from alicorn.models.intent.lexicon import forbidden_effects
+from alicorn.models.intent.lexicon import forbidden_actions, forbidden_effects, read_actions
 from alicorn.models.providers.scripted import ScriptedProvider
 from alicorn.models.recorder import ModelClient
 from tests.models.support import profile
@@ -143,3 +143,230 @@ def test_flags_may_forbid_every_effect_without_crashing() -> None:
     result = IntentClassifier(ModelClient(profile(), ScriptedProvider([answer]))).classify("Prepare it.")
     assert result.model is not None and result.model.label is not None and len(result.model.label.forbidden) == 5
     assert result.forbidden == ()  # the lexicon decides; the model's flags are only recorded
+
+
+# --- prohibitions read from the sentence's structure --------------------------------------------------------------
+
+P, T, I, L = "publication", "external_transmission", "installation", "local_write"  # noqa: E741
+
+
+@pytest.mark.parametrize(
+    ("text", "effects"),
+    [
+        # plain negation
+        ("Do not publish the roster.", [P]),
+        ("Nie publikuj grafiku.", [P]),
+        ("Не публикуй расписание.", [P]),
+        ("Собери демо отдельно и не ставь её.", [I]),
+        ("Niczego nie usuwaj z katalogu.", [L]),
+        # postponement and deferral
+        ("Publish the roster later, not now.", [P]),
+        ("Write the reply and hold off on sending it.", [T]),
+        ("Put off the announcement.", [P]),
+        ("Wstrzymaj się z wysyłką raportu.", [T]),
+        ("Opublikuj grafik później.", [P]),
+        ("Отложи отправку письма.", [T]),
+        ("Пока не отправляй отчёт.", [T]),
+        ("Подожди с публикацией.", [P]),
+        # not this time, not yet
+        ("Draft the post, but not this time: don't publish it.", [P]),
+        ("Tym razem nie wysyłaj notatki.", [T]),
+        ("На этот раз не публикуй заметку.", [P]),
+        ("Don't deploy it yet.", [I]),
+        ("Jeszcze nie wdrażaj tej wersji.", [I]),
+        ("Send it? Not yet.", [T]),
+        # conditions
+        ("Publish it only after I say so.", [P]),
+        ("Send the minutes only once I approve them.", [T]),
+        ("Don't install the build until I confirm.", [I]),
+        ("Wait until I confirm, then deploy it.", [I]),
+        ("Wyślij notatkę dopiero jak powiem.", [T]),
+        ("Zainstaluj pakiet dopiero po mojej zgodzie.", [I]),
+        ("Отправь письмо только после моего подтверждения.", [T]),
+        ("Опубликуй график, только когда я скажу.", [P]),
+        # stop-before
+        ("Stop before installation.", [I]),
+        ("Zatrzymaj się przed publikacją.", [P]),
+        ("Остановись перед отправкой.", [T]),
+    ],
+)
+def test_prohibitions_come_in_many_forms(text: str, effects: list[str]) -> None:
+    assert forbidden_effects(text) == effects
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a reminder to do it
+        "Don't forget to send the report to Olga.",
+        "Remember to publish the roster.",
+        "Nie zapomnij wysłać notatki.",
+        "Pamiętaj, żeby opublikować grafik.",
+        "Не забудь отправить отчёт.",
+        "Don't hesitate to email the supplier.",
+        "Nie wahaj się wysłać oferty.",
+        "Не стесняйся позвонить клиенту.",
+        # a negated prohibition (a negation cancels a negation)
+        "You don't have to hold off on publishing.",
+        "There is no reason not to send it.",
+        "No need to wait with the deployment.",
+        "Nie musisz wstrzymywać publikacji.",
+        "Nie ma powodu, żeby nie wysłać raportu.",
+        "Не нужно откладывать отправку.",
+        "Нет причин не выкладывать заметку.",
+        # a description of what happened
+        "The report was not sent.",
+        "Nothing was published yesterday.",
+        "Nie wysłano raportu.",
+        "Notatka nie została wysłana.",
+        "Отчёт не был отправлен.",
+        "Он так и не отправил письмо.",
+        # a question whether it was done
+        "Did we not publish it?",
+        "Have you not sent the invoice?",
+        "Czy nie wysłaliśmy już notatki?",
+        "Разве мы не отправили счёт клиенту?",
+        # an affirmative condition is no gate when nobody is asked ("when the tests pass")
+        "Create the demo candidate and install it when the tests pass.",
+    ],
+)
+def test_what_is_not_a_prohibition(text: str) -> None:
+    assert forbidden_effects(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "trigger", "word"),
+    [
+        ("Write the reply and hold off on sending it.", "hold off", "sending"),
+        ("Publish it later, not now.", "not now (elliptic)", "publish"),
+        ("Publish it later, not now.", "later (deferred)", "publish"),
+        ("Wyślij notatkę dopiero jak powiem.", "dopiero (condition)", "wyślij"),
+        ("Отправь письмо только после моего подтверждения.", "только после (condition)", "отправь"),
+        ("Nigdy niczego nie usuwaj.", "nigdy … niczego … nie", "usuwaj"),
+    ],
+)
+def test_every_finding_keeps_its_words(text: str, trigger: str, word: str) -> None:
+    found = [(f.trigger, f.word) for f in forbidden_actions(text)]
+    assert (trigger, word) in found
+
+
+@pytest.mark.parametrize(
+    ("text", "trigger"),
+    [
+        ("Don't forget to send the report to Olga.", "don't … forget"),
+        ("Nie musisz wstrzymywać publikacji.", "nie … wstrzymywać"),
+        ("Нет причин не выкладывать заметку.", "нет … не"),
+    ],
+)
+def test_a_lifted_reading_is_recorded_not_forbidden(text: str, trigger: str) -> None:
+    lifted = [r for r in read_actions(text) if not r.forbids]
+    assert [r.trigger for r in lifted] == [trigger]
+    result = IntentClassifier().classify(text)
+    assert result.forbidden == ()
+    signal = next(s for s in result.signals if s.signal == "lexicon(lifted)")
+    assert trigger in signal.evidence
+
+
+def test_the_classification_records_the_forbidding_words() -> None:
+    result = IntentClassifier().classify("Przygotuj grafik, ale wstrzymaj się z publikacją, dopóki nie sprawdzę.")
+    assert result.forbidden == ("publication",)
+    lexicon = next(s for s in result.signals if s.signal == "lexicon")
+    assert lexicon.evidence.startswith("wstrzymaj → publikacją")
+
+
+# --- kinds: negated imperatives, urgency -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Nie publikuj jeszcze grafiku.", "task"),
+        ("Не публикуй пока график.", "task"),
+        ("Don't forget to send the report to Olga.", "task"),
+        ("Tomorrow prepare the roster for June.", "task"),
+        ("Wydajność spadła, sprawdź logi serwera.", "task"),
+        ("We need two roster variants for June.", "task"),
+    ],
+)
+def test_requests_that_open_with_a_negation_or_a_phrase(text: str, kind: str) -> None:
+    assert IntentClassifier().classify(text).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # an emergency that names no alarm
+        ("Someone is kicking in the door of the garage!", "alarm"),
+        ("Gas is leaking in the boiler room.", "alarm"),
+        ("There is smoke in the corridor.", "alarm"),
+        ("Ktoś wyłamuje drzwi do garażu!", "alarm"),
+        ("Z rury w kuchni tryska woda.", "alarm"),
+        ("Кто-то взламывает дверь гаража!", "alarm"),
+        ("Из трубы на кухне хлещет вода.", "alarm"),
+        ("В коридоре дым.", "alarm"),
+        # a report that all went well
+        ("All quiet tonight, no alarms.", "conversation"),
+        ("No smoke, everything is fine.", "conversation"),
+        ("Dyżur spokojny, żadnych alarmów.", "conversation"),
+        ("Всё спокойно, тревог не было.", "conversation"),
+        # past alarms to analyse: a task; a question about one: a question
+        ("Review last night's smoke alarms and drop the duplicates.", "task"),
+        ("Przeanalizuj wczorajsze alarmy pożarowe.", "task"),
+        ("Разбери вчерашние тревоги датчиков дыма.", "task"),
+        ("Was there smoke in the kitchen yesterday?", "question"),
+        # no emergency: someone merely waiting
+        ("Someone is waiting at reception.", "conversation"),
+    ],
+)
+def test_urgency_is_read_from_the_situation(text: str, kind: str) -> None:
+    assert IntentClassifier().classify(text).kind == kind
+
+
+# --- recurrence -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "cron"),
+    [
+        ("Every Tuesday at 9:30 prepare the duty roster.", "30 9 * * 2"),
+        ("Each evening summarise the door alarms.", "0 18 * * *"),
+        ("Check the queue every 4 hours.", "0 */4 * * *"),
+        ("Send me the backlog weekly.", "0 0 * * 1"),
+        ("Co wtorek o 9:30 przygotuj grafik dyżurów.", "30 9 * * 2"),
+        ("Codziennie wieczorem podsumuj alarmy drzwi.", "0 18 * * *"),
+        ("Co tydzień wysyłaj mi zaległości.", "0 0 * * 1"),
+        ("Каждый вторник в 9:30 готовь график дежурств.", "30 9 * * 2"),
+        ("Ежедневно вечером своди тревоги дверей.", "0 18 * * *"),
+        ("Раз в неделю присылай мне список задач.", "0 0 * * 1"),
+    ],
+)
+def test_a_recurring_request_is_a_process_with_its_schedule(text: str, cron: str) -> None:
+    result = IntentClassifier().classify(text)
+    assert result.kind == "process" and result.decided_by["kind"] == "recurrence"
+    assert result.recurrence is not None and result.recurrence.cron == cron
+    assert result.decided_by["recurrence"] == "recurrence"
+    kind = next(s for s in result.signals if s.field == "kind" and s.signal == "recurrence")
+    assert kind.value == "process" and kind.evidence == result.recurrence.words
+    dumped = result.model_dump(mode="json")
+    assert json.loads(json.dumps(dumped))["recurrence"]["cron"] == cron
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "On Tuesday prepare the duty roster.",
+        "We wtorek przygotuj grafik dyżurów.",
+        "Во вторник составь график дежурств.",
+        "Prepare the daily report.",
+    ],
+)
+def test_a_one_off_with_a_date_is_not_recurring(text: str) -> None:
+    result = IntentClassifier().classify(text)
+    assert result.kind == "task" and result.recurrence is None
+    assert result.model_dump(mode="json")["recurrence"] is None
+    assert "recurrence" not in result.decided_by
+
+
+def test_a_question_about_a_schedule_stays_a_question() -> None:
+    result = IntentClassifier().classify("What do we send every Monday?")
+    assert result.kind == "question" and result.recurrence is None

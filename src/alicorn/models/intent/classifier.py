@@ -1,9 +1,12 @@
 """Classifying an utterance: kind, language and forbidden effects, from a model and deterministic signals.
 
     language   ← the language identifier (`langid`); the model's guess only when the identifier is unsure
-    forbidden  ← the lexicon of forbidden actions (`lexicon`); the model's list is recorded, never trusted
-    kind       ← strong surface cues (`cues`) → nearest labelled examples (`embed`) when they agree clearly →
-                 the model's answer when it is valid → weak cues → the nearest examples → "task"
+    forbidden  ← the negation-scope reading of forbidden actions (`lexicon`); readings a double negation lifted
+                 ("don't forget to send") are recorded too; the model's list is recorded, never trusted
+    recurrence ← the recurring schedule the words ask for (`recurrence`: frequency, weekdays, time, cron)
+    kind       ← a recurrence (→ process, unless the sentence only asks about it) → strong surface cues (`cues`,
+                 with `urgency`) → nearest labelled examples (`embed`) when they agree clearly → the model's answer
+                 when it is valid → weak cues → the nearest examples → "task"
 
 Each result records which signal decided each field and what every signal said, so a wrong classification can be
 traced to the signal that caused it. The model is optional: without one the deterministic signals decide alone.
@@ -21,7 +24,8 @@ from alicorn.models.intent.cues import Kind, kind_cue
 from alicorn.models.intent.embed import Example, NearestExamples
 from alicorn.models.intent.examples import EXAMPLES
 from alicorn.models.intent.langid import identify
-from alicorn.models.intent.lexicon import forbidden_actions
+from alicorn.models.intent.lexicon import read_actions
+from alicorn.models.intent.recurrence import Recurrence, find_recurrence
 from alicorn.models.messages import ChatRequest
 from alicorn.models.recorder import ModelClient
 from alicorn.models.structured import ask_structured
@@ -99,7 +103,7 @@ class Signal(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    field: Literal["kind", "language", "forbidden"]
+    field: Literal["kind", "language", "forbidden", "recurrence"]
     signal: str
     value: Any
     confidence: float | None = None
@@ -132,6 +136,8 @@ class Classification(BaseModel):
     decided_by: dict[str, str]
     signals: tuple[Signal, ...]
     model: ModelOpinion | None = None
+    #: The recurring schedule a process asks for ("every Monday at 08:00", with its cron); None for a one-off.
+    recurrence: Recurrence | None = None
 
 
 class IntentClassifier:
@@ -214,8 +220,9 @@ class IntentClassifier:
             if guess.confidence < 0.5:
                 language, decided["language"] = label.language, "model"
 
-        found = forbidden_actions(text)
-        forbidden = tuple(sorted({f.effect for f in found if f.effect != "none"}))
+        readings = read_actions(text, guess.language)
+        found = [r for r in readings if r.forbids]
+        forbidden = tuple(sorted({f.effect for f in found}))
         signals.append(
             Signal(
                 field="forbidden",
@@ -224,11 +231,35 @@ class IntentClassifier:
                 evidence="; ".join(f"{f.trigger} → {f.word}" for f in found),
             )
         )
+        lifted = [r for r in readings if not r.forbids]
+        if lifted:
+            # "don't forget to send", "no reason not to publish": read, and found not to forbid.
+            signals.append(
+                Signal(
+                    field="forbidden",
+                    signal="lexicon(lifted)",
+                    value=sorted({r.effect for r in lifted}),
+                    evidence="; ".join(f"{r.trigger} → {r.word}" for r in lifted),
+                )
+            )
         if label is not None:
             signals.append(Signal(field="forbidden", signal="model", value=list(label.forbidden)))
         decided["forbidden"] = "lexicon"
 
-        kind, decided["kind"] = self._kind(text, label, signals)
+        recurrence = find_recurrence(text, language)
+        if recurrence is not None:
+            signals.append(
+                Signal(
+                    field="recurrence",
+                    signal="recurrence",
+                    value={"cron": recurrence.cron, "description": recurrence.description},
+                    confidence=1.0,
+                    evidence=recurrence.words,
+                )
+            )
+        kind, decided["kind"] = self._kind(text, label, signals, recurrence)
+        if recurrence is not None and kind == "process":
+            decided["recurrence"] = "recurrence"
         return Classification(
             kind=kind,
             language=language,
@@ -236,9 +267,12 @@ class IntentClassifier:
             decided_by=decided,
             signals=tuple(signals),
             model=opinion,
+            recurrence=recurrence if kind == "process" else None,
         )
 
-    def _kind(self, text: str, label: IntentLabel | None, signals: list[Signal]) -> tuple[Kind, str]:
+    def _kind(
+        self, text: str, label: IntentLabel | None, signals: list[Signal], recurrence: Recurrence | None = None
+    ) -> tuple[Kind, str]:
         cue = kind_cue(text)
         if cue is not None:
             signals.append(
@@ -263,6 +297,13 @@ class IntentClassifier:
             )
         if label is not None:
             signals.append(Signal(field="kind", signal="model", value=label.kind))
+        asks = cue is not None and cue.strong and cue.kind == "question"
+        if recurrence is not None and not asks:
+            # A recurring schedule is a process ("every Monday at 8 prepare…"); a question about one is a question.
+            signals.append(
+                Signal(field="kind", signal="recurrence", value="process", confidence=1.0, evidence=recurrence.words)
+            )
+            return "process", "recurrence"
         if cue is not None and cue.strong:
             return cue.kind, "rules"
         if voted is not None and share >= self.knn_share and similarity >= self.knn_similarity:

@@ -1,12 +1,16 @@
 """Surface cues for the kind of an utterance, in English, Polish and Russian.
 
-    recurrence ("every Monday", "codziennie", "каждую пятницу", "from now on")         → process
-    an emergency word ("smoke", "awaria", "пожар", "is down"), unless it is a request
-      about past events ("analyse yesterday's alarms")                                  → alarm
+    recurrence ("every Monday", "codziennie", "каждую пятницу", "from now on"), unless
+      the sentence asks about it ("what do we do every Monday?")                        → process
+    an emergency happening now (`urgency`: a danger word not negated, someone forcing
+      their way in, water pouring out…), unless it is a request about past events
+      ("analyse yesterday's alarms"), a past report or a question                       → alarm
+    a report that all is well ("the night was quiet, no alarms", `urgency`)            → conversation
     a greeting, thanks or small talk with no request in it                             → conversation
     a polite request ("could you…", "czy możesz…", "можешь…")                          → task
     a question word first, or a question mark at the end                                → question
-    an imperative first ("prepare", "przygotuj", "подготовь")                           → task
+    an imperative first ("prepare", "przygotuj", "подготовь"), also negated ("nie
+      publikuj", "не забудь…") or after a leading phrase ("On Monday prepare…")         → task
 
 Strong cues decide on their own; weak ones only break ties (see `classifier`).
 """
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from alicorn.models.intent.langid import identify
+from alicorn.models.intent.urgency import read_situation
 
 Kind = Literal["conversation", "question", "task", "process", "alarm"]
 KINDS: tuple[Kind, ...] = ("conversation", "question", "task", "process", "alarm")
@@ -41,15 +46,6 @@ _RECURRENCE = re.compile(
     r"|вечерам|ночам|выходным)|(?<!\w)впредь|(?<!\w)отныне|(?<!\w)всегда,? когда",
     re.IGNORECASE,
 )
-_EMERGENCY = re.compile(
-    r"\b(?:fire|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
-    r"|(?:is|went|are) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!)"
-    r"|\b(?:pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|ewakuac\w*|awari\w*|padł\w*|nie działa"
-    r"|nie odpowiada|naruszeni\w*)"
-    r"|(?<!\w)(?:пожар\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|эвакуац\w*|авари\w*"
-    r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога)",
-    re.IGNORECASE,
-)
 _URGENCY = re.compile(
     r"!|\b(?:urgent(?:ly)?|asap|immediately|right now|now)\b|\b(?:pilne|pilnie|natychmiast|teraz|właśnie)\b"
     r"|(?<!\w)(?:срочно|немедленно|сейчас|прямо сейчас)(?!\w)",
@@ -59,8 +55,8 @@ _PAST = re.compile(r"\b(?:yesterday|last (?:week|night|month)|wczoraj\w*|zeszł\
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|good (?:morning|afternoon|evening|night)|thanks|thank you|cheers|bye|goodbye|see you|nice"
     r"|great|cool|ok|okay|lol|haha|cześć|czesc|hej|siema|dzień dobry|dobry wieczór|dobranoc|dzięki|dziękuję"
-    r"|do widzenia|na razie|super|świetnie|привет|здравствуй\w*|добрый (?:день|вечер)|доброе утро|спасибо|пока"
-    r"|до свидания|отлично|круто|спокойной ночи)(?!\w)",
+    r"|do widzenia|do zobaczenia|na razie|super|świetnie|привет|здравствуй\w*|добрый (?:день|вечер)|доброе утро"
+    r"|спасибо|пока|до свидания|отлично|круто|спокойной ночи)(?!\w)",
     re.IGNORECASE,
 )
 _SMALL_TALK = re.compile(
@@ -89,36 +85,44 @@ _EN_VERBS = set(
     "publish post notify call email reply answer read look search investigate explain describe outline propose "
     "estimate measure monitor track record note tell help put move copy rename archive convert extract export "
     "import print edit rewrite format split group rank pick choose select identify detect verify validate "
-    "assess evaluate reconcile produce turn stop start open close keep take bring do".split()
+    "assess evaluate reconcile produce turn stop start open close keep take bring do remember forget hesitate wait "
+    "hold postpone delay avoid skip go figure triage pull drop".split()
 )
 _PL_VERBS = set(
     "przygotuj zrób zrob znajdź znajdz sprawdź sprawdz pokaż pokaz napisz zbuduj stwórz stworz usuń usun wyślij "
     "przeanalizuj podsumuj porównaj porownaj policz oblicz zaplanuj opracuj uporządkuj uporzadkuj przetłumacz "
     "wygeneruj zestaw ustaw dodaj daj weź wez zapisz przejrzyj wypisz wymień wymien zbierz zanalizuj zweryfikuj "
     "popraw napraw uruchom zatrzymaj otwórz otworz zamknij przenieś przenies skopiuj wyszukaj poszukaj zadzwoń "
-    "odpowiedz opisz wyjaśnij wyjasnij oceń ocen sporządź sporzadz zaproponuj zrób przypomnij".split()
+    "odpowiedz opisz wyjaśnij wyjasnij oceń ocen sporządź sporzadz zaproponuj zrób przypomnij ustal pomiń".split()
 )
 _RU_VERBS = set(
     "подготовь найди проверь покажи напиши собери создай удали отправь проанализируй составь сравни посчитай "
     "переведи сгенерируй сделай дай запусти исправь открой закрой добавь сохрани перечисли опиши объясни оцени "
-    "предложи спланируй запланируй упорядочь разбери просмотри выпиши выбери определи уточни подсчитай "
+    "предложи спланируй запланируй упорядочь разбери просмотри выпиши выбери определи уточни подсчитай убери "
     "подготовьте найдите проверьте покажите напишите соберите сделайте составьте сравните переведите".split()
 )
-_PL_ENDINGS = ("uj", "aj", "ij", "yj", "ź", "ż", "rz", "sz", "cz", "dź", "ujcie", "ajcie", "ijcie")
+_PL_ENDINGS = ("uj", "aj", "ij", "yj", "ź", "ż", "rz", "sz", "cz", "dź", "ów", "ujcie", "ajcie", "ijcie")
 _PL_NOT_VERBS = set(
     "wczoraj dzisiaj tutaj kraj jaj maj mój twój swój jej raz już też jeż tusz nasz wasz ich aż dzień".split()
 )
-_RU_ENDINGS = ("уй", "ай", "ей", "яй", "ди", "ри", "жи", "ни", "ви", "ти", "зи", "вь", "рь", "ерь", "йте", "ите")
+_RU_ENDINGS = (
+    "уй", "ай", "ей", "яй", "ди", "ри", "жи", "ни", "ви", "ти", "зи", "вь", "рь", "ерь", "йте", "ите", "дь", "йся",
+    "ись",
+)  # fmt: skip
 _RU_NOT_VERBS = set(
     "мой твой свой какой такой другой этой той всей ней ей привет кто они ты мы вы и или ли не ни что где "
     "пожалуйста сегодня здесь теперь почти очень пусть дверь теперь время".split()
 )
 _REQUEST = re.compile(
-    r"(?:i need|i want|i'd like|i would like|we need|please)|(?:potrzebuję|potrzebuje|chcę|chce|proszę o"
-    r"|poproszę)|(?<!\w)(?:мне нужн\w*|нужно|хочу|надо|прошу)(?!\w)",
+    r"\b(?:i need|i want|i'd like|i would like|we need|please)\b|\b(?:potrzebuję|potrzebuje|chcę|chce|proszę o"
+    r"|poproszę)\b|(?<!\w)(?:мне нужн\w*|нужно|хочу|надо|прошу)(?!\w)",
     re.IGNORECASE,
 )
 _LEAD = set("please ok okay now so and then proszę dobrze teraz więc пожалуйста хорошо теперь итак".split())
+#: A negation before the imperative it governs ("Nie publikuj…", "Не забудь…", "Never delete…").
+_NEGATED_LEAD = {"don't", "dont", "never", "nie", "nigdy", "не", "никогда"}
+#: An English request may open with a phrase of time or place before its verb ("On Monday prepare…").
+_EN_LEAD_PHRASE = set("on in at by for from after before during next this tomorrow today tonight first".split())
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
 
 
@@ -139,6 +143,12 @@ def first_word(text: str) -> str:
     return ""
 
 
+def known_verb(word: str, language: str) -> bool:
+    """Whether `word` is one of the known imperative verbs of `language`."""
+    known = _EN_VERBS if language == "en" else _PL_VERBS if language == "pl" else _RU_VERBS
+    return word in known
+
+
 def _imperative(word: str, language: str, first: bool) -> bool:
     if language == "ru":
         if word in _RU_VERBS:
@@ -151,16 +161,21 @@ def _imperative(word: str, language: str, first: bool) -> bool:
     return first and word in _EN_VERBS
 
 
-def imperative_start(text: str) -> bool:
+def imperative_start(text: str, language: str | None = None) -> bool:
     """Whether the first clause is a command: an imperative first, or a known imperative within the first five
     words ("From the conversation, prepare…", "Na podstawie rozmowy przygotuj…")."""
-    language = identify(text).language
-    words = [w.lower() for w in _WORD.findall(text) if w.lower() not in _LEAD][:5]
+    language = language or identify(text).language
+    words = [w.lower() for w in _WORD.findall(text) if w.lower() not in _LEAD][:6]
+    while words and words[0] in _NEGATED_LEAD:
+        words = words[1:]
+    words = words[:5]
     if not words:
         return False
     if _imperative(words[0], language, True):
         return True
     known = _EN_VERBS if language == "en" else _PL_VERBS if language == "pl" else _RU_VERBS
+    if language == "en" and words[0] in _EN_LEAD_PHRASE and any(w in known for w in words[1:5]):
+        return True  # "On Monday prepare the schedule", "Tomorrow send the notes"
     if language == "en":
         # "From the conversation, prepare…": an English verb after a leading phrase, but not a noun like "report".
         head = re.split(r"[,:;]", text, maxsplit=1)
@@ -169,21 +184,56 @@ def imperative_start(text: str) -> bool:
     return any(w in known for w in words[1:])
 
 
+_DETERMINERS = {"the", "a", "an", "our", "my", "your", "this", "that", "today's", "their", "his", "her"}
+
+
+def _adjective(text: str, match: re.Match[str]) -> bool:
+    """ "the daily report", "a weekly summary": a frequency word after a determiner describes a noun."""
+    before = text[: match.start()].split()[-1:]
+    return match.group(0).endswith("ly") and bool(before) and before[0] in _DETERMINERS
+
+
+def _later_imperative(text: str) -> str | None:
+    """The imperative that opens a later clause of the first sentence ("…wzrósł, przetestuj…"), or None."""
+    language = identify(text).language
+    first_sentence = re.split(r"(?<=[?!.])\s+", text.strip(), maxsplit=1)[0]
+    for part in re.split(r"\s*[,;:—–]\s*", first_sentence)[1:]:
+        words = [str(w).lower() for w in _WORD.findall(part) if str(w).lower() not in _LEAD]
+        while words and words[0] in _NEGATED_LEAD:
+            words = words[1:]
+        if words and _imperative(words[0], language, True):
+            return words[0]
+    return None
+
+
 def kind_cue(text: str) -> KindCue | None:
     """The kind the surface of `text` suggests, or None when it says nothing clear."""
     stripped = text.strip()
     lowered = stripped.lower()
     words = _WORD.findall(lowered)
-    recurrence = _RECURRENCE.search(lowered)
-    if recurrence:
-        return KindCue("process", True, f"recurrence: {recurrence.group(0)!r}")
-    emergency = _EMERGENCY.search(lowered)
+    first = first_word(stripped)
     greeting = _GREETING.match(lowered)
     imperative = imperative_start(_GREETING.sub("", stripped.lower(), count=1) if greeting else stripped)
-    if emergency and not (imperative and _PAST.search(lowered)):
-        urgent = _URGENCY.search(stripped)
-        if urgent or not imperative:
-            return KindCue("alarm", bool(urgent) or not imperative, f"emergency: {emergency.group(0)!r}")
+    # "What do we do every Monday?", "Was there smoke yesterday?" ask; they neither start a process nor raise one.
+    asks = (
+        stripped.endswith("?")
+        and not imperative
+        and not _POLITE.search(lowered)
+        and (bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS)
+    )
+    recurrence = next((m for m in _RECURRENCE.finditer(lowered) if not _adjective(lowered, m)), None)
+    if recurrence and not asks:
+        return KindCue("process", True, f"recurrence: {recurrence.group(0)!r}")
+    situation = read_situation(stripped)
+    emergency = situation.evidence if situation is not None and situation.kind == "emergency" else None
+    urgent = _URGENCY.search(stripped)
+    past = _PAST.search(lowered)
+    if emergency and not (imperative and past) and not ((asks or past) and not urgent) and (urgent or not imperative):
+        return KindCue("alarm", True, f"emergency: {emergency!r}")
+    if situation is not None and situation.kind == "calm" and not imperative and not _POLITE.search(lowered):
+        parts = [part for part in re.split(r"[,.!;?]", stripped) if part.strip()]
+        if not any(imperative_start(part) for part in parts) and not asks:
+            return KindCue("conversation", True, f"a report that all is well: {situation.evidence!r}")
     if _SMALL_TALK.search(lowered):
         return KindCue("conversation", True, "small talk")
     if greeting and not imperative and len(words) <= 12 and not _POLITE.search(lowered):
@@ -192,12 +242,17 @@ def kind_cue(text: str) -> KindCue | None:
             return KindCue("conversation", True, "greeting or thanks")
     if _POLITE.search(lowered):
         return KindCue("task", True, "polite request")
-    first = first_word(stripped)
     sentences = [part for part in re.split(r"(?<=[?!.])\s+", stripped) if part.strip()]
-    later = next((part for part in sentences[1:] if imperative_start(part)), None)
+    # A later sentence is read in the language of the whole request ("Zweryfikuj dwie hipotezy" alone looks English).
+    language = identify(stripped).language
+    later = next((part for part in sentences[1:] if imperative_start(part, language)), None)
     if later is not None and not imperative:
         # "Why did renders get slower? Test three hypotheses." asks for work after the question.
         return KindCue("task", True, f"a request after the question: {first_word(later)!r}")
+    clause = _later_imperative(stripped) if not imperative and not stripped.endswith("?") else None
+    if clause is not None:
+        # "Czas renderowania wzrósł, przetestuj cztery hipotezy": a statement, then the request in its own clause.
+        return KindCue("task", True, f"a request after the statement: {clause!r}")
     # "Do the work on the farm" is an order, "Do the reports match?" a question: a bare "do" needs its "?".
     if _AUX_QUESTION.match(lowered) and (first != "do" or stripped.endswith("?")):
         return KindCue("question", True, "auxiliary-verb question")
@@ -207,8 +262,8 @@ def kind_cue(text: str) -> KindCue | None:
         return KindCue("question", not imperative, "question mark")
     if imperative:
         return KindCue("task", True, f"imperative {first!r}")
-    if emergency:
-        return KindCue("alarm", False, f"emergency: {emergency.group(0)!r}")
+    if emergency and not past:
+        return KindCue("alarm", False, f"emergency: {emergency!r}")
     if _REQUEST.search(lowered):
         return KindCue("task", False, "a stated need or request")
     return KindCue("conversation", False, "a statement without a request")

@@ -1,17 +1,40 @@
-"""A multilingual lexicon of forbidden actions: "do not publish", "nie wysyłaj", "остановись перед установкой".
+"""A multilingual reading of forbidden actions from the structure of the sentence: "do not publish", "nie wysyłaj",
+"hold off on sending", "отложи отправку", "publish it later, not now", "dopiero jak powiem", "stop before
+installation" forbid; "don't forget to send", "nie musisz wstrzymywać publikacji", "не нужно откладывать отправку",
+"there is no reason not to send it", "the report was not sent", "did we not publish it?" do not.
 
-    text ─► tokens (lowercased, punctuation kept as tokens; sentences end at . ; ! ?)
-         ─► negation scopes:  a negator (don't, never, without, nie, bez, не, без, нельзя…) opens a window of a few
-                              tokens, closed by punctuation or "but / ale / но"; the first action word in it is
-                              forbidden, and one more after "or / ani / или" (and "nie/не" repeated opens its own)
-         ─► stop-before:      a stop word (stop, wait, ask, zatrzymaj, zapytaj, остановись, спроси…) and a
-                              "before" word (before, przed, перед, до) in one sentence: the action after "before"
+    text ─► tokens (lowercased, punctuation kept) ─► sentences (. ; ! ?) ─► clauses (, : — but / ale / но / а …)
+         ─► negation chains: every negative operator opens a scope over the clause it governs, up to the clause's
+             end (a comma before a complementizer — "żeby", "чтобы", "that" — does not end it: the complement clause
+             is governed too). Operators are the particles (not, don't, never, no, without, nie, bez, не, нет, без…)
+             and the verbs that negate what they govern: cessation and deferral (stop, hold off, wait, postpone,
+             wstrzymaj się, zaczekaj, odłóż, отложи, подожди), omission (forget, skip, avoid, zapomnij, pomiń,
+             забудь, пропусти) and hesitation (hesitate, wahaj się, стесняйся). Walking the scope, every operator
+             met flips the polarity once more, until the first action word ends the chain: odd → forbidden,
+             even → lifted ("don't forget to send", "no reason not to send", "you don't have to hold off on
+             publishing": a negation cancels a negation). Modals (need, have to, musisz, нужно) are transparent.
+             Polish and Russian negative concord ("niczego nie", "ничего не") counts once. A non-action verb met
+             first spends the negation ("don't use the template…"); a coordinator before any action ends it.
+             A negation describes instead of forbidding when it governs a past tense, a passive or past auxiliary
+             ("was not sent", "nie został wysłany", "не был отправлен"), a present third person after nie/не
+             ("не отвечает"), or stands in an inverted question ("did we not publish it?").
+         ─► the governed action of a verbless negated clause: "publish it later, not now", "nie tym razem",
+             "не сейчас" negate the nearest action before them (an elliptic clause of only temporal words).
+         ─► deferral adverbs: "later / później / позже" in an action's clause forbid it now.
+         ─► conditions: "only after / once / when / if…", "dopiero", "tylko po", "только после / когда", an
+             "after / po / после" whose clause names the speaker ("after I approve", "po mojej akceptacji", "после
+             моего подтверждения"), and an "until / aż / dopóki / пока" under a negative operator ("wait until I
+             confirm, then deploy") gate the action they govern — the nearest action before them in the sentence,
+             or after the condition clause when it comes first: forbidden now. ("Keep sending until I say stop"
+             and "email me once I get a ticket" gate nothing.)
+         ─► stop-before: a stop word (stop, wait, ask, zatrzymaj, zapytaj, остановись, спроси…) and a "before" word
+             (before, przed, zanim, перед, до) in one sentence: the action after "before".
          ─► action words → effect classes (publication, external_transmission, installation, physical,
-                           local_write), matched by stem after stripping Polish/Russian verb prefixes, so
-                           "opublikuj", "wysłać", "отправляй", "установкой" all match; past tenses
-                           ("nie wysłał", "не отправил") describe, they do not forbid, and are skipped
+             local_write), matched by stem after stripping Polish/Russian verb prefixes, so "opublikuj", "wysłać",
+             "отправляй", "установкой" all match.
 
-Every finding carries the words that triggered it, for the classification record.
+Every reading carries the words that made it (the operators and the action word), for the classification record;
+lifted readings are kept too (`read_actions`), so a prohibition that was *not* found can be traced as well.
 """
 
 from __future__ import annotations
@@ -19,37 +42,102 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from alicorn.models.intent.cues import known_verb
+from alicorn.models.intent.langid import identify
 from alicorn.plan.dsl import EffectClass
 
 _TOKEN = re.compile(r"[\w']+|[^\w\s]", re.UNICODE)
 _SENTENCE_END = {".", ";", "!", "?"}
-_SCOPE_BREAK = {",", ":", ".", ";", "!", "?", "but", "however", "ale", "lecz", "jednak", "но", "однако", "а"}
+_CLAUSE_BREAK = {
+    ",", ":", ".", ";", "!", "?", "—", "–", "(", ")", "but", "however", "ale", "lecz", "jednak", "но", "однако", "а",
+}  # fmt: skip
+#: A comma before these opens a complement clause the matrix negation still governs ("nie ma powodu, żeby…").
+_COMPLEMENTIZERS = {"that", "żeby", "aby", "by", "że", "чтобы", "что"}
 _CONTINUE = {"or", "nor", "and", "ani", "lub", "albo", "ni", "или", "и", "ни", "i", "też", "&", "/"}
+_DISJUNCTIVE = {"or", "nor", "ani", "lub", "albo", "ni", "или", "ни", "/"}
+_COORDINATORS = _CONTINUE | {"then", "potem", "następnie", "затем", "потом"}
 
 # fmt: off
-_NEGATORS = {
-    "avoid", "bez", "can't", "cannot", "don't", "dont", "mustn't", "never", "nic", "niczego", "nie", "nigdy", "no",
-    "nothing", "refrain", "shouldn't", "without", "won't", "zadnych", "żadnych", "без", "запрещается", "запрещено",
-    "не", "нельзя", "никогда", "ничего",
+#: Negation particles and negative words: each flips the polarity of what it governs.
+_PARTICLES = {
+    "can't", "cannot", "don't", "dont", "mustn't", "never", "no", "nobody", "none", "not", "nothing", "shouldn't",
+    "without", "won't", "bez", "nie", "без", "запрещается", "запрещено", "нельзя", "не", "нет",
 }
+#: Polish and Russian negative-concord words: with "nie"/"не" in one chain they make one negation, not two.
+_N_WORDS = {
+    "nic", "niczego", "nigdy", "nikomu", "nikogo", "nikt", "zadnych", "żaden", "żadna", "żadne", "żadnego",
+    "żadnych", "ни", "никаких", "никакие", "никогда", "никого", "никому", "никто", "ничего",
+}
+#: Verbs whose meaning negates what they govern: cessation, deferral, omission, hesitation. Prefix stems.
+_NEGATIVE_VERBS = (
+    "avoid", "cease", "defer", "delay", "forget", "hesitat", "neglect", "omit", "paus", "postpon", "refrain", "skip",
+    "stop", "wait",
+    "czekaj", "odczekaj", "odkład", "odłoż", "odłóż", "pomiń", "pomin", "pomij", "powstrzym", "przesta", "unikaj",
+    "wahaj", "wahani", "wstrzym", "zaczekaj", "zapomin", "zapomn", "zatrzym", "zwlek",
+    "воздерж", "забуд", "забыв", "забыть", "задерж", "избега", "медли", "останов", "отлож", "откладыв", "перестан",
+    "повремен", "погоди", "подожд", "прекрат", "приостанов", "пропуск", "пропуст", "стесня",
+)
+#: Two-word operators: "hold off", "hold back", "put off".
+_NEGATIVE_PAIRS = {("hold", "off"), ("hold", "back"), ("put", "off")}
 #: "not" describes rather than forbids after these ("did not send", "is not published").
 _NOT_DESCRIBES = {
     "am", "are", "been", "did", "does", "had", "has", "have", "is", "it's", "that's", "was", "were",
 }
-#: Words that negate the action just before them ("send nothing").
-_NEGATE_BEFORE = {
-    "nic", "nothing", "ничего",
+#: Auxiliaries of an inverted question: "did we not publish it?", "have you not sent it?"
+_INVERTING = {"did", "do", "does", "had", "has", "have", "is", "are", "was", "were"}
+#: Past and passive auxiliaries: a negation governing one describes what happened ("nie został wysłany").
+_DESCRIBING_AUX = {
+    "been", "was", "were", "był", "była", "było", "były", "byli", "został", "została", "zostało", "zostały",
+    "zostali", "zostanie", "zostaną", "был", "была", "было", "были", "будет", "будут",
 }
+#: "not only", "nie tylko", "не только" add, they do not negate.
+_NOT_NEGATING_AFTER = {"only", "just", "tylko", "только", "лишь"}
+#: Words that negate the action just before them ("send nothing").
+_NEGATE_BEFORE = {"nic", "nothing", "ничего"}
+#: The only words a verbless negated clause may hold to be elliptic for the clause before ("not now", "nie teraz").
+_ELLIPTIC = {
+    "now", "yet", "this", "time", "today", "right", "at", "the", "moment", "just", "please",
+    "teraz", "jeszcze", "tym", "razem", "dziś", "dzisiaj", "na", "razie", "proszę",
+    "сейчас", "еще", "пока", "этот", "раз", "в", "на", "сегодня", "пожалуйста",
+}
+#: Deferral adverbs: the action of their clause is for later, not now.
+_LATER = {"later", "afterwards", "później", "pozniej", "позже", "позднее", "попозже"}
+#: Conditions: "only" + a subordinator, "dopiero" alone, or a temporal subordinator whose clause names the speaker.
+_ONLY = {"only", "tylko", "jedynie", "только", "лишь"}
+_CONDITIONAL = {
+    "after", "once", "when", "until", "till", "if", "po", "jak", "gdy", "kiedy", "aż", "dopóki", "jeśli", "jeżeli",
+    "после", "когда", "пока", "если", "как",
+}
+#: "after I approve", "po mojej akceptacji", "после моего подтверждения": the speaker's decision comes first.
+_SPEAKER_GATED = {"after", "po", "после"}
+#: "until": a gate only under a negative operator ("wait until I confirm, then…", "don't … until"); after an
+#: affirmative verb it says how long to go on ("keep sending reminders until I say stop").
+_UNTIL = {"until", "till", "aż", "dopóki", "пока"}
+_NOT_BEFORE = {"dopiero"}
+_FIRST_PERSON = {
+    "i", "i've", "i'm", "i'll", "i'd", "me", "my", "myself", "ja", "mnie", "mój", "moja", "moje", "mojej",
+    "mojego", "moim", "moją", "mojemu", "я", "меня", "мне", "мной", "мой", "моя", "мое", "моего", "моей", "моему",
+    "моим", "мою",
+}
+#: Polish first persons singular that do not end in -ę ("jak powiem", "gdy dam znać").
+_PL_FIRST_PERSON_VERBS = {"powiem", "dam", "wiem", "mam", "zjem", "przyjdę"}
 _STOP_WORDS = {
     "ask", "check", "confirm", "czekaj", "halt", "pause", "poczekaj", "potwierdź", "przerwij", "stop", "stój",
     "wait", "wstrzymaj", "zapytaj", "zatrzymaj", "zatrzymać", "жди", "остановись", "остановитесь", "остановить",
     "остановиться", "подожди", "подождите", "прервись", "согласуй", "спроси", "спросите", "стоп", "уточни",
 }
 _BEFORE_WORDS = {
-    "before", "prior", "przed", "до", "перед",
+    "before", "prior", "przed", "zanim", "до", "перед", "прежде",
 }
+#: Negations that stand before the verb they govern ("don't use", "nie używaj", "не используй").
+_VERBAL = {
+    "not", "don't", "dont", "never", "won't", "can't", "cannot", "mustn't", "shouldn't", "nie", "не", "нельзя",
+}
+#: Verbs so light that a negation passes through them to the action ("do not make anything public").
+_LIGHT_VERBS = {"make", "do", "let", "get", "keep", "have", "take", "put", "go", "try", "bother", "rush", "hurry"}
 
-# Stems: "=" marks a whole English word (with -s/-ed/-ing/-es endings allowed), otherwise a prefix.
+# Stems: "=" marks a whole English word (with -s/-ed/-ing/-es endings allowed), "!" a prefix matched without
+# stripping verb prefixes ("!ставь": "ставь", not "оставь" or "составь"), otherwise a prefix after any verb prefix.
 _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
     "publication": (
         "publish", "publication", "=post", "=repost", "release", "announce", "=go-live", "public", "publik", "ogłos",
@@ -63,8 +151,9 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "подел", "делис", "сообщ", "уведом", "звон", "пиши", "писать", "отвеч", "ответь", "мейл", "письм",
 ),
     "installation": (
-        "install", "deploy", "upgrade", "=rollout", "instal", "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz",
-        "устан", "установ", "инстал", "развер", "развёр", "деплой", "обнов",
+        "install", "deploy", "upgrade", "=rollout", "instal", "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
+        "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "обнов", "!ставь", "!ставит", "!ставл",
+        "!поставь", "!поставит", "!поставл",
 ),
     "physical": (
         "unlock", "=actuate", "=dispense", "=power", "odblok", "włącz", "wyłącz", "wlacz", "wylacz", "разблок",
@@ -100,15 +189,30 @@ _PRESENT_RU = ("ет", "ит", "ют", "ят", "ут", "ется", "ится", "
 _PRESENT_PL = ("uje", "ują", "yła", "ła", "ywa", "iwa", "a", "ą")
 _PAST_PL = re.compile(r"(?:ł|łe[mś]|ła|łam|łaś|li|ły|łyśmy|liśmy|no)$")
 _PAST_RU = re.compile(r"(?:л|ла|ли|ло|лся|лась|лись)$")
+#: How many words a scope runs past the last operator before it gives up.
+_REACH = 6
 
 
 @dataclass(frozen=True, slots=True)
 class ForbiddenAction:
-    """An effect class the text forbids, with the words that show it."""
+    """An effect class the text forbids (or, with `forbids=False`, a reading that lifts it), with the words."""
 
     effect: EffectClass
     trigger: str
     word: str
+    forbids: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class _Chain:
+    """What one negation scope reached: the operators met, the action (index, effect) or None, and the polarity."""
+
+    operators: tuple[str, ...]
+    index: int | None
+    effect: EffectClass | None
+    negations: int
+    end: int
+    spent: bool = False
 
 
 def tokens(text: str) -> list[str]:
@@ -119,6 +223,8 @@ def _stem_match(stem: str, word: str) -> bool:
     if stem.startswith("="):
         base = stem[1:]
         return word in (base, base + "s", base + "es", base + "ed", base + "d", base + "ing", base[:-1] + "ing")
+    if stem.startswith("!"):
+        return word.startswith(stem[1:])
     if word.startswith(stem):
         return True
     return any(word.startswith(p) and word[len(p) :].startswith(stem) for p in _PREFIXES if len(word) > len(p) + 2)
@@ -129,6 +235,10 @@ def _is_past(word: str) -> bool:
     if len(word) <= 4:
         return False
     return bool(_PAST_RU.search(word)) if cyrillic else bool(_PAST_PL.search(word)) and not word.isascii()
+
+
+def _is_action_stem(word: str) -> bool:
+    return any(_stem_match(stem, word) for stems in _ACTIONS.values() for stem in stems)
 
 
 def action_of(words: list[str], index: int) -> EffectClass | None:
@@ -157,66 +267,301 @@ def _describes(word: str) -> bool:
     return (not word.isascii() and word.endswith(_PRESENT_PL)) or word.endswith(("uje", "ują", "ywa", "iwa"))
 
 
-def _scan(words: list[str], start: int, limit: int, *, verbal: bool = False) -> tuple[int, EffectClass] | None:
-    for index in range(start, min(len(words), start + limit)):
-        if words[index] in _SCOPE_BREAK:
+def _operator(words: list[str], index: int) -> tuple[str, int] | None:
+    """The negative operator at `index` (its words, how many tokens it spans), or None."""
+    word = words[index]
+    after = words[index + 1] if index + 1 < len(words) else ""
+    if word in ("not", "nie", "не") and after in _NOT_NEGATING_AFTER:
+        return None
+    if word == "not":
+        if index > 0 and words[index - 1] in _NOT_DESCRIBES:
             return None
-        if _is_action_stem(words[index]) and (_is_past(words[index]) or (verbal and _describes(words[index]))):
-            return None  # "не отправил письмо": the negation belongs to a past verb, nothing is forbidden
+        if index > 1 and words[index - 2] in _INVERTING and words[index - 1].isalpha():
+            return None  # "did we not publish it?": an inverted question asks, it does not forbid
+    if word in _PARTICLES or word in _N_WORDS:
+        return word, 1
+    if (word, after) in _NEGATIVE_PAIRS:
+        return f"{word} {after}", 2
+    if any(word.startswith(stem) for stem in _NEGATIVE_VERBS):
+        return word, 1
+    return None
+
+
+def _concord(previous: str, current: str) -> bool:
+    """Negative concord: "niczego nie", "nigdy nie", "ничего не" are one negation."""
+    concordant = _N_WORDS | {"nie", "не"}
+    return previous in concordant and current in concordant and (previous in _N_WORDS or current in _N_WORDS)
+
+
+def _walk(words: list[str], start: int, language: str) -> _Chain:
+    """Follow one negation scope from the operator at `start` (see the module docstring)."""
+    first = _operator(words, start)
+    assert first is not None
+    operators = [first[0]]
+    negations = 1
+    i = slot = start + first[1]  # `slot`: where the verb a verbal negation governs stands ("don't [use]")
+    steps = 0
+    while i < len(words) and steps < _REACH:
+        word = words[i]
+        if word in _CLAUSE_BREAK:
+            if word == "," and i + 1 < len(words) and words[i + 1] in _COMPLEMENTIZERS:
+                i += 2
+                continue
+            break
+        if word in _COORDINATORS:
+            break
+        if word in _DESCRIBING_AUX:
+            return _Chain(tuple(operators), None, None, 0, i)  # "не был отправлен": it describes
+        found = _operator(words, i)
+        if found is not None:
+            if not _concord(operators[-1].split()[-1], found[0]):
+                negations += 1
+            operators.append(found[0])
+            i = slot = i + found[1]
+            steps = 0
+            continue
+        verbal = i == slot and operators[-1] in _VERBAL
+        if _is_action_stem(word):
+            effect = action_of(words, i)
+            if effect is None or (verbal and operators[-1] in ("nie", "не") and _describes(word)):
+                return _Chain(tuple(operators), None, None, 0, i)  # a past tense or a present third person
+            return _Chain(tuple(operators), i, effect, negations, i)
+        effect = action_of(words, i)  # "open the gate": physical only with its object
+        if effect is not None:
+            return _Chain(tuple(operators), i, effect, negations, i)
+        if verbal and word not in _LIGHT_VERBS and known_verb(word, language):
+            return _Chain(tuple(operators), None, None, negations, i, spent=True)  # "don't use the old template"
+        i += 1
+        steps += 1
+    return _Chain(tuple(operators), None, None, negations, i)
+
+
+def _clauses(words: list[str]) -> list[int]:
+    """The clause number of every token (breaks belong to the clause they close)."""
+    numbers: list[int] = []
+    current = 0
+    for word in words:
+        numbers.append(current)
+        if word in _CLAUSE_BREAK:
+            current += 1
+    return numbers
+
+
+def _sentences(words: list[str]) -> list[int]:
+    numbers: list[int] = []
+    current = 0
+    for word in words:
+        numbers.append(current)
+        if word in _SENTENCE_END:
+            current += 1
+    return numbers
+
+
+def _nearest_action_before(words: list[str], index: int, sentence: list[int], *, back: int = 0) -> int | None:
+    """The nearest action word before `index` in its sentence (or up to `back` sentences before it)."""
+    for j in range(index - 1, -1, -1):
+        if sentence[index] - sentence[j] > back:
+            return None
+        if action_of(words, j) is not None:
+            return j
+    return None
+
+
+def _first_person(words: list[str], start: int, end: int, language: str) -> bool:
+    for word in words[start:end]:
+        if word in _CLAUSE_BREAK:
+            return False
+        if word == "i" and language == "pl":
+            continue  # Polish "i" is "and"
+        if word in _FIRST_PERSON:
+            return True
+        if language == "pl" and ((word.endswith("ę") and len(word) > 3) or word in _PL_FIRST_PERSON_VERBS):
+            return True
+    return False
+
+
+def _speaker_gate(words: list[str], m: int, language: str) -> bool:
+    """A speaker-gated "after": "after I approve", "po mojej akceptacji"."""
+    before = words[m - 1] if m else ""
+    return words[m] in _SPEAKER_GATED and before not in _ONLY and _first_person(words, m + 1, m + 5, language)
+
+
+def _negated_until(words: list[str], m: int, sentence: list[int]) -> bool:
+    """An "until" under a negative operator of its sentence: "wait until…", "don't … until…"."""
+    return words[m] in _UNTIL and any(sentence[j] == sentence[m] and _operator(words, j) for j in range(m))
+
+
+def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
+    """(index of the gated action, the condition's words) for every condition that gates an action."""
+    sentence, clause = _sentences(words), _clauses(words)
+    gated: list[tuple[int, str]] = []
+    for m, word in enumerate(words):
+        after = words[m + 1] if m + 1 < len(words) else ""
+        if word in _NOT_BEFORE:
+            trigger = word
+        elif word in _ONLY and after in _CONDITIONAL and (after != "как" or m + 2 < len(words)):
+            trigger = f"{word} {after}"
+        elif _speaker_gate(words, m, language) or _negated_until(words, m, sentence):
+            trigger = word
+        else:
+            continue
+        target = _nearest_action_before(words, m, sentence)
+        if target is not None and clause[m] - clause[target] > 2:
+            target = None
+        if target is None:  # "Only after I approve, send it": the action after the condition clause
+            target = next(
+                (
+                    j
+                    for j in range(m + 1, len(words))
+                    if sentence[j] == sentence[m] and clause[j] > clause[m] and action_of(words, j) is not None
+                ),
+                None,
+            )
+        if target is not None:
+            # "Отправь письмо только после…": the verb just before its object is what is gated.
+            effect = action_of(words, target)
+            for back in (1, 2):
+                same = target - back >= 0 and sentence[target - back] == sentence[target]
+                if same and action_of(words, target - back) == effect:
+                    target -= back
+                    break
+            gated.append((target, f"{trigger} (condition)"))
+    return gated
+
+
+def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction]:
+    """Every reading of an action in `text`, in order of appearance: the forbidding ones (`forbids`) and those a
+    double negation lifted ("don't forget to send"), each with its words."""
+    words = tokens(text)
+    language = language or identify(text).language
+    sentence, clause = _sentences(words), _clauses(words)
+    found: list[tuple[int, ForbiddenAction]] = []
+    consumed: set[int] = set()
+    for index, word in enumerate(words):
+        if word in _NEGATE_BEFORE and index > 0:
+            effect = action_of(words, index - 1)
+            if effect is not None:
+                found.append((index - 1, ForbiddenAction(effect, word, words[index - 1])))
+        if index in consumed or _operator(words, index) is None:
+            continue
+        chain = _walk(words, index, language)
+        consumed.update(range(index, chain.end))
+        trigger = " … ".join(chain.operators)
+        if chain.index is None and chain.negations % 2 == 1 and not chain.spent:
+            # "publish it later, not now": a verbless negated clause of temporal words is elliptic for the clause
+            # before it; its action is the nearest one before.
+            rest = [w for w in words[index + 1 : chain.end] if w not in _CLAUSE_BREAK]
+            closes = chain.end >= len(words) or words[chain.end] in _CLAUSE_BREAK
+            if closes and all(w in _ELLIPTIC for w in rest) and words[index] in ("not", "no", "nie", "не", "нет"):
+                target = _nearest_action_before(words, index, sentence, back=1)
+                effect = action_of(words, target) if target is not None else None
+                if target is not None and effect is not None:
+                    elliptic = " ".join(words[index : chain.end])
+                    found.append((target, ForbiddenAction(effect, f"{elliptic} (elliptic)", words[target])))
+        hits: list[tuple[int, EffectClass]] = []
+        if chain.index is not None and chain.effect is not None:
+            hits.append((chain.index, chain.effect))
+        # "do not publish it or email it": one more action after "or" / "ani" / "или", within a few words; after a
+        # non-action verb only a disjunction carries the negation ("don't copy or send it").
+        position = chain.index if chain.index is not None else (chain.end if chain.spent else None)
+        while position is not None:
+            follow = next(
+                (i for i in range(position + 1, min(len(words), position + 4)) if words[i] in _CONTINUE), None
+            )
+            if follow is None or any(words[i] in _CLAUSE_BREAK for i in range(position + 1, follow)):
+                break
+            if chain.index is None and words[follow] not in _DISJUNCTIVE:
+                break
+            nxt = next(
+                (
+                    i
+                    for i in range(follow + 1, min(len(words), follow + 4))
+                    if words[i] not in _CLAUSE_BREAK and action_of(words, i) is not None
+                ),
+                None,
+            )
+            if nxt is None or any(words[i] in _CLAUSE_BREAK for i in range(follow, nxt)):
+                break
+            if _operator(words, nxt - 1) is not None:
+                break  # "не отправлять и не выкладывать": the second has its own negation
+            effect = action_of(words, nxt)
+            assert effect is not None
+            hits.append((nxt, effect))
+            consumed.update(range(follow, nxt + 1))
+            position = nxt
+        for position, effect in hits:
+            forbids = chain.negations % 2 == 1
+            found.append((position, ForbiddenAction(effect, trigger, words[position], forbids)))
+    # deferral adverbs: "publish it later", "opublikuj później", "опубликуй позже"
+    for index, word in enumerate(words):
+        if word not in _LATER:
+            continue
+        same = [j for j in range(len(words)) if clause[j] == clause[index] and j != index]
+        target = next((j for j in reversed(same) if j < index and action_of(words, j) is not None), None)
+        if target is None:
+            target = next((j for j in same if j > index and action_of(words, j) is not None), None)
+        effect = action_of(words, target) if target is not None else None
+        if target is not None and effect is not None:
+            found.append((target, ForbiddenAction(effect, f"{word} (deferred)", words[target])))
+    # conditions: "only after I say so", "dopiero jak powiem", "только после моего подтверждения"
+    for target, trigger in _conditions(words, language):
+        effect = action_of(words, target)
+        if effect is not None:
+            found.append((target, ForbiddenAction(effect, trigger, words[target])))
+    # "keep them unpublished", "niech zostaną nieopublikowane", "оставь неотправленным": the negated adjective
+    for index, word in enumerate(words):
+        for stem, adjective in _NEGATED_ADJECTIVES:
+            if word.startswith(stem):
+                found.append((index, ForbiddenAction(adjective, word, word)))
+    # stop-before: "stop before installation", "przed instalacją zatrzymaj się", "спроси перед отправкой"
+    members: list[int] = []
+    for index, word in enumerate([*words, "."]):
+        if word not in _SENTENCE_END:
+            members.append(index)
+            continue
+        if any(words[i] in _STOP_WORDS for i in members):
+            for i in members:
+                if words[i] in _BEFORE_WORDS:
+                    hit = _scan(words, i + 1, 4)
+                    if hit is not None:
+                        found.append((hit[0], ForbiddenAction(hit[1], f"{words[i]} (stop before)", words[hit[0]])))
+        members = []
+    found.sort(key=lambda item: item[0])
+    return _settle([reading for _, reading in found], [position for position, _ in found])
+
+
+def _settle(readings: list[ForbiddenAction], positions: list[int]) -> list[ForbiddenAction]:
+    """A lifted reading of an action word is dropped when another reading of the same word forbids it (a condition
+    or a deferral still holds after "don't forget to…"); duplicates are kept once."""
+    forbidden_at = {p for r, p in zip(readings, positions, strict=True) if r.forbids}
+    seen: set[tuple[int, str, bool]] = set()
+    kept: list[ForbiddenAction] = []
+    for reading, position in zip(readings, positions, strict=True):
+        key = (position, reading.trigger, reading.forbids)
+        if key in seen or (not reading.forbids and position in forbidden_at):
+            continue
+        seen.add(key)
+        kept.append(reading)
+    return kept
+
+
+def _scan(words: list[str], start: int, limit: int) -> tuple[int, EffectClass] | None:
+    for index in range(start, min(len(words), start + limit)):
+        if words[index] in _CLAUSE_BREAK:
+            return None
+        if _is_action_stem(words[index]) and _is_past(words[index]):
+            return None
         effect = action_of(words, index)
         if effect is not None:
             return index, effect
     return None
 
 
-def _is_action_stem(word: str) -> bool:
-    return any(_stem_match(stem, word) for stems in _ACTIONS.values() for stem in stems)
-
-
-def forbidden_actions(text: str) -> list[ForbiddenAction]:
+def forbidden_actions(text: str, language: str | None = None) -> list[ForbiddenAction]:
     """Every forbidden action in `text`, in order of appearance (an effect may appear more than once)."""
-    words = tokens(text)
-    found: list[ForbiddenAction] = []
-    for index, word in enumerate(words):
-        if word in _NEGATE_BEFORE and index > 0:
-            effect = action_of(words, index - 1)
-            if effect is not None:
-                found.append(ForbiddenAction(effect, word, words[index - 1]))
-        negates = word in _NEGATORS or (word == "not" and (index == 0 or words[index - 1] not in _NOT_DESCRIBES))
-        if not negates:
-            continue
-        verbal = word in ("nie", "не")
-        hit = _scan(words, index + 1, 5, verbal=verbal)
-        while hit is not None:
-            position, effect = hit
-            found.append(ForbiddenAction(effect, word, words[position]))
-            # "do not publish it or email it": one more action after "or" / "ani" / "или", within a few words.
-            follow = next(
-                (i for i in range(position + 1, min(len(words), position + 4)) if words[i] in _CONTINUE), None
-            )
-            blocked = any(words[i] in _SCOPE_BREAK for i in range(position + 1, follow or position + 1))
-            hit = _scan(words, follow + 1, 3, verbal=verbal) if follow is not None and not blocked else None
-    # "keep them unpublished", "niech zostaną nieopublikowane", "оставь неотправленным": the negated adjective
-    for word in words:
-        for stem, effect in _NEGATED_ADJECTIVES:
-            if word.startswith(stem):
-                found.append(ForbiddenAction(effect, word, word))
-    # stop-before: "stop before installation", "przed instalacją zatrzymaj się", "спроси перед отправкой"
-    sentence: list[int] = []
-    for index, word in enumerate([*words, "."]):
-        if word not in _SENTENCE_END:
-            sentence.append(index)
-            continue
-        if any(words[i] in _STOP_WORDS for i in sentence):
-            for i in sentence:
-                if words[i] in _BEFORE_WORDS:
-                    hit = _scan(words, i + 1, 4)
-                    if hit is not None:
-                        found.append(ForbiddenAction(hit[1], f"{words[i]} (stop before)", words[hit[0]]))
-        sentence = []
-    return found
+    return [reading for reading in read_actions(text, language) if reading.forbids]
 
 
-def forbidden_effects(text: str) -> list[EffectClass]:
+def forbidden_effects(text: str, language: str | None = None) -> list[EffectClass]:
     """The distinct forbidden effect classes, sorted."""
-    return sorted({f.effect for f in forbidden_actions(text)})
+    return sorted({f.effect for f in forbidden_actions(text, language)})

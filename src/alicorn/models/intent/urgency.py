@@ -1,0 +1,227 @@
+"""Whether an utterance describes an emergency happening now, or reports that all is well, from the structure of
+its clauses rather than from an alarm keyword alone.
+
+    clauses      split at , ; : . ! ? — and "but / ale / но / а"
+    emergency    a danger word not negated ("fire", "smoke", "pożar", "dym", "пожар", "is down", "nie działa"), or an
+                 event happening now that names no alarm at all:
+                   an unknown person (someone, ktoś, кто-то…) doing something by force (breaking, forcing,
+                   włamuje się, wyważa, ломится, выламывает…) or trying to get in (trying to get in, próbuje wejść,
+                   пытается войти) — "someone is breaking into the warehouse", "кто-то ломится на склад";
+                   a substance (water, gas, steam, sparks, woda, gaz, вода, газ…) coming out, pouring or dripping in
+                   the present tense — "water is dripping from the ceiling", "z sufitu kapie woda", "с потолка
+                   капает вода";
+                   an explicitly unknown person (a stranger, nieznajomy, посторонний…) seen right now ("right now",
+                   "właśnie teraz", "прямо сейчас", "!") — "камера фиксирует постороннего прямо сейчас!"
+    not now      a danger word under a nominal negation ("no smoke", "no alarms", "żadnych alarmów", "bez dymu",
+                 "дыма нет", "тревог не было") is no emergency; past events ("yesterday's alarms") are for the caller
+                 (`cues`) to weigh against the request around them
+    calm         a report that all is well: a negated danger or alarm word, or a calm state ("quiet", "all good",
+                 "nothing to report", "spokojnie", "w porządku", "спокойно", "в норме", "без происшествий")
+
+The reading names its words, for the classification record.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+#: Danger words: an emergency on their own when not negated.
+EMERGENCY = re.compile(
+    r"\b(?:fire|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
+    r"|(?:is|went|are) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!)"
+    r"|\b(?:pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|ewakuac\w*|awari\w*|padł\w*|nie działa"
+    r"|nie odpowiada|naruszeni\w*)"
+    r"|(?<!\w)(?:пожар\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|эвакуац\w*|авари\w*"
+    r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога)",
+    re.IGNORECASE,
+)
+#: Alarm words that are no emergency themselves but, negated, report calm ("no alarms", "тревог не было").
+_ALARM_WORDS = re.compile(r"^(?:alarms?|alerts?|incidents?|alarm\w*|incydent\w*|zdarze\w*|тревог\w*|происшестви\w*"
+                          r"|инцидент\w*|проблем\w*|problem\w*)$")  # fmt: skip
+_CALM = re.compile(
+    r"\b(?:quiet|calm|uneventful|all (?:good|fine|clear|ok|quiet)|everything(?:'s| is) (?:fine|ok|okay|normal)"
+    r"|nothing to report|no incidents|all cameras fine)\b"
+    r"|\b(?:spokojn\w*|w porządku|w normie|bez zdarzeń|bez incydentów|nic do zgłoszenia|wszystko gra)"
+    r"|(?<!\w)(?:спокойн\w*|в норме|в порядке|без происшествий|всё хорошо|все хорошо|штатно)",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[\w'-]+|[^\w\s]", re.UNICODE)
+_BREAKS = {",", ";", ":", ".", "!", "?", "—", "–", "but", "ale", "lecz", "но", "а", "однако"}
+#: Nominal negations: "no smoke", "bez dymu", "żadnych alarmów", "brak dymu", "никаких тревог".
+_NEGATE_NOUN_BEFORE = {"no", "without", "zero", "bez", "brak", "żadnych", "żadnego", "żaden", "żadna", "zadnych",
+                       "без", "никаких", "никакого", "никакой", "ни"}  # fmt: skip
+#: … and after the noun: "дыма нет", "тревог не было", "alarmów nie było".
+_NEGATE_NOUN_AFTER = (("нет",), ("не", "было"), ("не", "были"), ("nie", "było"), ("nie", "ma"), ("none",))
+_AGENTS = {
+    "someone",
+    "somebody",
+    "stranger",
+    "strangers",
+    "intruders",
+    "unknown",
+    "ktoś",
+    "ktos",
+    "nieznajomy",
+    "obcy",
+    "nieznany",
+    "кто-то",
+    "кто-нибудь",
+    "посторонний",
+    "посторонние",
+    "неизвестный",
+    "неизвестные",
+    "какой-то",
+}
+#: Verbs of force or entry (prefix stems).
+_FORCE = (
+    "break", "forc", "smash", "kick", "climb", "pry", "prying", "jimm", "tamper", "ram",
+    "włam", "wlam", "wyważ", "wywaz", "wyłam", "wylam", "forsuj", "sforsow", "wybij", "rozbij", "wspina", "dobija",
+    "przeskak", "lom", "лом", "взлам", "вламыв", "выламыв", "вскрыв", "лез", "перелез", "выбив", "разбив",
+)  # fmt: skip
+#: Stems of words for a person who should not be there, in any case form ("постороннего", "nieznajomego").
+_UNKNOWN_PERSON = (
+    "stranger", "intruder", "trespass", "nieznajom", "obcego", "obcy", "intruz", "посторонн", "неизвестн", "чужак",
+    "нарушител",
+)  # fmt: skip
+_NOW = re.compile(
+    r"!|\bright now\b|\bwłaśnie teraz\b|\bw tej chwili\b|(?<!\w)прямо сейчас(?!\w)|(?<!\w)в данный момент",
+    re.IGNORECASE,
+)
+_TRYING = (
+    ("trying", "to"),
+    ("próbuje",),
+    ("probuje",),
+    ("usiłuje",),
+    ("пытается",),
+    ("пытаются",),
+    ("пробует",),
+)
+_ENTRY = ("get", "enter", "open", "wejść", "wejsc", "dostać", "otworzyć", "войти", "проникнуть", "открыть", "залезть")
+_SUBSTANCES = (
+    "water",
+    "gas",
+    "steam",
+    "sparks",
+    "flames",
+    "oil",
+    "woda",
+    "wody",
+    "gaz",
+    "para",
+    "iskry",
+    "płomienie",
+    "olej",
+    "вода",
+    "воды",
+    "газ",
+    "пар",
+    "искры",
+    "пламя",
+    "масло",
+)
+#: Verbs of a substance coming out, in a form that says it is happening (prefix stems).
+_EMISSION = (
+    "pour", "leak", "drip", "gush", "spray", "spread", "seep", "escap", "com", "fill", "ris", "hiss", "flood",
+    "kap", "ciek", "leje", "lej", "leci", "płyn", "plyn", "tryska", "wyciek", "sącz", "ulatnia", "wydobyw", "unosi",
+    "rozprzestrz", "zalew", "iskrz", "syczy", "buch",
+    "капа", "течет", "льет", "льется", "хлещ", "идет", "валит", "сочит", "бьет", "выход", "поднима",
+    "распростран", "залива", "искрит", "шипит", "вырыва", "прорва",
+)  # fmt: skip
+_PRESENT_RU = ("ет", "ит", "ют", "ят", "ут", "ат", "ется", "ится", "ются", "ятся", "утся", "атся")
+_PROGRESSIVE_AUX = {"is", "are", "'s", "keeps", "keep", "still"}
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """An emergency happening now, or a report that all is well, with the words that show it."""
+
+    kind: Literal["emergency", "calm"]
+    evidence: str
+
+
+def _clauses(text: str) -> list[list[str]]:
+    clauses: list[list[str]] = [[]]
+    for word in _WORD.findall(text.lower().replace("’", "'").replace("ё", "е")):
+        if word in _BREAKS:
+            if clauses[-1]:
+                clauses.append([])
+            continue
+        clauses[-1].append(word)
+    return [c for c in clauses if c]
+
+
+def _noun_negated(words: list[str], index: int) -> bool:
+    before = words[max(0, index - 2) : index]
+    if any(w in _NEGATE_NOUN_BEFORE for w in before) or before[-2:] == ["nie", "ma"]:
+        return True
+    after = tuple(words[index + 1 : index + 3])
+    return any(after[: len(n)] == n for n in _NEGATE_NOUN_AFTER)
+
+
+def _ongoing(word: str, previous: str) -> bool:
+    """A verb form that says the event is going on now: an English progressive, a Russian or Polish present."""
+    if word.endswith("ing"):
+        return previous in _PROGRESSIVE_AUX or previous.endswith("'s") or previous in ("someone", "somebody")
+    if any("\u0400" <= ch <= "\u04ff" for ch in word):
+        return word.endswith(_PRESENT_RU)
+    if word.endswith(("ł", "ła", "ło", "li", "ły")):
+        return False  # a Polish past tense
+    return not word.isascii() or word.endswith(("a", "e", "i", "y"))
+
+
+def _intrusion(words: list[str]) -> str | None:
+    agent = next((i for i, w in enumerate(words) if w in _AGENTS), None)
+    if agent is None:
+        return None
+    for i in range(agent + 1, min(len(words), agent + 6)):
+        word, previous = words[i], words[i - 1]
+        if any(word.startswith(stem) for stem in _FORCE) and (
+            _ongoing(word, previous) or previous in ("się", "sie") or word.endswith(("ся", "się"))
+        ):
+            return f"{words[agent]} … {word}"
+        for trying in _TRYING:
+            if tuple(words[i : i + len(trying)]) == trying:
+                rest = words[i + len(trying) : i + len(trying) + 3]
+                if any(any(w.startswith(e) for e in _ENTRY) for w in rest):
+                    return f"{words[agent]} … {' '.join(trying)}"
+    return None
+
+
+def _emission(words: list[str]) -> str | None:
+    for i, word in enumerate(words):
+        if not any(word == s or (len(s) > 3 and word.startswith(s)) for s in _SUBSTANCES) or _noun_negated(words, i):
+            continue
+        for j in range(max(0, i - 4), min(len(words), i + 5)):
+            verb, previous = words[j], words[j - 1] if j else ""
+            if j != i and any(verb.startswith(stem) for stem in _EMISSION) and _ongoing(verb, previous):
+                return f"{word} … {verb}" if j > i else f"{verb} … {word}"
+    return None
+
+
+def read_situation(text: str) -> Situation | None:
+    """An emergency happening now, a calm report, or None (see the module docstring)."""
+    calm: list[str] = []
+    for words in _clauses(text):
+        joined = " ".join(words)
+        for match in EMERGENCY.finditer(joined):
+            index = len(joined[: match.start()].split())
+            if " " not in match.group(0).strip() and _noun_negated(words, index):
+                calm.append(" ".join(words[max(0, index - 2) : index + 3]))
+                continue
+            return Situation("emergency", match.group(0))
+        found = _intrusion(words) or _emission(words)
+        if found is not None:
+            return Situation("emergency", found)
+        unknown = next((w for w in words if w.startswith(_UNKNOWN_PERSON)), None)
+        now = _NOW.search(text)
+        if unknown is not None and now is not None:
+            return Situation("emergency", f"{unknown} … {now.group(0)}")
+        for index, word in enumerate(words):
+            if _ALARM_WORDS.match(word) and _noun_negated(words, index):
+                calm.append(" ".join(words[max(0, index - 2) : index + 3]))
+        quiet = _CALM.search(joined)
+        if quiet is not None:
+            calm.append(quiet.group(0))
+    return Situation("calm", "; ".join(calm)) if calm else None
