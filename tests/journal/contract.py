@@ -11,13 +11,14 @@ import json
 import random
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from hypothesis import given
 
 from alicorn import canonical
-from alicorn.errors import ConcurrentAppendError, JournalError, UnknownStreamError
+from alicorn.errors import ConcurrentAppendError, JournalError, StreamArchivedError, UnknownStreamError
 from alicorn.journal.events import Draft, Event, genesis_hash
 from alicorn.journal.store import Head, StreamInfo
 from alicorn.journal.verify import verify_journal
@@ -302,6 +303,130 @@ class JournalStoreContract(ArchiveContract, TamperEvidenceContract):
         assert verify_journal(store).ok
         more = store.append("run-a", drafts(1, start=3), expect=3)
         assert more[0].prev == a[-1].hash
+
+    # ---- observers ----------------------------------------------------------------------------------------
+
+    def test_observers_see_each_committed_append_after_its_commit(self) -> None:
+        store = self.make_store()
+        reader = self.open_another(store)  # another connection where the engine has them: sees only committed rows
+        seen: list[tuple[str, list[str], list[str]]] = []
+
+        def observer(stream: str, events: Sequence[Event]) -> None:
+            seen.append((stream, [e.line for e in events], [e.line for e in reader.read(stream)]))
+
+        store.observe(observer)
+        first = store.append("run-1", drafts(3), expect=0)
+        other = store.append("run-2", drafts(1, tag="b"), expect=0)
+        second = store.append("run-1", drafts(2, start=3), expect=3)
+        lines = [e.line for e in first + second]
+        assert (
+            seen
+            == [
+                ("run-1", lines[:3], lines[:3]),  # in the callback the events are already in the journal
+                ("run-2", [other[0].line], [other[0].line]),
+                ("run-1", lines[3:], lines),
+            ]
+        )
+
+    def test_observers_see_nothing_of_appends_that_did_not_commit(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        store = self.make_store()
+        seen: list[int] = []
+        store.observe(lambda stream, events: seen.extend(e.seq for e in events))
+        store.append("run-1", drafts(2), expect=0)
+        with pytest.raises(ConcurrentAppendError):
+            store.append("run-1", drafts(1, start=2), expect=1)
+        with pytest.raises((TypeError, ValueError)):
+            store.append("run-1", [*drafts(1, start=2), Draft("k", at(9), {"bad": float("nan")})], expect=2)
+        with pytest.raises(JournalError, match="invalid stream name"):
+            store.append("run 1", drafts(1), expect=0)
+        assert store.append("run-1", [], expect=2) == []
+        store.append("run-9", drafts(1), expect=0)
+        store.archive("run-9")
+        with pytest.raises(StreamArchivedError):
+            store.append("run-9", drafts(1, start=1), expect=0)
+        assert seen == [1, 2, 1]  # run-1's first batch and run-9's: archiving is not an append
+
+        # Rows written, then the transaction fails before its commit: rolled back, and nobody is told.
+        insert = store._insert_txn
+
+        def insert_then_fail(tx: Any, events: list[Event]) -> None:
+            insert(tx, events)
+            raise OSError("disk full")
+
+        monkeypatch.setattr(store, "_insert_txn", insert_then_fail)
+        with pytest.raises(OSError, match="disk full"):
+            store.append("run-1", drafts(1, start=2), expect=2)
+        monkeypatch.undo()
+        assert store.last_seq("run-1") == 2 and seen == [1, 2, 1]
+        store.append("run-1", drafts(1, start=2), expect=2)
+        assert seen == [1, 2, 1, 3]
+
+    def test_unsubscribing_stops_only_that_observer(self) -> None:
+        store = self.make_store()
+        a: list[int] = []
+        b: list[int] = []
+
+        def record_a(stream: str, events: Sequence[Event]) -> None:
+            a.extend(e.seq for e in events)
+
+        stop_a = store.observe(record_a)
+        again = store.observe(record_a)  # the same callback twice is two subscriptions
+        store.observe(lambda stream, events: b.extend(e.seq for e in events))
+        store.append("run-1", drafts(1), expect=0)
+        stop_a()
+        stop_a()  # harmless
+        store.append("run-1", drafts(1, start=1), expect=1)
+        again()
+        store.append("run-1", drafts(1, start=2), expect=2)
+        assert (a, b) == ([1, 1, 2], [1, 2, 3])
+
+    def test_an_observer_that_raises_breaks_no_append(self, capsys: pytest.CaptureFixture[str]) -> None:
+        store = self.make_store()
+        before: list[int] = []
+        after: list[int] = []
+        calls: list[int] = []
+
+        def broken(stream: str, events: Sequence[Event]) -> None:
+            calls.append(events[0].seq)
+            raise RuntimeError("display gone")
+
+        store.observe(lambda stream, events: before.extend(e.seq for e in events))
+        store.observe(broken)
+        store.observe(lambda stream, events: after.extend(e.seq for e in events))
+        events = store.append("run-1", drafts(2), expect=0)
+        assert [e.seq for e in events] == [1, 2]
+        assert store.read("run-1") == events  # committed, not rolled back
+        more = store.append("run-1", drafts(1, start=2), expect=2)
+        assert store.read("run-1") == events + more
+        assert (before, calls, after) == ([1, 2, 3], [1], [1, 2, 3])  # dropped after it raised, the others kept
+        err = capsys.readouterr().err
+        assert err.count("warning: journal observer") == 1
+        assert "broken" in err and "RuntimeError: display gone" in err
+        assert verify_journal(store).ok
+
+    def test_observers_follow_appends_of_concurrent_threads(self) -> None:
+        store = self.make_store()
+        seen: list[tuple[str, int]] = []
+        guard = threading.Lock()
+
+        def observer(stream: str, events: Sequence[Event]) -> None:
+            with guard:
+                seen.extend((stream, e.seq) for e in events)
+
+        store.observe(observer)
+
+        def write(w: int) -> None:
+            for b in range(10):
+                store.append(f"run-{w}", drafts(2, start=2 * b), expect=2 * b)
+
+        threads = [threading.Thread(target=write, args=(w,)) for w in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert sorted(seen) == sorted((f"run-{w}", seq) for w in range(4) for seq in range(1, 21))
+        for w in range(4):  # one writer per stream: its batches are reported in its order
+            assert [seq for s, seq in seen if s == f"run-{w}"] == list(range(1, 21))
 
     # ---- concurrency --------------------------------------------------------------------------------------
 

@@ -1,4 +1,6 @@
-"""Printing a Core turn for a person: what was understood, the question, the plan and its effects, the report."""
+"""Printing a Core turn for a person: what was understood, the question, the plan and its effects, the report.
+
+Every label is in the turn's language (alicorn.i18n); commands and identifiers stay as they are typed."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from alicorn.core.turn import Turn
+from alicorn.i18n import tr, trn
 from alicorn.ops.registry import Registry
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -13,38 +16,50 @@ console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 def print_turn(turn: Turn, registry: Registry, *, source: str | None) -> None:
     """One turn: the understanding (first time), then whatever the conversation now waits for or ended with."""
+    lang = turn.language
     if source is not None:
-        console.print(f"[dim]conversation {turn.conversation} · models: {escape(source)}[/]")
+        line = tr(lang, "conversation {conversation} · models: {source}", conversation=turn.conversation, source=source)
+        console.print(f"[dim]{escape(line)}[/]")
         for line in turn.understood:
             console.print(f"  {escape(line)}")
     if turn.phase == "asking" and turn.question:
-        console.print(f"[bold yellow]question:[/] {escape(turn.question)}")
-        console.print(f'  answer with: alicorn ask --conversation {turn.conversation} "…"')
+        console.print(f"[bold yellow]{escape(tr(lang, 'question:'))}[/] {escape(turn.question)}")
+        hint = tr(lang, 'answer with: alicorn ask --conversation {conversation} "…"', conversation=turn.conversation)
+        console.print(f"  {escape(hint)}")
     if turn.phase == "waiting" and turn.plan is not None:
-        console.print(f"[bold]plan[/] ({len(turn.plan.nodes)} nodes, hash {turn.plan.plan_hash()[:16]}…):")
+        n, digest = len(turn.plan.nodes), turn.plan.plan_hash()[:16]
+        shape = trn(lang, "({n} node, hash {hash}…):", "({n} nodes, hash {hash}…):", n, hash=digest)
+        console.print(f"[bold]{escape(tr(lang, 'plan'))}[/] {escape(shape)}")
         for node in turn.plan.nodes:
             effect = registry.get(node.operation).effect if node.operation in registry else "?"
             after = f" ← {', '.join(sorted(node.upstream()))}" if node.upstream() else ""
             console.print(f"  {node.node_id:<14} {node.operation:<28} {effect}{after}")
-        console.print("[bold]effects:[/] " + (escape("; ".join(turn.effects)) or "none"))
+            if effect not in ("none", "read", "local_write", "?") and node.description:
+                console.print(f"      {escape(node.description)}")  # what it changes, and for whom
+        effects = "; ".join(turn.effects) or tr(lang, "none")
+        console.print(f"[bold]{escape(tr(lang, 'effects:'))}[/] {escape(effects)}")
         if turn.proposal is not None:
-            for reason in distinct_causes(turn.proposal.reasons):
-                console.print(f"[bold yellow]needs approval:[/] {escape(reason)}")
-            console.print(
-                f"  decide later with: alicorn approve {turn.proposal.run} --as NAME (or reject), then "
-                f"alicorn ask --conversation {turn.conversation}"
+            for reason in distinct_causes(turn.proposal.reasons, lang):
+                console.print(f"[bold yellow]{escape(tr(lang, 'needs approval:'))}[/] {escape(reason)}")
+            later = tr(
+                lang,
+                "decide later with: alicorn approve {run} --as NAME (or reject), then "
+                "alicorn ask --conversation {conversation}",
+                run=turn.proposal.run,
+                conversation=turn.conversation,
             )
+            console.print(f"  {escape(later)}")
     if turn.answer:
-        console.print(f"[bold]answer:[/] {escape(turn.answer)}")
+        console.print(f"[bold]{escape(tr(lang, 'answer:'))}[/] {escape(turn.answer)}")
     if turn.report is not None:
         colour = {"complete": "green", "answered": "green", "triaged": "yellow", "partial": "yellow"}.get(
             turn.report.outcome, "red"
         )
-        console.print(f"[bold {colour}]report[/]")
+        console.print(f"[bold {colour}]{escape(tr(lang, 'report'))}[/]")
         console.print(escape(turn.report.text()))
 
 
-def distinct_causes(reasons: list[str]) -> list[str]:
+def distinct_causes(reasons: list[str], language: str = "en") -> list[str]:
     """Anvil gives one reason per checked operation; most share one cause. Each cause once, with its count."""
     seen: dict[str, int] = {}
     first: dict[str, str] = {}
@@ -52,4 +67,8 @@ def distinct_causes(reasons: list[str]) -> list[str]:
         cause = reason.split(" because ", 1)[-1]
         seen[cause] = seen.get(cause, 0) + 1
         first.setdefault(cause, reason)
-    return [first[c] + (f" ({n} operations, same cause)" if n > 1 else "") for c, n in seen.items()]
+    return [
+        first[c]
+        + (" " + trn(language, "({n} operation, same cause)", "({n} operations, same cause)", n) if n > 1 else "")
+        for c, n in seen.items()
+    ]

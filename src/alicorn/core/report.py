@@ -5,6 +5,9 @@ checks, the run's nodes and effects), conflicts and metrics of the result, what 
 what is known, what is missing, which jobs finished, which decisions a human must take, and whether an unfinished
 effect may be pending. A partial result is reported as partial: the status comes from the validator, never from the
 run alone (a run whose every node succeeded can still miss the contract).
+
+Everything the report itself says (its section titles, the outcome, the fixed sentences of a safe stop and of a
+run's facts) is in the report's `language` (alicorn.i18n); the lines a pack or the validator wrote come translated.
 """
 
 from __future__ import annotations
@@ -13,12 +16,42 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alicorn.i18n import N_, tr, tr_marked
 from alicorn.runtime.state import RunState
 
-Outcome = Literal["answered", "triaged", "complete", "partial", "failed", "waiting", "asking", "stopped_safely"]
+Outcome = Literal[
+    "answered", "triaged", "complete", "partial", "failed", "missing_data", "waiting", "asking", "stopped_safely"
+]
 
 #: Effect states after which the effect may have happened without the journal knowing its result.
 PENDING_EFFECT_STATES = frozenset({"intended", "uncertain", "checking", "unknown", "compensation_unknown"})
+
+#: How each outcome reads in a report (the English is the outcome's own name).
+OUTCOME_LABELS: dict[str, str] = {
+    "answered": N_("answered"),
+    "triaged": N_("triaged"),
+    "complete": N_("complete"),
+    "partial": N_("partial"),
+    "failed": N_("failed"),
+    "waiting": N_("waiting"),
+    "asking": N_("asking"),
+    "stopped_safely": N_("stopped_safely"),
+}
+
+#: The node and effect states a run's facts name, in words.
+STATE_LABELS: dict[str, str] = {
+    "succeeded": N_("succeeded"),
+    "failed": N_("failed"),
+    "intended": N_("intended"),
+    "uncertain": N_("uncertain"),
+    "checking": N_("checking"),
+    "unknown": N_("unknown"),
+    "compensation_unknown": N_("compensation unknown"),
+}
+
+
+def _label(labels: dict[str, str], key: str, language: str) -> str:
+    return tr_marked(language, labels[key]) if key in labels else key
 
 
 class Report(BaseModel):
@@ -41,53 +74,77 @@ class Report(BaseModel):
     conflicts: list[str] = Field(default_factory=list)
     metrics: dict[str, Any] = Field(default_factory=dict)
     artifacts: list[str] = Field(default_factory=list)
+    language: str = "en"  # what the report's own words are in (the request's language)
 
     def text(self) -> str:
-        """The report as plain text, one section per list that has something in it."""
-        lines = [f"[{self.outcome}] {self.headline}"]
+        """The report as plain text in its language, one section per list that has something in it."""
+        lang = self.language
+        lines = [f"[{_label(OUTCOME_LABELS, self.outcome, lang)}] {self.headline}"]
         lines.extend(f"  {line}" for line in self.result)
         if self.goal_hash:
-            lines.append(f"goal hash: {self.goal_hash}")
+            lines.append(tr(lang, "goal hash: {hash}", hash=self.goal_hash))
         if self.run:
-            lines.append(f"run: {self.run}")
+            lines.append(tr(lang, "run: {run}", run=self.run))
         sections = (
-            ("known", self.known),
-            ("missing", self.missing),
-            ("jobs finished", self.jobs_finished),
-            ("decisions needed", self.decisions_needed),
-            ("effects that may be pending", self.pending_effects),
-            ("evidence", self.evidence),
-            ("conflicts", self.conflicts),
-            ("artifacts", self.artifacts),
+            (tr(lang, "known:"), self.known),
+            (tr(lang, "missing:"), self.missing),
+            (tr(lang, "jobs finished:"), self.jobs_finished),
+            (tr(lang, "decisions needed:"), self.decisions_needed),
+            (tr(lang, "effects that may be pending:"), self.pending_effects),
+            (tr(lang, "evidence:"), self.evidence),
+            (tr(lang, "conflicts:"), self.conflicts),
+            (tr(lang, "artifacts:"), self.artifacts),
         )
         for title, items in sections:
             if items:
-                lines.append(f"{title}:")
+                lines.append(title)
                 lines.extend(f"  - {item}" for item in items)
         if self.metrics:
-            lines.append("metrics: " + ", ".join(f"{k}={v}" for k, v in self.metrics.items()))
+            figures = ", ".join(f"{k}={v}" for k, v in self.metrics.items())
+            lines.append(tr(lang, "metrics: {figures}", figures=figures))
         return "\n".join(lines)
 
 
-def run_facts(state: RunState) -> dict[str, list[str]]:
-    """What a run shows a human: finished jobs, pending effects, decisions it waits for."""
+def run_facts(state: RunState, language: str = "en") -> dict[str, list[str]]:
+    """What a run shows a human, in `language`: finished jobs, pending effects, decisions it waits for."""
+    lang = language
     finished = [
-        f"{n} ({state.nodes[n].status})" for n in state.order if state.nodes[n].status in ("succeeded", "failed")
+        tr(lang, "{node} ({status})", node=n, status=_label(STATE_LABELS, state.nodes[n].status, lang))
+        for n in state.order
+        if state.nodes[n].status in ("succeeded", "failed")
     ]
     pending = [
-        f"{e.node} ({e.operation}, {e.effect}, key {e.key[:16]}…): {e.status}"
+        tr(
+            lang,
+            "{node} ({operation}, {effect}, key {key}…): {status}",
+            node=e.node,
+            operation=e.operation,
+            effect=e.effect,
+            key=e.key[:16],
+            status=_label(STATE_LABELS, e.status, lang),
+        )
         for e in state.effects_log.values()
         if e.status in PENDING_EFFECT_STATES
     ]
     decisions = []
     if state.status == "awaiting_approval":
-        effects = ", ".join((state.awaiting or {}).get("effects", [])) or "its effects"
+        effects = ", ".join((state.awaiting or {}).get("effects", [])) or tr(lang, "its effects")
         decisions.append(
-            f"approve or reject run {state.run_id} ({effects}): `alicorn approve {state.run_id} --as NAME`"
+            tr(
+                lang,
+                "approve or reject run {run} ({effects}): `alicorn approve {run} --as NAME`",
+                run=state.run_id,
+                effects=effects,
+            )
         )
     for node in state.blocked():
         decisions.append(
-            f"say whether the effect of {node} happened: `alicorn resume {state.run_id} --resolve {node}=applied`"
+            tr(
+                lang,
+                "say whether the effect of {node} happened: `alicorn resume {run} --resolve {node}=applied`",
+                node=node,
+                run=state.run_id,
+            )
         )
     return {"finished": finished, "pending": pending, "decisions": decisions}
 
@@ -101,14 +158,17 @@ def fallback(
     state: RunState | None = None,
     goal_hash: str | None = None,
     extra_decisions: list[str] | None = None,
+    language: str = "en",
 ) -> Report:
-    """The safe stop: nothing new starts; what is known and missing, jobs finished, decisions, pending effects."""
-    facts = run_facts(state) if state is not None else {"finished": [], "pending": [], "decisions": []}
-    pending = facts["pending"] or ["none: no effect was started and left without a result"]
+    """The safe stop: nothing new starts; what is known and missing, jobs finished, decisions, pending effects.
+    The report's own sentences are in `language`; `why`, `known`, `missing` and `extra_decisions` are the caller's."""
+    facts = run_facts(state, language) if state is not None else {"finished": [], "pending": [], "decisions": []}
+    pending = facts["pending"] or [tr(language, "none: no effect was started and left without a result")]
     return Report(
         conversation=conversation,
         outcome="stopped_safely",
-        headline=f"stopped safely: {why}",
+        headline=tr(language, "stopped safely: {why}", why=why),
+        language=language,
         goal_hash=goal_hash,
         run=state.run_id if state is not None else None,
         known=known,

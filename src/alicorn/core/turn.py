@@ -22,3 +22,4 @@ class Turn:
     plan: Plan | None = None
     effects: tuple[str, ...] = ()
     understood: tuple[str, ...] = field(default=())  # classification, workflow, contract: one line each
+    language: str = "en"  # the request's language: what the person is shown and asked in

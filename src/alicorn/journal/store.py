@@ -11,9 +11,10 @@ import gzip
 import hashlib
 import json
 import re
+import sys
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Self
@@ -32,6 +33,9 @@ from alicorn.journal.events import Draft, Event, chain, parse_line, verify_strea
 _STREAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 SEGMENT_FORMAT = "alicorn-segment"
 SEGMENT_VERSION = 1
+
+#: A journal observer: called with the stream's name and the events of one committed append (see `observe`).
+Observer = Callable[[str, Sequence[Event]], None]
 
 
 def check_stream_name(stream: str) -> None:
@@ -131,6 +135,7 @@ class JournalStore(ABC):
     """An append-only store of hash-chained event streams.
 
     `crash` lets tests kill the process inside an append (rows written, not committed); disarmed by default.
+    `observe` lets a reader follow appends as they are committed (progress displays), without polling.
 
     Subclasses implement the `_*_txn` hooks and `_write_transaction`/`_read_transaction`; all logic lives here.
     A store may be shared by threads of one process; separate processes each open their own.
@@ -141,6 +146,7 @@ class JournalStore(ABC):
     def __init__(self) -> None:
         self._locks_guard = threading.Lock()
         self._held: set[str] = set()
+        self._observers: tuple[tuple[object, Observer], ...] = ()  # replaced whole under the guard, read without it
 
     # ---- public API -------------------------------------------------------------------------------------------
 
@@ -164,7 +170,52 @@ class JournalStore(ABC):
             events = chain(stream, actual, head.hash if head else None, drafts)
             self._insert_txn(tx, events)
             self.crash.hit("mid_append")
+        if self._observers:  # the transaction has committed: only now are these events in the journal
+            self._notify(stream, tuple(events))
         return events
+
+    def observe(self, callback: Observer) -> Callable[[], None]:
+        """Call `callback(stream, events)` after every committed append through this store object; returns the
+        function that stops it (calling that twice is harmless).
+
+        Only appends that committed are seen: a conflicting, refused or failed append calls nothing, and neither
+        does a write another process (or another store object on the same file) makes. The callback runs in the
+        appending thread, after the commit and outside every lock of the store, so it may read the store; it must
+        be quick (the appender waits for it) and must not change the events (they are the appender's too). Appends
+        of different threads may be reported out of their commit order. A callback that raises breaks nothing: the
+        append stands and returns normally, and that callback is dropped with one warning on stderr.
+
+        Effect-free steps of a `durability="grouped"` run are appended (so seen) when their group is made
+        durable, at most a group delay after they happened.
+        """
+        token = object()  # one per subscription: the same callback observed twice is two subscriptions
+        with self._locks_guard:
+            self._observers = (*self._observers, (token, callback))
+
+        def unsubscribe() -> None:
+            self._drop_observer(token)
+
+        return unsubscribe
+
+    def _drop_observer(self, token: object) -> bool:
+        """Remove one subscription; False if it was already gone."""
+        with self._locks_guard:
+            kept = tuple(o for o in self._observers if o[0] is not token)
+            gone, self._observers = len(kept) < len(self._observers), kept
+        return gone
+
+    def _notify(self, stream: str, events: Sequence[Event]) -> None:
+        for token, callback in self._observers:  # a snapshot: callbacks may unsubscribe while it runs
+            try:
+                callback(stream, events)
+            except Exception as exc:  # an observer must never undo or fail an append that is already committed
+                if self._drop_observer(token):
+                    name = getattr(callback, "__qualname__", None) or type(callback).__name__
+                    print(
+                        f"alicorn: warning: journal observer {name} raised {type(exc).__name__}: {exc}; "
+                        "it is no longer called (the append it saw is committed)",
+                        file=sys.stderr,
+                    )
 
     def read(self, stream: str, after: int = 0) -> list[Event]:
         """Events of `stream` with seq > `after`, in order (from the archive segment if archived)."""

@@ -32,7 +32,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.context.redact import contains_secret
-from alicorn.validate.base import CheckResult, ValidationReport, parse_artifact
+from alicorn.i18n import N_
+from alicorn.validate.base import CheckResult, ValidationReport, check, joined, parse_artifact, phrase, problems_check
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 # Files that hold secrets by convention; a build must never change or ship them.
@@ -93,82 +94,104 @@ class CodeArtifact(_Loose):
 def _tests(art: CodeArtifact, must_pass: bool) -> CheckResult:
     t = art.tests
     if t is None:
-        return CheckResult(name="tests", passed=False, detail="no test results: the candidate's tests did not run")
+        return check("tests", False, N_("no test results: the candidate's tests did not run"))
     if t.timed_out:
-        return CheckResult(name="tests", passed=False, detail=f"the test suite timed out after {t.total} test(s)")
+        return check("tests", False, N_("the test suite timed out after {total} test(s)"), total=t.total)
     if t.total == 0:
-        return CheckResult(name="tests", passed=False, detail="the test suite ran no tests")
+        return check("tests", False, N_("the test suite ran no tests"))
     if must_pass and (t.failed or t.errors):
-        return CheckResult(
-            name="tests",
-            passed=False,
-            detail=f"{t.failed} failed and {t.errors} errored of {t.total} test(s)",
+        return check(
+            "tests",
+            False,
+            N_("{failed} failed and {errors} errored of {total} test(s)"),
+            failed=t.failed,
+            errors=t.errors,
+            total=t.total,
         )
-    return CheckResult(
-        name="tests", passed=True, detail=f"{t.total} test(s) ran: {t.passed} passed, {t.skipped} skipped"
+    return check(
+        "tests",
+        True,
+        N_("{total} test(s) ran: {passed} passed, {skipped} skipped"),
+        total=t.total,
+        passed=t.passed,
+        skipped=t.skipped,
     )
 
 
 def path_problem(path: str) -> str | None:
-    """Why a diff path is not a plain path inside the candidate, or None."""
+    """Why a diff path is not a plain path inside the candidate (an English msgid, marked), or None."""
     if not path or "\x00" in path:
-        return "empty or NUL"
+        return N_("empty or NUL")
     if PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute() or path.startswith("\\"):
-        return "absolute"
+        return N_("absolute")
     if ".." in PurePosixPath(path.replace("\\", "/")).parts:
-        return "leaves the candidate ('..')"
+        return N_("leaves the candidate ('..')")
     return None
 
 
 def _diff(art: CodeArtifact) -> CheckResult:
     d = art.diff
     if d is None:
-        return CheckResult(name="diff", passed=False, detail="no diff of the candidate against its source")
-    problems: list[str] = []
-    outside = [f"{f.path!r} ({why})" for f in d.files if (why := path_problem(f.path)) is not None]
+        return check("diff", False, N_("no diff of the candidate against its source"))
+    problems: list[dict[str, Any]] = []
+    outside = [
+        phrase(N_("{path} ({why})"), path=repr(f.path), why=phrase(why))
+        for f in d.files
+        if (why := path_problem(f.path)) is not None
+    ]
     if outside:
-        problems.append(f"path(s) outside the candidate: {', '.join(outside)}")
+        problems.append(phrase(N_("path(s) outside the candidate: {paths}"), paths=joined(outside, ", ")))
     secret_files = sorted(f.path for f in d.files if _SECRET_FILES.search(f.path.replace("\\", "/")))
     if secret_files:
-        problems.append(f"secret-bearing file(s) touched: {', '.join(secret_files)}")
+        problems.append(phrase(N_("secret-bearing file(s) touched: {files}"), files=", ".join(secret_files)))
     if contains_secret(d.text):
-        problems.append("the diff text contains a secret")
+        problems.append(phrase(N_("the diff text contains a secret")))
     if problems:
-        return CheckResult(name="diff", passed=False, detail="; ".join(problems))
-    return CheckResult(
-        name="diff",
-        passed=True,
-        detail=f"{len(d.files)} file(s) changed (+{d.added} -{d.removed}), all inside the candidate, no secrets",
+        return problems_check("diff", problems)
+    return check(
+        "diff",
+        True,
+        N_("{files} file(s) changed (+{added} -{removed}), all inside the candidate, no secrets"),
+        files=len(d.files),
+        added=d.added,
+        removed=d.removed,
     )
 
 
 def _package(art: CodeArtifact) -> CheckResult:
     p = art.package
     if p is None:
-        return CheckResult(name="package", passed=False, detail="no package was built")
+        return check("package", False, N_("no package was built"))
     problems = []
     if (why := path_problem(p.path)) is not None:
-        problems.append(f"package path {p.path!r} is {why}")
+        problems.append(phrase(N_("package path {path} is {why}"), path=repr(p.path), why=phrase(why)))
     if not _SHA256.match(p.sha256):
-        problems.append("the package has no valid SHA-256")
+        problems.append(phrase(N_("the package has no valid SHA-256")))
     if p.bytes <= 0:
-        problems.append("the package is empty")
+        problems.append(phrase(N_("the package is empty")))
     if problems:
-        return CheckResult(name="package", passed=False, detail="; ".join(problems))
-    return CheckResult(name="package", passed=True, detail=f"{p.path} ({p.bytes} bytes, sha256 {p.sha256[:12]}…)")
+        return problems_check("package", problems)
+    return check(
+        "package",
+        True,
+        N_("{path} ({bytes} bytes, sha256 {sha256}…)"),
+        path=p.path,
+        bytes=p.bytes,
+        sha256=p.sha256[:12],
+    )
 
 
 def _installation(art: CodeArtifact, wanted: bool) -> CheckResult:
     installed = art.installed or art.installation is not None
     if installed == wanted:
-        detail = "installed, as asked" if wanted else "not installed: the build stopped before installation"
-        return CheckResult(name="installation", passed=True, detail=detail)
-    detail = (
-        "installed, but the request said to stop before installation"
+        message = N_("installed, as asked") if wanted else N_("not installed: the build stopped before installation")
+        return check("installation", True, message)
+    message = (
+        N_("installed, but the request said to stop before installation")
         if installed
-        else "not installed, but the request asked for installation"
+        else N_("not installed, but the request asked for installation")
     )
-    return CheckResult(name="installation", passed=False, detail=detail)
+    return check("installation", False, message)
 
 
 def validate_code(artifact: Mapping[str, Any] | None, criteria: Mapping[str, Any]) -> ValidationReport:
@@ -188,4 +211,6 @@ def validate_code(artifact: Mapping[str, Any] | None, criteria: Mapping[str, Any
             checks.append(_installation(parsed, wanted))
         return ValidationReport.of("code", checks)
     except Exception as exc:  # a validator reports; it never takes the caller down with it
-        return ValidationReport.unreadable("code", f"the code artifact could not be checked: {type(exc).__name__}")
+        return ValidationReport.unreadable_because(
+            "code", N_("the code artifact could not be checked: {error}"), error=type(exc).__name__
+        )

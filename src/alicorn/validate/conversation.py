@@ -28,7 +28,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, parse_artifact
+from alicorn.i18n import N_
+from alicorn.validate.base import (
+    JOINED,
+    ArtifactType,
+    CheckResult,
+    Severity,
+    ValidationReport,
+    check,
+    parse_artifact,
+    phrase,
+    problems_check,
+)
+
+Phrase = dict[str, Any]
 
 KIND: ArtifactType = "conversation"
 
@@ -125,9 +138,18 @@ def _cited(art: ConversationArtifact) -> dict[int, list[str]]:
     return out
 
 
-def _list(values: list[str] | set[str], limit: int = 5) -> str:
-    shown = sorted(values)[:limit]
-    return ", ".join(shown) + (f" and {len(values) - limit} more" if len(values) > limit else "")
+def _list(values: list[str] | set[str], limit: int = 5) -> Any:
+    """The first `limit` values, comma-separated, and how many more (a phrase then: "and 3 more" is words)."""
+    shown = ", ".join(sorted(values)[:limit])
+    if len(values) > limit:
+        return phrase(N_("{shown} and {more} more"), shown=shown, more=len(values) - limit)
+    return shown
+
+
+def _result(name: str, problems: list[Phrase], ok: Phrase, severity: Severity = "error") -> CheckResult:
+    if problems:
+        return problems_check(name, problems, severity)
+    return check(name, True, ok["message"], severity, **ok["values"])
 
 
 def _quality(art: ConversationArtifact, c: Criteria) -> CheckResult:
@@ -137,22 +159,40 @@ def _quality(art: ConversationArtifact, c: Criteria) -> CheckResult:
     share = len(low) / len(segs)
     problems = []
     if mean < c.min_confidence:
-        problems.append(f"mean ASR confidence {mean:.2f} is below {c.min_confidence:.2f}")
+        problems.append(
+            phrase(N_("mean ASR confidence {mean:.2f} is below {minimum:.2f}"), mean=mean, minimum=c.min_confidence)
+        )
     if share > c.max_low_confidence_share:
         problems.append(
-            f"{share:.0%} of segments are below {c.min_confidence:.2f} (at most {c.max_low_confidence_share:.0%})"
+            phrase(
+                N_("{share:.0%} of segments are below {minimum:.2f} (at most {most:.0%})"),
+                share=share,
+                minimum=c.min_confidence,
+                most=c.max_low_confidence_share,
+            )
         )
     if abs(art.quality.mean_confidence - mean) > 0.005 or abs(art.quality.low_confidence_share - share) > 0.005:
         problems.append(
-            f"the reported quality (mean {art.quality.mean_confidence:.3f}, low share "
-            f"{art.quality.low_confidence_share:.3f}) does not match the segments "
-            f"(mean {mean:.3f}, low share {share:.3f})"
+            phrase(
+                N_(
+                    "the reported quality (mean {reported_mean:.3f}, low share {reported_share:.3f}) does not match "
+                    "the segments (mean {mean:.3f}, low share {share:.3f})"
+                ),
+                reported_mean=art.quality.mean_confidence,
+                reported_share=art.quality.low_confidence_share,
+                mean=mean,
+                share=share,
+            )
         )
-    detail = "; ".join(problems) or (
-        f"mean ASR confidence {mean:.2f} over {len(segs)} segments; "
-        f"{len(low)} below {c.min_confidence:.2f} ({share:.0%})"
+    ok = phrase(
+        N_("mean ASR confidence {mean:.2f} over {segments} segments; {low} below {minimum:.2f} ({share:.0%})"),
+        mean=mean,
+        segments=len(segs),
+        low=len(low),
+        minimum=c.min_confidence,
+        share=share,
     )
-    return CheckResult(name="transcription_quality", passed=not problems, detail=detail)
+    return _result("transcription_quality", problems, ok)
 
 
 def _speakers(art: ConversationArtifact, c: Criteria, cited: dict[int, list[str]]) -> CheckResult:
@@ -162,25 +202,35 @@ def _speakers(art: ConversationArtifact, c: Criteria, cited: dict[int, list[str]
     problems = []
     used = sorted({s.speaker for s in unknown if not s.redacted})
     if used:
-        problems.append(f"words of unidentified voices are used: {_list(used)}")
+        problems.append(phrase(N_("words of unidentified voices are used: {voices}"), voices=_list(used)))
     wrongly = sorted({f"#{s.index} ({', '.join(cited[s.index])})" for s in unknown if s.index in cited})
     if wrongly:
-        problems.append(f"items cite segments of unidentified voices: {_list(wrongly)}")
+        problems.append(phrase(N_("items cite segments of unidentified voices: {segments}"), segments=_list(wrongly)))
     undeclared = voices - {e.speaker for e in art.excluded}
     if undeclared:
-        problems.append(f"unidentified voices are not declared as left out: {_list(undeclared)}")
+        problems.append(
+            phrase(N_("unidentified voices are not declared as left out: {voices}"), voices=_list(undeclared))
+        )
     share = len(unknown) / len(art.segments)
     if share > c.max_unknown_share:
-        problems.append(f"{share:.0%} of segments come from unidentified voices (at most {c.max_unknown_share:.0%})")
-    detail = "; ".join(problems) or (
-        f"{len(known)} identified participants; "
-        + (
-            f"unidentified voices {_list(voices)} left out ({len(unknown)} segments)"
-            if voices
-            else "no unidentified voices"
+        problems.append(
+            phrase(
+                N_("{share:.0%} of segments come from unidentified voices (at most {most:.0%})"),
+                share=share,
+                most=c.max_unknown_share,
+            )
         )
+    voiced = (
+        phrase(
+            N_("unidentified voices {voices} left out ({segments} segments)"),
+            voices=_list(voices),
+            segments=len(unknown),
+        )
+        if voices
+        else phrase(N_("no unidentified voices"))
     )
-    return CheckResult(name="speakers", passed=not problems, detail=detail)
+    ok = phrase(N_("{known} identified participants; {voices}"), known=len(known), voices=voiced)
+    return _result("speakers", problems, ok)
 
 
 def _consents(art: ConversationArtifact, c: Criteria, cited: dict[int, list[str]]) -> CheckResult:
@@ -190,29 +240,42 @@ def _consents(art: ConversationArtifact, c: Criteria, cited: dict[int, list[str]
     problems = []
     used = sorted({s.speaker for s in art.segments if s.speaker in refused and not s.redacted})
     if used:
-        problems.append(f"words of participants without consent are used: {_list(used)}")
+        problems.append(phrase(N_("words of participants without consent are used: {people}"), people=_list(used)))
     wrongly = sorted({f"#{s.index}" for s in art.segments if s.speaker in refused and s.index in cited})
     if wrongly:
-        problems.append(f"items cite segments of participants without consent: {_list(wrongly)}")
+        problems.append(
+            phrase(N_("items cite segments of participants without consent: {segments}"), segments=_list(wrongly))
+        )
     declared = {e.speaker for e in art.excluded}
     undeclared = spoke - declared
     if undeclared:
-        problems.append(f"the exclusion of {_list(undeclared)} is not declared in the artifact")
+        problems.append(
+            phrase(N_("the exclusion of {people} is not declared in the artifact"), people=_list(undeclared))
+        )
     note = art.note.text if art.note is not None else ""
     unnamed = sorted(people[i].name for i in spoke if people[i].name not in note)
     if unnamed and art.note is not None:
-        problems.append(f"the note does not say that the words of {_list(unnamed)} were left out")
+        problems.append(
+            phrase(N_("the note does not say that the words of {people} were left out"), people=_list(unnamed))
+        )
     emails = {p.email: p.id for p in art.participants if p.email}
     addressed = sorted(emails[a] for a in (art.draft.to if art.draft else []) if emails.get(a) in refused)
     if addressed:
-        problems.append(f"the draft is addressed to participants without consent: {_list(addressed)}")
-    detail = "; ".join(problems) or (
-        f"{len(people) - len(refused)} of {len(people)} participants consented; "
-        + (f"words of {_list([people[i].name for i in refused])} left out" if refused else "nobody was left out")
+        problems.append(
+            phrase(N_("the draft is addressed to participants without consent: {people}"), people=_list(addressed))
+        )
+    left_out = (
+        phrase(N_("words of {people} left out"), people=_list([people[i].name for i in refused]))
+        if refused
+        else phrase(N_("nobody was left out"))
     )
-    return CheckResult(
-        name="consents", passed=not problems, detail=detail, severity="error" if c.require_consent else "warning"
+    ok = phrase(
+        N_("{consented} of {total} participants consented; {left_out}"),
+        consented=len(people) - len(refused),
+        total=len(people),
+        left_out=left_out,
     )
+    return _result("consents", problems, ok, "error" if c.require_consent else "warning")
 
 
 def _tasks(art: ConversationArtifact, c: Criteria) -> CheckResult:
@@ -220,58 +283,64 @@ def _tasks(art: ConversationArtifact, c: Criteria) -> CheckResult:
     usable = {s.index for s in art.segments if not s.redacted}
     problems = []
     if c.require_tasks and not art.tasks:
-        problems.append("no task was found, and the criteria require a task list")
+        problems.append(phrase(N_("no task was found, and the criteria require a task list")))
     untexted = [t.id for t in art.tasks if not t.text.strip()]
     unowned = [t.id for t in art.tasks if t.owner is None]
     strangers = [f"{t.id} ({t.owner})" for t in art.tasks if t.owner is not None and t.owner not in known]
     unproven = [t.id for t in art.tasks if not t.evidence or any(i not in usable for i in t.evidence)]
-    for label, ids in (
-        ("without text", untexted),
-        ("without an owner", unowned),
-        ("owned by someone who is not a " + ("consenting " if c.require_consent else "") + "participant", strangers),
-        ("without evidence in usable segments", unproven),
+    stranger = (
+        N_("tasks owned by someone who is not a consenting participant: {tasks}")
+        if c.require_consent
+        else N_("tasks owned by someone who is not a participant: {tasks}")
+    )
+    for message, ids in (
+        (N_("tasks without text: {tasks}"), untexted),
+        (N_("tasks without an owner: {tasks}"), unowned),
+        (stranger, strangers),
+        (N_("tasks without evidence in usable segments: {tasks}"), unproven),
     ):
         if ids:
-            problems.append(f"tasks {label}: {_list(ids)}")
-    detail = "; ".join(problems) or f"{len(art.tasks)} tasks, each with text, owner and evidence"
-    return CheckResult(name="tasks", passed=not problems, detail=detail)
+            problems.append(phrase(message, tasks=_list(ids)))
+    ok = phrase(N_("{tasks} tasks, each with text, owner and evidence"), tasks=len(art.tasks))
+    return _result("tasks", problems, ok)
 
 
 def _note(art: ConversationArtifact) -> CheckResult:
     if art.note is None or not art.note.text.strip():
-        return CheckResult(name="note", passed=False, detail="no note was written")
+        return check("note", False, N_("no note was written"))
     cited = {int(n) for n in re.findall(r"#(\d+)", art.note.text)}
     evidence = [i for t in art.tasks for i in t.evidence] + [i for d in art.decisions for i in d.evidence]
     missing = sorted({f"#{i}" for i in evidence if i not in cited})
     if missing:
-        return CheckResult(name="note", passed=False, detail=f"the note does not cite segments {_list(missing)}")
-    return CheckResult(
-        name="note", passed=True, detail=f"note of {len(art.note.text.splitlines())} lines cites every item"
-    )
+        return check("note", False, N_("the note does not cite segments {segments}"), segments=_list(missing))
+    return check("note", True, N_("note of {lines} lines cites every item"), lines=len(art.note.text.splitlines()))
 
 
 def _draft(art: ConversationArtifact, c: Criteria) -> CheckResult:
     if art.draft is None:
-        return CheckResult(name="draft", passed=False, detail="no draft reply was written")
+        return check("draft", False, N_("no draft reply was written"))
     d = art.draft
     emails = {p.email for p in art.participants if p.email}
     problems = []
     if not d.to:
-        problems.append("the draft has no recipient")
+        problems.append(phrase(N_("the draft has no recipient")))
     strangers = [a for a in d.to if a not in emails]
     if strangers:
-        problems.append(f"the draft is addressed to non-participants: {_list(strangers)}")
+        problems.append(phrase(N_("the draft is addressed to non-participants: {people}"), people=_list(strangers)))
     if not d.subject.strip() or not d.body.strip():
-        problems.append("the draft has no subject or no body")
+        problems.append(phrase(N_("the draft has no subject or no body")))
     if c.send and art.sent is None:
-        problems.append("the reply was to be sent but was not (no send step ran)")
+        problems.append(phrase(N_("the reply was to be sent but was not (no send step ran)")))
     if not c.send and (art.sent is not None or d.status != "draft"):
-        problems.append("the reply was sent although the request said not to send anything")
+        problems.append(phrase(N_("the reply was sent although the request said not to send anything")))
     if art.sent is not None and sorted(art.sent.to) != sorted(d.to):
-        problems.append("the sent message's recipients differ from the draft's")
-    state = "sent" if art.sent is not None else "not sent"
-    detail = "; ".join(problems) or f"draft to {len(d.to)} participants, {state}"
-    return CheckResult(name="draft", passed=not problems, detail=detail)
+        problems.append(phrase(N_("the sent message's recipients differ from the draft's")))
+    ok = (
+        phrase(N_("draft to {people} participants, sent"), people=len(d.to))
+        if art.sent is not None
+        else phrase(N_("draft to {people} participants, not sent"), people=len(d.to))
+    )
+    return _result("draft", problems, ok)
 
 
 def _evidence_confidence(art: ConversationArtifact, c: Criteria) -> CheckResult:
@@ -279,14 +348,14 @@ def _evidence_confidence(art: ConversationArtifact, c: Criteria) -> CheckResult:
     weak = [t.id for t in art.tasks if t.evidence and set(t.evidence) <= low]
     weak += [f"decision {n}" for n, d in enumerate(art.decisions, start=1) if d.evidence and set(d.evidence) <= low]
     shaky = [t.id for t in art.tasks if set(t.evidence) & low and t.id not in weak]
-    detail = (
-        f"resting only on low-confidence segments: {_list(weak)}"
+    parts = [
+        phrase(N_("resting only on low-confidence segments: {items}"), items=_list(weak))
         if weak
-        else "no item rests only on low-confidence segments"
-    )
+        else phrase(N_("no item rests only on low-confidence segments"))
+    ]
     if shaky:
-        detail += f"; partly on low-confidence segments: {_list(shaky)}"
-    return CheckResult(name="evidence_confidence", passed=not weak, detail=detail, severity="warning")
+        parts.append(phrase(N_("partly on low-confidence segments: {items}"), items=_list(shaky)))
+    return check("evidence_confidence", not weak, JOINED, "warning", problems=parts)
 
 
 def validate_conversation(artifact: Mapping[str, Any] | None, criteria: Mapping[str, Any]) -> ValidationReport:
@@ -294,7 +363,9 @@ def validate_conversation(artifact: Mapping[str, Any] | None, criteria: Mapping[
     try:
         c = Criteria.model_validate(dict(criteria or {}))
     except (ValidationError, TypeError, ValueError) as exc:
-        return ValidationReport.unreadable(KIND, f"the criteria are malformed: {str(exc).splitlines()[0]}")
+        return ValidationReport.unreadable_because(
+            KIND, N_("the criteria are malformed: {error}"), error=str(exc).splitlines()[0]
+        )
     parsed = parse_artifact(ConversationArtifact, artifact, KIND)
     if isinstance(parsed, ValidationReport):
         return parsed

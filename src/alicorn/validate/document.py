@@ -36,7 +36,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn import canonical
 from alicorn.context.redact import SECRET_CATEGORIES, find
-from alicorn.validate.base import CheckResult, ValidationReport, parse_artifact
+from alicorn.i18n import N_
+from alicorn.validate.base import (
+    CheckResult,
+    ValidationReport,
+    check,
+    joined,
+    parse_artifact,
+    phrase,
+    problems_check,
+    render,
+)
 
 Figure = float | int | str | bool | None
 
@@ -84,28 +94,30 @@ def _strings(criteria: Mapping[str, Any], key: str) -> list[str]:
 
 
 def _completeness(doc: Document, criteria: Mapping[str, Any]) -> CheckResult:
-    problems: list[str] = []
+    problems: list[dict[str, Any]] = []
     if not doc.title.strip():
-        problems.append("the title is empty")
+        problems.append(phrase(N_("the title is empty")))
     if not doc.sections:
-        problems.append("there are no sections")
+        problems.append(phrase(N_("there are no sections")))
     empty = [s.heading or "(no heading)" for s in doc.sections if not s.text.strip() or not s.heading.strip()]
     if empty:
-        problems.append(f"empty section(s): {', '.join(empty)}")
+        problems.append(phrase(N_("empty section(s): {sections}"), sections=", ".join(empty)))
     missing = [
         r
         for r in _strings(criteria, "required_sections")
         if not any(heading_matches(s.heading, r) for s in doc.sections)
     ]
     if missing:
-        problems.append(f"missing required section(s): {', '.join(missing)}")
+        problems.append(phrase(N_("missing required section(s): {sections}"), sections=", ".join(missing)))
     if problems:
-        return CheckResult(name="completeness", passed=False, detail="; ".join(problems))
+        return problems_check("completeness", problems)
     required = len(_strings(criteria, "required_sections"))
-    return CheckResult(
-        name="completeness",
-        passed=True,
-        detail=f"{len(doc.sections)} non-empty section(s); all {required} required section(s) present",
+    return check(
+        "completeness",
+        True,
+        N_("{sections} non-empty section(s); all {required} required section(s) present"),
+        sections=len(doc.sections),
+        required=required,
     )
 
 
@@ -122,14 +134,20 @@ def _sources(doc: Document, criteria: Mapping[str, Any]) -> CheckResult:
     unknown = sorted({c for s in doc.sections for c in s.sources if registry is not None and c not in registry})
     problems = []
     if uncited:
-        problems.append(f"section(s) citing no source: {', '.join(uncited)}")
+        problems.append(phrase(N_("section(s) citing no source: {sections}"), sections=", ".join(uncited)))
     if unknown:
-        problems.append(f"cited source(s) not in the document's sources: {', '.join(unknown)}")
+        problems.append(
+            phrase(N_("cited source(s) not in the document's sources: {sources}"), sources=", ".join(unknown))
+        )
     if problems:
-        return CheckResult(name="sources", passed=False, detail="; ".join(problems))
+        return problems_check("sources", problems)
     cited = len({c for s in doc.sections for c in s.sources})
-    where = "all in the source registry" if registry is not None else "the document has no source registry to check"
-    return CheckResult(name="sources", passed=True, detail=f"every section cites a source ({cited} cited; {where})")
+    where = (
+        phrase(N_("all in the source registry"))
+        if registry is not None
+        else phrase(N_("the document has no source registry to check"))
+    )
+    return check("sources", True, N_("every section cites a source ({cited} cited; {where})"), cited=cited, where=where)
 
 
 def _same(a: Figure, b: Figure) -> bool:
@@ -140,38 +158,56 @@ def _same(a: Figure, b: Figure) -> bool:
 
 
 def _consistency(doc: Document) -> CheckResult:
-    problems: list[str] = []
+    problems: list[dict[str, Any]] = []
     texts: dict[str, str] = {}
     for s in doc.sections:
         key = _norm(s.heading)
         if key in texts and _norm(texts[key]) != _norm(s.text):
-            problems.append(f"two sections headed {s.heading!r} say different things")
+            problems.append(phrase(N_("two sections headed {heading} say different things"), heading=repr(s.heading)))
         texts.setdefault(key, s.text)
     seen: dict[str, tuple[Figure, str]] = {}
     for s in doc.sections:
         for name, value in sorted(s.figures.items()):
             if name in seen and not _same(seen[name][0], value):
                 first, where = seen[name]
-                problems.append(f"figure {name!r} is {first!r} in {where!r} but {value!r} in {s.heading!r}")
+                problems.append(
+                    phrase(
+                        N_("figure {figure} is {first} in {where} but {value} in {heading}"),
+                        figure=repr(name),
+                        first=repr(first),
+                        where=repr(where),
+                        value=repr(value),
+                        heading=repr(s.heading),
+                    )
+                )
             seen.setdefault(name, (value, s.heading))
     if problems:
-        return CheckResult(name="consistency", passed=False, detail="; ".join(problems))
-    return CheckResult(
-        name="consistency", passed=True, detail=f"headings distinct, {len(seen)} figure(s) agree wherever repeated"
+        return problems_check("consistency", problems)
+    return check(
+        "consistency", True, N_("headings distinct, {figures} figure(s) agree wherever repeated"), figures=len(seen)
     )
 
 
-def _texts(doc: Document) -> list[tuple[str, str]]:
-    """(where, text) for everything a reader sees or a source names."""
+def _texts(doc: Document) -> list[tuple[dict[str, Any], str]]:
+    """(where, as a phrase; text) for everything a reader sees or a source names."""
     # Places are named by position, never by heading: a heading may itself hold the value found.
-    out = [("the title", doc.title)]
+    out = [(phrase(N_("the title")), doc.title)]
     for number, s in enumerate(doc.sections, start=1):
-        out.append((f"section {number}'s heading", s.heading))
-        out.append((f"section {number}'s text", s.text))
-        out.extend((f"section {number}'s figures", f"{n} {v}") for n, v in sorted(s.figures.items()))
+        out.append((phrase(N_("section {number}'s heading"), number=number), s.heading))
+        out.append((phrase(N_("section {number}'s text"), number=number), s.text))
+        figures = phrase(N_("section {number}'s figures"), number=number)
+        out.extend((figures, f"{n} {v}") for n, v in sorted(s.figures.items()))
     if doc.sources is not None:
-        out.append(("the sources", canonical.dumps(doc.sources)))
+        out.append((phrase(N_("the sources")), canonical.dumps(doc.sources)))
     return out
+
+
+def _kind(severity: str, category: str) -> dict[str, Any]:
+    if severity == "secret":
+        return phrase(N_("secret data ({category})"), category=category)
+    if severity == "private":
+        return phrase(N_("private data ({category})"), category=category)
+    return phrase(N_("{severity} data ({category})"), severity=severity, category=category)
 
 
 def _term_pattern(term: str) -> re.Pattern[str]:
@@ -182,22 +218,30 @@ def _no_forbidden_data(doc: Document, criteria: Mapping[str, Any]) -> CheckResul
     allowed = {c for c in _strings(criteria, "allowed_private") if c not in SECRET_CATEGORIES}
     names = _strings(criteria, "names")
     terms = [t for t in _strings(criteria, "forbidden_terms") if t.strip()]
-    found: dict[str, set[str]] = {}
+    # kind (English, the order) -> (the kind as a phrase, {place in English: the place as a phrase})
+    found: dict[str, tuple[dict[str, Any], dict[str, dict[str, Any]]]] = {}
     for where, text in _texts(doc):
+        place = render("en", where["message"], where["values"])
         for item in find(text, names=names):
             if item.category not in allowed:
-                found.setdefault(f"{item.severity} data ({item.category})", set()).add(where)
+                kind = _kind(item.severity, item.category)
+                found.setdefault(f"{item.severity} data ({item.category})", (kind, {}))[1][place] = where
         for term in terms:
             if _term_pattern(term).search(text):
-                found.setdefault(f"forbidden term {term!r}", set()).add(where)
+                kind = phrase(N_("forbidden term {term}"), term=repr(term))
+                found.setdefault(f"forbidden term {term!r}", (kind, {}))[1][place] = where
     if found:
         # The values themselves are never repeated in the report: only what kind and where.
-        detail = "; ".join(f"{kind} in {', '.join(sorted(places))}" for kind, places in sorted(found.items()))
-        return CheckResult(name="no_forbidden_data", passed=False, detail=detail)
-    return CheckResult(
-        name="no_forbidden_data",
-        passed=True,
-        detail=f"no secrets, no private data and none of {len(terms)} forbidden term(s)",
+        problems = [
+            phrase(N_("{kind} in {places}"), kind=kind, places=joined([p for _, p in sorted(places.items())], ", "))
+            for _, (kind, places) in sorted(found.items())
+        ]
+        return problems_check("no_forbidden_data", problems)
+    return check(
+        "no_forbidden_data",
+        True,
+        N_("no secrets, no private data and none of {terms} forbidden term(s)"),
+        terms=len(terms),
     )
 
 
@@ -217,12 +261,16 @@ def validate_document(artifact: Mapping[str, Any] | None, criteria: Mapping[str,
         if isinstance(minimum, int) and not isinstance(minimum, bool):
             enough = len(parsed.sections) >= minimum
             checks.append(
-                CheckResult(
-                    name="min_sections",
-                    passed=enough,
-                    detail=f"{len(parsed.sections)} section(s); at least {minimum} wanted",
+                check(
+                    "min_sections",
+                    enough,
+                    N_("{sections} section(s); at least {minimum} wanted"),
+                    sections=len(parsed.sections),
+                    minimum=minimum,
                 )
             )
         return ValidationReport.of("document", checks)
     except Exception as exc:  # a validator reports; it never takes the caller down with it
-        return ValidationReport.unreadable("document", f"the document could not be checked: {type(exc).__name__}")
+        return ValidationReport.unreadable_because(
+            "document", N_("the document could not be checked: {error}"), error=type(exc).__name__
+        )

@@ -24,7 +24,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, parse_artifact
+from alicorn.i18n import N_
+from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, check, joined, parse_artifact, phrase
 
 KIND: ArtifactType = "schedule"
 SHOWN = 3  # offenders named in a failed check's detail
@@ -120,39 +121,62 @@ class _Criteria(BaseModel):
     max_shortfall: int = Field(0, ge=0)
 
 
-def _check(name: str, problems: list[str], passed: str, what: str) -> CheckResult:
+Phrase = dict[str, Any]
+
+
+def _check(name: str, problems: list[Phrase], ok: Phrase, failed: str) -> CheckResult:
+    """Passed with the sentence `ok`, or failed with `failed` ({count} and {problems}: the first SHOWN of them)."""
     if not problems:
-        return CheckResult(name=name, passed=True, detail=passed)
-    more = f" (and {len(problems) - SHOWN} more)" if len(problems) > SHOWN else ""
-    return CheckResult(name=name, passed=False, detail=f"{len(problems)} {what}: " + "; ".join(problems[:SHOWN]) + more)
+        return check(name, True, ok["message"], **ok["values"])
+    shown: Any = problems[:SHOWN]
+    if len(problems) > SHOWN:
+        shown = phrase(N_("{shown} (and {more} more)"), shown=shown, more=len(problems) - SHOWN)
+    return check(name, False, failed, count=len(problems), problems=shown)
 
 
 def _month(s: _Schedule, wanted: str | None) -> CheckResult:
-    problems = [] if wanted in (None, s.month) else [f"the schedule is for {s.month}, the request asked for {wanted}"]
+    problems = (
+        []
+        if wanted in (None, s.month)
+        else [phrase(N_("the schedule is for {month}, the request asked for {wanted}"), month=s.month, wanted=wanted)]
+    )
     for v in s.variants:
         outside = sorted({a.date for a in v.assignments if a.date.strftime("%Y-%m") != s.month})
-        problems += [f"variant {v.id} schedules {d}, outside {s.month}" for d in outside]
-    return _check("month", problems, f"every assignment falls in {s.month}", "month problem(s)")
+        problems += [
+            phrase(N_("variant {variant} schedules {day}, outside {month}"), variant=v.id, day=str(d), month=s.month)
+            for d in outside
+        ]
+    ok = phrase(N_("every assignment falls in {month}"), month=s.month)
+    return _check("month", problems, ok, N_("{count} month problem(s): {problems}"))
 
 
 def _variants(s: _Schedule, wanted: int | None) -> CheckResult:
     problems = []
     if wanted is not None and len(s.variants) != wanted:
-        problems.append(f"{len(s.variants)} variant(s) where {wanted} were asked for")
+        problems.append(
+            phrase(N_("{count} variant(s) where {wanted} were asked for"), count=len(s.variants), wanted=wanted)
+        )
     if not s.variants:
-        problems.append("there is no variant at all")
+        problems.append(phrase(N_("there is no variant at all")))
     ids = Counter(v.id for v in s.variants)
-    problems += [f"variant id {i} is used {n} times" for i, n in sorted(ids.items()) if n > 1]
+    problems += [
+        phrase(N_("variant id {variant} is used {times} times"), variant=i, times=n)
+        for i, n in sorted(ids.items())
+        if n > 1
+    ]
     needed = sum(c.required for c in s.demand)
     seen: dict[frozenset[tuple[str, date, str, str]], int] = {}
     for v in s.variants:
         key = frozenset((a.employee, a.date, a.shift, a.competence) for a in v.assignments)
         if not key and needed:
-            problems.append(f"variant {v.id} assigns nobody")
+            problems.append(phrase(N_("variant {variant} assigns nobody"), variant=v.id))
         if key in seen:
-            problems.append(f"variant {v.id} is identical to variant {seen[key]}")
+            problems.append(
+                phrase(N_("variant {variant} is identical to variant {other}"), variant=v.id, other=seen[key])
+            )
         seen.setdefault(key, v.id)
-    return _check("variants", problems, f"{len(s.variants)} distinct variant(s), as asked", "variant problem(s)")
+    ok = phrase(N_("{count} distinct variant(s), as asked"), count=len(s.variants))
+    return _check("variants", problems, ok, N_("{count} variant problem(s): {problems}"))
 
 
 def _coverage(s: _Schedule, allowed: int) -> CheckResult:
@@ -166,17 +190,32 @@ def _coverage(s: _Schedule, allowed: int) -> CheckResult:
         missing = sum(n - got for _, n, got in gaps)
         worst = max(worst, missing)
         if missing > allowed:
-            first = ", ".join(f"{d} {sh} {c} {got} of {n}" for (d, sh, c), n, got in gaps[:SHOWN])
-            problems.append(f"variant {v.id} leaves {missing} person-shift(s) unstaffed ({first})")
+            first = [
+                phrase(
+                    N_("{day} {shift} {competence} {got} of {required}"),
+                    day=str(d),
+                    shift=sh,
+                    competence=c,
+                    got=got,
+                    required=n,
+                )
+                for (d, sh, c), n, got in gaps[:SHOWN]
+            ]
+            problems.append(
+                phrase(
+                    N_("variant {variant} leaves {missing} person-shift(s) unstaffed ({first})"),
+                    variant=v.id,
+                    missing=missing,
+                    first=joined(first, ", "),
+                )
+            )
     total = sum(required.values())
-    return _check(
-        "coverage",
-        problems,
-        f"every variant staffs all {total} person-shift(s) the demand asks for"
+    ok = (
+        phrase(N_("every variant staffs all {total} person-shift(s) the demand asks for"), total=total)
         if not worst
-        else f"shortfall of at most {worst} person-shift(s), within {allowed}",
-        "variant(s) short of staff",
+        else phrase(N_("shortfall of at most {worst} person-shift(s), within {allowed}"), worst=worst, allowed=allowed)
     )
+    return _check("coverage", problems, ok, N_("{count} variant(s) short of staff: {problems}"))
 
 
 def _spans(s: _Schedule, v: _Variant) -> dict[str, list[tuple[datetime, datetime, _Assignment]]]:
@@ -197,8 +236,18 @@ def _time_limits(s: _Schedule) -> CheckResult:
                 rest = (start - end).total_seconds() / 3600
                 if a.date != b.date and 0 <= rest < r.min_rest_hours:
                     problems.append(
-                        f"variant {v.id}: {who} rests {rest:g} h before {b.shift} on {b.date} "
-                        f"(minimum {r.min_rest_hours:g} h)"
+                        phrase(
+                            N_(
+                                "variant {variant}: {who} rests {rest:g} h before {shift} on {day} "
+                                "(minimum {minimum:g} h)"
+                            ),
+                            variant=v.id,
+                            who=who,
+                            rest=rest,
+                            shift=b.shift,
+                            day=str(b.date),
+                            minimum=r.min_rest_hours,
+                        )
                     )
             weeks: dict[tuple[int, int], float] = defaultdict(float)
             for start, end, a in spans:
@@ -206,21 +255,42 @@ def _time_limits(s: _Schedule) -> CheckResult:
             for (year, week), hours in sorted(weeks.items()):
                 if hours > r.max_weekly_hours:
                     problems.append(
-                        f"variant {v.id}: {who} works {hours:g} h in ISO week {year}-W{week:02d} "
-                        f"(maximum {r.max_weekly_hours:g} h)"
+                        phrase(
+                            N_(
+                                "variant {variant}: {who} works {hours:g} h in ISO week {year}-W{week:02d} "
+                                "(maximum {maximum:g} h)"
+                            ),
+                            variant=v.id,
+                            who=who,
+                            hours=hours,
+                            year=year,
+                            week=week,
+                            maximum=r.max_weekly_hours,
+                        )
                     )
             days, run = sorted({a.date for _, _, a in spans}), 1
             for before, day in itertools.pairwise(days):
                 run = run + 1 if (day - before).days == 1 else 1
                 if run == r.max_consecutive_days + 1:
                     problems.append(
-                        f"variant {v.id}: {who} works more than {r.max_consecutive_days} days in a row up to {day}"
+                        phrase(
+                            N_("variant {variant}: {who} works more than {days} days in a row up to {day}"),
+                            variant=v.id,
+                            who=who,
+                            days=r.max_consecutive_days,
+                            day=str(day),
+                        )
                     )
-    ok = (
-        f"rest of at least {r.min_rest_hours:g} h, at most {r.max_weekly_hours:g} h a week and "
-        f"{r.max_consecutive_days} days in a row for everyone in every variant"
+    ok = phrase(
+        N_(
+            "rest of at least {rest:g} h, at most {hours:g} h a week and {days} days in a row for everyone in every "
+            "variant"
+        ),
+        rest=r.min_rest_hours,
+        hours=r.max_weekly_hours,
+        days=r.max_consecutive_days,
     )
-    return _check("time_limits", problems, ok, "time-limit violation(s)")
+    return _check("time_limits", problems, ok, N_("{count} time-limit violation(s): {problems}"))
 
 
 def _competences(s: _Schedule) -> CheckResult:
@@ -229,13 +299,30 @@ def _competences(s: _Schedule) -> CheckResult:
     for v in s.variants:
         for a in v.assignments:
             if a.employee not in held:
-                problems.append(f"variant {v.id}: {a.employee} on {a.date} is not among the employees")
+                problems.append(
+                    phrase(
+                        N_("variant {variant}: {employee} on {day} is not among the employees"),
+                        variant=v.id,
+                        employee=a.employee,
+                        day=str(a.date),
+                    )
+                )
             elif a.competence not in held[a.employee]:
                 problems.append(
-                    f"variant {v.id}: {a.employee} works as {a.competence} on {a.date} {a.shift} "
-                    "without that competence"
+                    phrase(
+                        N_(
+                            "variant {variant}: {employee} works as {competence} on {day} {shift} "
+                            "without that competence"
+                        ),
+                        variant=v.id,
+                        employee=a.employee,
+                        competence=a.competence,
+                        day=str(a.date),
+                        shift=a.shift,
+                    )
                 )
-    return _check("competences", problems, "everyone works only in a competence they hold", "competence violation(s)")
+    ok = phrase(N_("everyone works only in a competence they hold"))
+    return _check("competences", problems, ok, N_("{count} competence violation(s): {problems}"))
 
 
 def _conflicts(s: _Schedule, respect_vacations: bool) -> CheckResult:
@@ -248,17 +335,40 @@ def _conflicts(s: _Schedule, respect_vacations: bool) -> CheckResult:
             for (_, end, a), (start, _, b) in itertools.pairwise(spans):
                 if a.date == b.date or start < end:
                     problems.append(
-                        f"variant {v.id}: {who} is booked for {a.shift} on {a.date} and {b.shift} on {b.date}"
+                        phrase(
+                            N_(
+                                "variant {variant}: {who} is booked for {shift} on {day} "
+                                "and {other_shift} on {other_day}"
+                            ),
+                            variant=v.id,
+                            who=who,
+                            shift=a.shift,
+                            day=str(a.date),
+                            other_shift=b.shift,
+                            other_day=str(b.date),
+                        )
                     )
             if respect_vacations:
                 problems += [
-                    f"variant {v.id}: {who} works {a.shift} on {a.date} during a vacation ({vac.start}..{vac.end})"
+                    phrase(
+                        N_("variant {variant}: {who} works {shift} on {day} during a vacation ({start}..{end})"),
+                        variant=v.id,
+                        who=who,
+                        shift=a.shift,
+                        day=str(a.date),
+                        start=str(vac.start),
+                        end=str(vac.end),
+                    )
                     for _, _, a in spans
                     for vac in away[who]
                     if vac.start <= a.date <= vac.end
                 ]
-    ok = "nobody is double-booked" + (" or scheduled during a vacation" if respect_vacations else "")
-    return _check("conflicts", problems, ok, "conflict(s)")
+    ok = (
+        phrase(N_("nobody is double-booked or scheduled during a vacation"))
+        if respect_vacations
+        else phrase(N_("nobody is double-booked"))
+    )
+    return _check("conflicts", problems, ok, N_("{count} conflict(s): {problems}"))
 
 
 def validate_schedule(artifact: Mapping[str, Any] | None, criteria: Mapping[str, Any]) -> ValidationReport:
@@ -266,9 +376,7 @@ def validate_schedule(artifact: Mapping[str, Any] | None, criteria: Mapping[str,
     try:
         wanted = _Criteria.model_validate(dict(criteria))
     except (ValidationError, TypeError, ValueError) as exc:
-        return ValidationReport.of(
-            KIND, [CheckResult(name="criteria", passed=False, detail=f"unusable criteria: {exc}")]
-        )
+        return ValidationReport.of(KIND, [check("criteria", False, N_("unusable criteria: {error}"), error=str(exc))])
     parsed = parse_artifact(_Schedule, artifact, KIND)
     if isinstance(parsed, ValidationReport):
         return parsed
@@ -282,16 +390,18 @@ def validate_schedule(artifact: Mapping[str, Any] | None, criteria: Mapping[str,
             _conflicts(parsed, wanted.respect_vacations),
         ]
     except (OverflowError, ValueError) as exc:  # dates at the very end of the calendar
-        return ValidationReport.unreadable(KIND, f"the artifact cannot be checked: {exc}")
+        return ValidationReport.unreadable_because(KIND, N_("the artifact cannot be checked: {error}"), error=str(exc))
     issues = parsed.issues
     checks.append(
-        CheckResult(
-            name="data",
-            passed=not issues,
-            severity="warning",
-            detail="the data loaded without problems"
-            if not issues
-            else f"{len(issues)} data problem(s) reported: " + "; ".join(issues[:SHOWN]),
+        check("data", True, N_("the data loaded without problems"), "warning")
+        if not issues
+        else check(
+            "data",
+            False,
+            N_("{count} data problem(s) reported: {issues}"),
+            "warning",
+            count=len(issues),
+            issues="; ".join(issues[:SHOWN]),
         )
     )
     return ValidationReport.of(KIND, checks)

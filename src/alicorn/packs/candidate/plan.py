@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from alicorn.i18n import tr
 from alicorn.packs.candidate.ops import APPLY_VARIANT, CREATE_CANDIDATE, DIFF
 from alicorn.packs.candidate.release import INSTALL, PACKAGE
 from alicorn.packs.candidate.runner import RUN_TESTS
@@ -161,29 +162,61 @@ def criteria(params: BaseModel) -> dict[str, Any]:
     return {"tests_must_pass": True, "require_diff": True, "require_package": True, "installed": p.install}
 
 
-def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> ResultSummary:
-    """Headline (tests, diff, package, installation) and what a human should look at."""
+def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport, language: str = "en") -> ResultSummary:
+    """Headline (tests, diff, package, installation) and what a human should look at, in `language`."""
+    lang = language
     if artifact is None:
-        return ResultSummary(lines=(f"No candidate was built ({report.summary}).",), conflicts=(report.summary,))
+        why = report.summary_in(lang)
+        return ResultSummary(lines=(tr(lang, "No candidate was built ({why}).", why=why),), conflicts=(why,))
     lines = []
     candidate = artifact.get("candidate") or {}
-    lines.append(f"Candidate {candidate.get('root', '?')}: {candidate.get('files', '?')} file(s) copied.")
+    lines.append(
+        tr(
+            lang,
+            "Candidate {root}: {files} file(s) copied.",
+            root=candidate.get("root", "?"),
+            files=candidate.get("files", "?"),
+        )
+    )
     tests = artifact.get("tests") or {}
     if tests:
         lines.append(
-            f"Tests: {tests.get('passed', 0)} passed, {tests.get('failed', 0)} failed, {tests.get('errors', 0)} "
-            f"errors, {tests.get('skipped', 0)} skipped of {tests.get('total', 0)}."
+            tr(
+                lang,
+                "Tests: {passed} passed, {failed} failed, {errors} errors, {skipped} skipped of {total}.",
+                passed=tests.get("passed", 0),
+                failed=tests.get("failed", 0),
+                errors=tests.get("errors", 0),
+                skipped=tests.get("skipped", 0),
+                total=tests.get("total", 0),
+            )
         )
     diff = artifact.get("diff") or {}
     if diff:
         paths = ", ".join(f.get("path", "?") for f in diff.get("files", []) if isinstance(f, dict))
         lines.append(
-            f"Diff: {diff.get('changed', 0)} file(s), +{diff.get('added', 0)} -{diff.get('removed', 0)}: {paths}."
+            tr(
+                lang,
+                "Diff: {changed} file(s), +{added} -{removed}: {paths}.",
+                changed=diff.get("changed", 0),
+                added=diff.get("added", 0),
+                removed=diff.get("removed", 0),
+                paths=paths,
+            )
         )
     package = artifact.get("package") or {}
     if package:
-        lines.append(f"Package: {package.get('path')} (sha256 {str(package.get('sha256', ''))[:12]}…).")
-    lines.append("Installed." if artifact.get("installed") else "Not installed: stopped before installation.")
+        lines.append(
+            tr(
+                lang,
+                "Package: {path} (sha256 {sha256}…).",
+                path=package.get("path"),
+                sha256=str(package.get("sha256", ""))[:12],
+            )
+        )
+    lines.append(
+        tr(lang, "Installed.") if artifact.get("installed") else tr(lang, "Not installed: stopped before installation.")
+    )
     metrics = {
         "tests_total": tests.get("total", 0),
         "tests_failed": tests.get("failed", 0) + tests.get("errors", 0),
@@ -192,4 +225,6 @@ def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> R
         "installed": bool(artifact.get("installed")),
         "status": report.status,
     }
-    return ResultSummary(lines=tuple(lines), metrics=metrics, conflicts=tuple(c.detail for c in report.failures))
+    return ResultSummary(
+        lines=tuple(lines), metrics=metrics, conflicts=tuple(c.sentence(lang) for c in report.failures)
+    )

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from alicorn.i18n import N_, tr, tr_marked, trn
 from alicorn.ops.workspace import WRITE_FILE
 from alicorn.packs.incident.ops import FIND_CHANGE, LOAD_JOBS, PROPOSE_HYPOTHESES
 from alicorn.packs.incident.report import SUMMARIZE_TESTS
@@ -158,28 +159,60 @@ def criteria(params: BaseModel) -> dict[str, Any]:
     return {"required_sections": sections, "require_sources": True, "min_sections": len(sections)}
 
 
-def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> ResultSummary:
-    """Headline (the rise and the supported cause), a line per hypothesis, and what a human should look at."""
+#: A hypothesis' verdict, as the summary says it.
+VERDICT_LABELS = {
+    "supported": N_("supported"),
+    "not supported": N_("not supported"),
+    "untested": N_("untested"),
+}
+
+
+def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport, language: str = "en") -> ResultSummary:
+    """Headline (the rise and the supported cause), a line per hypothesis, and what a human should look at, in
+    `language`."""
+    lang = language
     if artifact is None:
-        return ResultSummary(lines=(f"No report was produced ({report.summary}).",), conflicts=(report.summary,))
+        why = report.summary_in(lang)
+        return ResultSummary(lines=(tr(lang, "No report was produced ({why}).", why=why),), conflicts=(why,))
     sections = {s.get("heading", ""): s for s in artifact.get("sections", []) if isinstance(s, dict)}
     figures = sections.get("Change", {}).get("figures", {})
     findings = [f for f in artifact.get("findings", []) if isinstance(f, dict)]
     supported = [f for f in findings if f.get("verdict") == "supported"]
     lines = [
-        f"Render time rose {figures.get('increase_pct', '?')}% from {figures.get('split_date', '?')} "
-        f"(median {figures.get('median_before_s', '?')} s → {figures.get('median_after_s', '?')} s)."
+        tr(
+            lang,
+            "Render time rose {increase}% from {date} (median {before} s → {after} s).",
+            increase=figures.get("increase_pct", "?"),
+            date=figures.get("split_date", "?"),
+            before=figures.get("median_before_s", "?"),
+            after=figures.get("median_after_s", "?"),
+        )
     ]
-    lines += [
-        f"Hypothesis {f.get('rank')}: {f.get('factor')} = {f.get('level')}: {f.get('verdict')}"
-        + (f" (median {f.get('ratio')}x the other jobs', p={f.get('p_value')})" if f.get("ratio") is not None else "")
-        for f in findings
-    ]
-    conflicts = [c.detail for c in report.failures]
+    for f in findings:
+        verdict = str(f.get("verdict"))
+        line = tr(
+            lang,
+            "Hypothesis {rank}: {factor} = {level}: {verdict}",
+            rank=f.get("rank"),
+            factor=f.get("factor"),
+            level=f.get("level"),
+            verdict=tr_marked(lang, VERDICT_LABELS[verdict]) if verdict in VERDICT_LABELS else verdict,
+        )
+        if f.get("ratio") is not None:
+            line += tr(lang, " (median {ratio}x the other jobs', p={p})", ratio=f.get("ratio"), p=f.get("p_value"))
+        lines.append(line)
+    conflicts = [c.sentence(lang) for c in report.failures]
     if not supported:
-        conflicts.append("no hypothesis explains the rise: the cause lies elsewhere")
+        conflicts.append(tr(lang, "no hypothesis explains the rise: the cause lies elsewhere"))
     elif len(supported) > 1:
-        conflicts.append(f"{len(supported)} hypotheses hold at once: the causes may overlap")
+        conflicts.append(
+            trn(
+                lang,
+                "{n} hypothesis holds at once: the causes may overlap",
+                "{n} hypotheses hold at once: the causes may overlap",
+                len(supported),
+            )
+        )
     metrics = {
         "increase_pct": figures.get("increase_pct"),
         "split_date": figures.get("split_date"),

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from alicorn.i18n import N_, tr, tr_marked, trn
 from alicorn.ops.workspace import WRITE_FILE
 from alicorn.packs.notes.compose import DRAFT_REPLY, WRITE_NOTE
 from alicorn.packs.notes.send import SEND_REPLY
@@ -216,11 +217,21 @@ def _items(artifact: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> ResultSummary:
+#: Why a speaker's words were left out, as the summary says it.
+REASON_LABELS = {
+    "no recording consent": N_("no recording consent"),
+    "no processing consent": N_("no processing consent"),
+    "unidentified speaker": N_("unidentified speaker"),
+}
+
+
+def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport, language: str = "en") -> ResultSummary:
     """Headline (tasks, participants, draft state), figures, and conflicts: low-confidence evidence, missing consents,
-    tasks without an owner, failed checks."""
+    tasks without an owner, failed checks; its sentences in `language`."""
+    lang = language
     if not isinstance(artifact, Mapping):
-        return ResultSummary(lines=(f"No conversation notes: {report.summary}",), conflicts=(report.summary,))
+        why = report.summary_in(lang)
+        return ResultSummary(lines=(tr(lang, "No conversation notes: {why}", why=why),), conflicts=(why,))
     conv = _mapping(artifact.get("conversation"))
     tasks, people = _items(artifact, "tasks"), _items(artifact, "participants")
     segments = {s.get("index"): s for s in _items(artifact, "segments")}
@@ -228,33 +239,69 @@ def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> R
     draft, sent = artifact.get("draft"), artifact.get("sent")
     excluded = _items(artifact, "excluded")
     lines = [
-        f"{conv.get('title', '?')} ({conv.get('date', '?')}, {conv.get('language', '?')}): {len(tasks)} tasks, "
-        f"{len(_items(artifact, 'decisions'))} decisions, {len(_items(artifact, 'open_questions'))} open questions; "
-        f"{len(people)} participants"
+        tr(
+            lang,
+            "{title} ({date}, {language}): {tasks} tasks, {decisions} decisions, {questions} open questions; "
+            "{people} participants",
+            title=conv.get("title", "?"),
+            date=conv.get("date", "?"),
+            language=conv.get("language", "?"),
+            tasks=len(tasks),
+            decisions=len(_items(artifact, "decisions")),
+            questions=len(_items(artifact, "open_questions")),
+            people=len(people),
+        )
     ]
     if isinstance(draft, dict):
-        state = f"sent ({sent.get('message_id')})" if isinstance(sent, dict) else "ready, not sent"
-        lines.append(f"Draft reply to {len(draft.get('to') or [])} participants: {state}")
-    else:
-        lines.append("No draft reply")
-    if excluded:
-        lines.append(
-            "Left out: " + "; ".join(f"{e.get('name') or e.get('speaker')} ({e.get('reason')})" for e in excluded)
+        state = (
+            tr(lang, "sent ({message})", message=sent.get("message_id"))
+            if isinstance(sent, dict)
+            else tr(lang, "ready, not sent")
         )
-    lines.append(report.summary)
+        count = len(draft.get("to") or [])
+        lines.append(
+            trn(
+                lang,
+                "Draft reply to {n} participant: {state}",
+                "Draft reply to {n} participants: {state}",
+                count,
+                state=state,
+            )
+        )
+    else:
+        lines.append(tr(lang, "No draft reply"))
+    if excluded:
+        reasons = {k: tr_marked(lang, v) for k, v in REASON_LABELS.items()}
+        who = "; ".join(
+            f"{e.get('name') or e.get('speaker')} ({reasons.get(str(e.get('reason')), e.get('reason'))})"
+            for e in excluded
+        )
+        lines.append(tr(lang, "Left out: {who}", who=who))
+    lines.append(report.summary_in(lang))
     conflicts: list[str] = []
     for task in tasks:
         weak = [i for i in task.get("evidence", []) if segments.get(i, {}).get("low_confidence")]
         if weak:
             shown = ", ".join(f"#{i} ({segments[i].get('confidence')})" for i in weak)
-            conflicts.append(f"{task.get('id')} rests on low-confidence segments {shown}: check the recording")
+            conflicts.append(
+                tr(
+                    lang,
+                    "{task} rests on low-confidence segments {segments}: check the recording",
+                    task=task.get("id"),
+                    segments=shown,
+                )
+            )
         if task.get("owner") is None:
-            conflicts.append(f"{task.get('id')} has no owner: {str(task.get('text', ''))[:80]!r}")
+            text = repr(str(task.get("text", ""))[:80])
+            conflicts.append(tr(lang, "{task} has no owner: {text}", task=task.get("id"), text=text))
     for person in people:
         if not (person.get("recording") and person.get("processing")):
-            missing = "recording" if not person.get("recording") else "processing"
-            conflicts.append(f"{person.get('name')} did not consent to {missing}: their words are left out")
-    conflicts += [f"{c.name}: {c.detail}" for c in report.failures]
+            name = person.get("name")
+            if not person.get("recording"):
+                conflicts.append(tr(lang, "{name} did not consent to recording: their words are left out", name=name))
+            else:
+                conflicts.append(tr(lang, "{name} did not consent to processing: their words are left out", name=name))
+    conflicts += [f"{c.name}: {c.sentence(lang)}" for c in report.failures]
     metrics = {
         "status": report.status,
         "tasks": len(tasks),

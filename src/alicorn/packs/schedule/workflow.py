@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from alicorn.i18n import N_, format_month, format_number, tr, tr_marked, trn
 from alicorn.ops.registry import Operation
 from alicorn.packs.schedule.checks import CHECK_LABOUR_LAW, COMPARE_COSTS, SIMULATE_COVERAGE
 from alicorn.packs.schedule.load import LOAD_INPUTS
@@ -248,49 +249,99 @@ def artifact_of(state: RunState) -> dict[str, Any] | None:
     }
 
 
-def _headline(row: Mapping[str, Any], currency: str) -> str:
+#: How each variant's objective reads (solve.OBJECTIVES' labels, in every language).
+OBJECTIVE_LABELS = {
+    "lowest_cost": N_("Lowest cost"),
+    "balanced_hours": N_("Hours closest to each contract"),
+    "stable_shifts": N_("Fewest changes of shift type"),
+    "fair_nights": N_("Night shifts shared evenly"),
+    "fair_weekends": N_("Weekend shifts shared evenly"),
+}
+
+#: A validation status, as the headline says it.
+STATUS_LABELS = {"complete": N_("complete"), "partial": N_("partial"), "failed": N_("failed")}
+
+
+def _label(row: Mapping[str, Any], language: str) -> str:
+    objective = row.get("objective")
+    if language != "en" and objective in OBJECTIVE_LABELS:
+        return tr_marked(language, OBJECTIVE_LABELS[str(objective)])
+    return str(row.get("label", row.get("objective", "?")))
+
+
+def _headline(row: Mapping[str, Any], currency: str, language: str = "en") -> str:
     parts = []
     if "total_cost" in row:
-        parts.append(f"{row['total_cost']:,.2f} {currency}".strip())
+        parts.append(f"{format_number(language, row['total_cost'])} {currency}".strip())
     if "coverage_pct" in row:
-        parts.append(f"coverage {row['coverage_pct']:.2f}%")
+        parts.append(tr(language, "coverage {pct}%", pct=format_number(language, row["coverage_pct"])))
     if "hours_spread" in row:
-        parts.append(f"hours spread {row['hours_spread']:g} h")
+        parts.append(tr(language, "hours spread {hours:g} h", hours=row["hours_spread"]))
     if "violations" in row:
-        parts.append(f"{row['violations']} labour-law violation(s)")
-    return f"Variant {row['variant']} ({row.get('label', row.get('objective', '?'))}): " + (
-        ", ".join(parts) or "metrics not available"
+        parts.append(trn(language, "{n} labour-law violation", "{n} labour-law violation(s)", int(row["violations"])))
+    return tr(
+        language,
+        "Variant {variant} ({label}): {figures}",
+        variant=row["variant"],
+        label=_label(row, language),
+        figures=", ".join(parts) or tr(language, "metrics not available"),
     )
 
 
-def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> ResultSummary:
-    """Headline per variant (cost, coverage, hours spread), metrics, and the conflicts a human should see."""
-    failures = tuple(f"{c.name}: {c.detail}" for c in report.failures)
+def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport, language: str = "en") -> ResultSummary:
+    """Headline per variant (cost, coverage, hours spread), metrics, and the conflicts a human should see, its
+    sentences in `language`."""
+    failures = tuple(f"{c.name}: {c.sentence(language)}" for c in report.failures)
     if artifact is None or not isinstance(artifact.get("metrics"), list):
-        return ResultSummary(lines=(f"No schedule to show: {report.summary}.",), conflicts=failures)
+        return ResultSummary(
+            lines=(tr(language, "No schedule to show: {why}.", why=report.summary_in(language)),), conflicts=failures
+        )
     month = str(artifact.get("month", ""))
     try:
         year, number = (int(p) for p in month.split("-"))
-        title = f"{MONTHS[number - 1]} {year}"
+        title = f"{MONTHS[number - 1]} {year}" if language == "en" else format_month(language, year, number)
     except (ValueError, IndexError):
         title = month
     rows = [r for r in artifact["metrics"] if isinstance(r, Mapping)]
     currency = str(artifact.get("currency", ""))
-    lines = [f"{len(rows)} schedule variant(s) for {title}: {report.status}."]
-    lines += [_headline(r, currency) for r in rows]
+    status = tr_marked(language, STATUS_LABELS[report.status]) if report.status in STATUS_LABELS else report.status
+    lines = [
+        trn(
+            language,
+            "{n} schedule variant for {month}: {status}.",
+            "{n} schedule variant(s) for {month}: {status}.",
+            len(rows),
+            month=title,
+            status=status,
+        )
+    ]
+    lines += [_headline(r, currency, language) for r in rows]
     priced = [r for r in rows if "total_cost" in r]
     cheapest = min(priced, key=lambda r: (r["total_cost"], r["variant"]))["variant"] if priced else None
     if cheapest is not None:
-        lines.append(f"Cheapest: variant {cheapest}.")
+        lines.append(tr(language, "Cheapest: variant {variant}.", variant=cheapest))
     if artifact.get("document"):
-        lines.append(f"Comparison saved as {artifact['document']} in the run's workspace.")
+        lines.append(
+            tr(language, "Comparison saved as {document} in the run's workspace.", document=artifact["document"])
+        )
     published = artifact.get("published")
     if isinstance(published, Mapping):
-        lines.append(f"Published variant {published.get('variant')} to {published.get('recipients')} people.")
+        lines.append(
+            tr(
+                language,
+                "Published variant {variant} to {recipients} people.",
+                variant=published.get("variant"),
+                recipients=published.get("recipients"),
+            )
+        )
     else:
-        lines.append("Nothing was published.")
+        lines.append(tr(language, "Nothing was published."))
     issues = [str(i) for i in artifact.get("issues", [])]
-    conflicts = (*failures, *(str(c) for c in artifact.get("conflicts", [])), *(f"data: {i}" for i in issues))
+    conflicts = (
+        *failures,
+        *(str(c) for c in artifact.get("conflicts", [])),
+        *(tr(language, "data: {issue}", issue=i) for i in issues),
+    )
     metrics = {
         "month": month,
         "status": report.status,

@@ -1,0 +1,167 @@
+"""What Core itself says (report sections, the outcome, a safe stop, run facts, the printed turn, the prompts) is in
+the request's language."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from alicorn.core import cli, render
+from alicorn.core.report import Report, fallback, run_facts
+from alicorn.core.turn import Turn
+from alicorn.ops.builtin import builtin_registry
+from alicorn.runtime.state import EffectState, NodeState, RunState
+
+
+def _report(language: str) -> Report:
+    return Report(
+        conversation="conv-1",
+        outcome="partial",
+        headline="the headline, written by the pack",
+        goal_hash="g" * 16,
+        run="run-conv-1-1",
+        result=["a result line"],
+        known=["k"],
+        missing=["m"],
+        jobs_finished=["j"],
+        decisions_needed=["d"],
+        pending_effects=["p"],
+        evidence=["e"],
+        conflicts=["c"],
+        metrics={"tokens": 3},
+        artifacts=["ws"],
+        language=language,
+    )
+
+
+SECTIONS = {
+    "en": ["[partial]", "goal hash: ", "run: ", "known:", "missing:", "jobs finished:", "decisions needed:",
+           "effects that may be pending:", "evidence:", "conflicts:", "artifacts:", "metrics: tokens=3"],
+    "pl": ["[częściowy]", "skrót celu: ", "przebieg: ", "wiadomo:", "brakuje:", "zakończone zadania:",
+           "potrzebne decyzje:", "efekty, które mogą być w toku:", "dowody:", "konflikty:", "artefakty:",
+           "miary: tokens=3"],
+    "ru": ["[частично]", "хеш цели: ", "запуск: ", "известно:", "не хватает:", "завершённые задачи:",
+           "нужные решения:", "эффекты, которые могут быть не завершены:", "доказательства:", "конфликты:",
+           "артефакты:", "метрики: tokens=3"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("language", ["en", "pl", "ru"])
+def test_the_report_reads_in_its_language(language: str) -> None:
+    text = _report(language).text()
+    lines = [line for line in text.splitlines() if not line.startswith("  ")]
+    assert [line[: len(title)] for line, title in zip(lines, SECTIONS[language], strict=True)] == SECTIONS[language]
+    assert "the headline, written by the pack" in text and "  - k" in text
+
+
+def test_a_report_without_a_language_is_english() -> None:
+    stored = _report("en").model_dump(mode="json")
+    del stored["language"]  # journaled before reports had one
+    assert Report.model_validate(stored).text() == _report("en").text()
+
+
+def _run() -> RunState:
+    state = RunState(run_id="run-1", status="awaiting_approval", awaiting={"effects": ["send"]})
+    state.order = ["load", "send", "post"]
+    state.nodes = {
+        "load": NodeState("load", status="succeeded"),
+        "send": NodeState("send", status="failed"),
+        "post": NodeState("post", status="blocked"),
+    }
+    state.effects_log = {"k": EffectState(node="post", key="ab" * 32, operation="ledger.post", effect="external")}
+    return state
+
+
+def test_run_facts_and_the_safe_stop_in_polish_and_russian() -> None:
+    assert run_facts(_run())["finished"] == ["load (succeeded)", "send (failed)"]
+    pl = run_facts(_run(), "pl")
+    assert pl["finished"] == ["load (udany)", "send (nieudany)"]
+    assert pl["pending"] == [f"post (ledger.post, external, klucz {'ab' * 8}…): zamierzony"]
+    assert pl["decisions"][0] == "zatwierdź lub odrzuć przebieg run-1 (send): `alicorn approve run-1 --as NAZWA`"
+    assert pl["decisions"][1].startswith("powiedz, czy efekt post nastąpił: `alicorn resume run-1 --resolve")
+
+    stop = fallback("conv-1", "брокер недоступен", known=["k"], missing=[], language="ru")
+    assert stop.language == "ru" and stop.headline == "безопасно остановлено: брокер недоступен"
+    assert stop.pending_effects == ["нет: ни один эффект не был начат и оставлен без результата"]
+    assert stop.text().startswith("[безопасно остановлено] безопасно остановлено: брокер недоступен")
+    ru = fallback("conv-1", "x", known=[], missing=[], state=_run(), language="ru")
+    assert ru.decisions_needed[0].startswith("одобрите или отклоните запуск run-1 (send)")
+    english = fallback("conv-1", "x", known=[], missing=[])
+    assert english.headline == "stopped safely: x" and english.language == "en"
+
+
+@pytest.fixture
+def printed(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
+    out = io.StringIO()
+    monkeypatch.setattr(render, "console", Console(file=out, width=200, highlight=False, emoji=False))
+    return out
+
+
+def test_the_printed_turn_is_in_the_turns_language(printed: io.StringIO) -> None:
+    registry = builtin_registry()
+    render.print_turn(Turn("conv-1", "asking", question="Który zespół?", language="pl"), registry, source="brak")
+    render.print_turn(Turn("conv-1", "done", answer="Да.", report=_report("ru"), language="ru"), registry, source=None)
+    text = printed.getvalue()
+    assert "rozmowa conv-1 · modele: brak" in text and "pytanie: Który zespół?" in text
+    assert 'odpowiedz: alicorn ask --conversation conv-1 "…"' in text
+    assert "ответ: Да." in text and "отчёт\n[частично]" in text
+
+
+def test_repeated_causes_are_counted_in_the_right_plural() -> None:
+    reasons = ["a needs approval because x"] * 2 + ["b because y"] * 5 + ["c because z"]
+    assert render.distinct_causes(reasons) == [
+        "a needs approval because x (2 operations, same cause)",
+        "b because y (5 operations, same cause)",
+        "c because z",
+    ]
+    assert [r.split(" (", 1)[-1] for r in render.distinct_causes(reasons, "pl")[:2]] == [
+        "2 operacje, ta sama przyczyna)",
+        "5 operacji, ta sama przyczyna)",
+    ]
+    assert render.distinct_causes(reasons * 11, "ru")[0].endswith("(22 операции, та же причина)")
+
+
+class _Core:
+    """Just enough of Norbi for `alicorn ask`'s prompts."""
+
+    def __init__(self) -> None:
+        self.app = type("App", (), {"registry": builtin_registry()})()
+        self.calls: list[str] = []
+
+    def approve(self, conversation: str, by: str) -> Turn:
+        self.calls.append("approve")
+        return Turn(conversation, "done", language="pl")
+
+    def reject(self, conversation: str, by: str, reason: str) -> Turn:
+        self.calls.append(f"reject: {reason}")
+        return Turn(conversation, "done", language="ru")
+
+
+def test_the_prompts_ask_in_the_requests_language(
+    monkeypatch: pytest.MonkeyPatch, printed: io.StringIO, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked: list[str] = []
+    answers = iter(["tak", "н", "потому что"])
+
+    def prompt(text: str) -> Any:
+        asked.append(text)
+        return next(answers)
+
+    monkeypatch.setattr(cli, "_prompt", prompt)
+    core = _Core()
+    waiting = Turn("conv-1", "waiting", language="pl")
+    cli._interact(core, waiting, "ann", approve=False, interactive=True, provenance="human")
+    cli._interact(
+        core, Turn("conv-1", "waiting", language="ru"), "ann", approve=False, interactive=True, provenance="human"
+    )
+    assert asked == [
+        "zatwierdzić ten plan? [t = zatwierdź / n = odrzuć]",
+        "одобрить этот план? [д = одобрить / н = отклонить]",
+        "почему (будет записано в журнал)",
+    ]
+    assert core.calls == ["approve", "reject: потому что"]
+    cli._interact(core, waiting, "ann", approve=False, interactive=True, provenance="trigger")
+    assert "ta prośba przyszła kanałem trigger, więc nie może zatwierdzić własnego planu" in capsys.readouterr().out
