@@ -7,6 +7,11 @@
     [anvil]          # policy file, forbidden effects, budgets, rights, reputation (see alicorn.anvil.settings)
     [data]           # classification of data files: private = ["hr/**"] (see alicorn.anvil.labels)
 
+    [projects.ops]   # a project's data: where its files may come from, and its standing data sources
+    roots = ["/srv/ops"]                     # paths a request may name (default: the folder Alicorn runs in)
+    [projects.ops.data]
+    alarms = "/srv/ops/alarms/*.csv"         # a workflow input's name -> a glob (or a list of globs)
+
 Operations are code the operator installs and trusts; a plan (or a model) can only name them. Nothing here can be
 set by a plan.
 """
@@ -32,7 +37,15 @@ class ConfigError(AlicornError):
 
 
 #: The sections alicorn.toml may have.
-SECTIONS = ("operations", "anvil", "data")
+SECTIONS = ("operations", "anvil", "data", "projects")
+
+
+@dataclass(frozen=True)
+class ProjectData:
+    """A project's data: the roots a request may name paths under, and its standing sources (input -> globs)."""
+
+    roots: tuple[Path, ...] = ()
+    sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -40,6 +53,7 @@ class Config:
     operation_modules: list[str] = field(default_factory=list)
     anvil: AnvilSettings = field(default_factory=AnvilSettings)
     data: DataLabels = field(default_factory=DataLabels)
+    projects: dict[str, ProjectData] = field(default_factory=dict)
 
 
 def load_config(home: Path) -> Config:
@@ -58,7 +72,34 @@ def load_config(home: Path) -> Config:
     if not isinstance(modules, list) or not all(isinstance(m, str) and ":" in m for m in modules):
         raise ConfigError(f'{path}: [operations] modules must be a list of "module:function" strings')
     anvil, data = parse_settings(doc.get("anvil"), doc.get("data"), str(path))
-    return Config(operation_modules=list(modules), anvil=anvil, data=data)
+    projects = _projects(doc.get("projects", {}), path)
+    return Config(operation_modules=list(modules), anvil=anvil, data=data, projects=projects)
+
+
+def _projects(section: object, path: Path) -> dict[str, ProjectData]:
+    """`[projects.<name>]` tables: `roots` (a list of folders) and `[projects.<name>.data]` (input -> glob(s))."""
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [projects] must be a table of [projects.NAME] tables")
+    projects: dict[str, ProjectData] = {}
+    for name, table in section.items():
+        where = f"{path}: [projects.{name}]"
+        if not isinstance(table, dict) or set(table) - {"roots", "data"}:
+            raise ConfigError(f"{where} may only have `roots` (a list of folders) and a [projects.{name}.data] table")
+        roots = table.get("roots", [])
+        if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
+            raise ConfigError(f'{where} roots must be a list of folders, like roots = ["/srv/{name}"]')
+        sources: dict[str, tuple[str, ...]] = {}
+        base = path.parent  # relative globs and roots are read from alicorn.toml's folder
+        data = table.get("data", {})
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where} data must be a table: input name = glob")
+        for key, value in data.items():
+            globs = [value] if isinstance(value, str) else value
+            if not isinstance(globs, list) or not globs or not all(isinstance(g, str) and g for g in globs):
+                raise ConfigError(f'{where}.data {key} must be a glob or a list of globs, like "/srv/{key}/*.csv"')
+            sources[key] = tuple(g if Path(g).expanduser().is_absolute() else str(base / g) for g in globs)
+        projects[name] = ProjectData(tuple((base / Path(r).expanduser()).resolve() for r in roots), sources)
+    return projects
 
 
 def load_operations(spec: str) -> Iterable[Operation]:

@@ -42,7 +42,7 @@ def run_demo(home: Path, *, record: bool = False) -> int:
         access = recorded_models()
     application = open_app(home)
     try:
-        core = Norbi(application, bundled_workflows(), models=access, clock=PinnedClock(AS_OF))
+        core = Norbi(application, bundled_workflows(), models=access, clock=PinnedClock(AS_OF), samples=True)
         console.print(f"[bold]request:[/] {UTTERANCE}")
         console.print(f"models: {access.source}")
         console.print(f"journal: {application.store.path}  (SQLite, WAL, synchronous=FULL)")

@@ -255,6 +255,8 @@ def print_proposals(proposals: Sequence[Any]) -> None:
         effects = "; ".join(f"{c}: {', '.join(n)}" for c, n in p.effects.items())
         console.print(f"  effects: {', '.join(p.classes)} (approval is about {effects})")
         console.print(f"  destinations: {', '.join(p.destinations) or 'none'}")
+        for node, action in getattr(p, "actions", {}).items():
+            console.print(f"  {node}: {escape(action)}")
         if p.replan_of:
             reasons = "; ".join((p.change or {}).get("reasons", [])) or "no material change"
             console.print(f"  replan of {p.replan_of}: {escape(reasons)}")

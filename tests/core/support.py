@@ -119,7 +119,7 @@ GREET = Workflow(
     artifact_of=_artifact,
     criteria=lambda params: {"nodes": "all succeeded"},
     validator=_validate,
-    summarize=lambda artifact, report: ResultSummary(("greeting done",), {}, ()),
+    summarize=lambda artifact, report, language: ResultSummary(("greeting done",), {}, ()),
 )
 
 
@@ -167,4 +167,20 @@ AS_OF = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 
 def core(app: App, workflows: Sequence[Workflow] = (ALARMS, GREET), **options: Any) -> Norbi:
     options.setdefault("clock", PinnedClock(AS_OF))
+    options.setdefault("samples", True)  # the bundled sample data stands in for the user's where none is given
     return Norbi(app, workflows, data_root=ALARMS.data_dir, **options)
+
+
+def samples_as_project_data(home: Path, project: str = "default") -> Path:
+    """Declare the bundled sample files as `project`'s data sources in `home`'s alicorn.toml, the way an operator
+    declares their own (`[projects.NAME.data]`), so CLI tests run over data Core finds like a user's."""
+    from alicorn.packs.catalog import bundled_workflows
+
+    lines = [f"[projects.{project}.data]"]
+    for workflow in bundled_workflows():
+        for want in workflow.inputs:
+            where = workflow.data_dir / ("*.json" if want.format == "json_files" else want.file)
+            lines.append(f"{want.name} = {json.dumps(str(where))}")
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "alicorn.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return home

@@ -75,7 +75,7 @@ def _model_for(expected: str, language: str):
 
 def _run(tmp_path: Path, text: str, models=None):
     app = open_app(tmp_path / "home")
-    core = Norbi(app, bundled_workflows(), models=models, clock=PinnedClock(AS_OF))
+    core = Norbi(app, bundled_workflows(), models=models, clock=PinnedClock(AS_OF), samples=True)
     turn = core.receive(IntentEnvelope(utterance=text, author="human:ann"))
     if turn.phase == "waiting":
         turn = core.approve(turn.conversation, by="human:ann")
@@ -103,6 +103,12 @@ def test_seed_command(tmp_path: Path, command: str, language: str, with_model: b
     if forbidden is not None:
         assert not run.effects.get(forbidden)
     assert turn.report is not None, turn
-    assert turn.report.outcome == "complete", turn.report.text()
+    if workflow == "schedule":
+        # The bundled HR export holds known data problems (an employee without competences, a reversed vacation):
+        # the schedule is made, and the report says it is partial because the data check failed.
+        assert turn.report.outcome == "partial", turn.report.text()
+        assert any(c["name"] == "data" and not c["passed"] for c in state.validations[-1]["checks"])
+    else:
+        assert turn.report.outcome == "complete", turn.report.text()
     if with_model:
         assert state.model_calls >= 2  # classification and template choice (no slot call: the words gave them)

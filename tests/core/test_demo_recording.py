@@ -18,7 +18,7 @@ from alicorn.packs.catalog import bundled_workflows
 
 def test_every_demo_call_is_answered_from_the_recording(tmp_path: Path) -> None:
     app = open_app(tmp_path)
-    core = Norbi(app, bundled_workflows(), models=recorded_models(), clock=PinnedClock(AS_OF))
+    core = Norbi(app, bundled_workflows(), models=recorded_models(), clock=PinnedClock(AS_OF), samples=True)
     turn = core.receive(IntentEnvelope(utterance=UTTERANCE, author=OPERATOR))
     events = app.store.read(turn.conversation)
     kinds = [e.kind for e in events]

@@ -110,12 +110,26 @@ def test_clarifying_question_in_the_request_language(tmp_path: Path) -> None:
     assert turn.phase == "asking" and "dnia" in (turn.question or "")
 
 
-def test_reply_when_no_question_is_open_changes_nothing(tmp_path: Path) -> None:
+def test_a_message_after_the_report_is_answered_never_ignored(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     norbi = core(app)
     turn = norbi.receive(_ask(SEED_ALARMS))
+    runs = _runs(app)
+    turn = norbi.reply(turn.conversation, "thanks, and make it pretty", by="human:ann")
+    assert turn.phase == "reported" and turn.answer is not None
+    assert turn.answer.startswith("I cannot act on “thanks, and make it pretty”")
+    kinds = _kinds(app, turn.conversation)
+    assert kinds[-2:] == ["message.received", "followup.declined"]
+    assert _runs(app) == runs  # nothing was run
+
+
+def test_a_message_while_a_plan_waits_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    norbi = core(app)
+    turn = norbi.receive(_ask("Send a hello to the red team"))
+    assert turn.phase == "waiting"
     before = app.store.last_seq(turn.conversation)
-    with pytest.raises(CoreError, match="not waiting for an answer"):
+    with pytest.raises(CoreError, match="waits for a decision on run"):
         norbi.reply(turn.conversation, "yesterday", by="human:ann")
     assert app.store.last_seq(turn.conversation) == before
 

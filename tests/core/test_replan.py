@@ -83,7 +83,7 @@ FLAKY_WORK = Workflow(
     artifact_of=_artifact,
     criteria=lambda params: {},
     validator=_validate,
-    summarize=lambda artifact, report: ResultSummary(("work done",)),
+    summarize=lambda artifact, report, language: ResultSummary(("work done",)),
 )
 
 
@@ -116,8 +116,8 @@ def test_no_replan_after_an_effect_happened(tmp_path: Path) -> None:
     norbi = core(app, [FLAKY_WORK])
     turn = norbi.receive(IntentEnvelope(utterance="Announce it, then do the work on the render farm", author="human:a"))
     assert turn.phase == "waiting"  # the announcement is an external transmission
-    # Only a weak cue called it small talk; the words clearly match the template, so it is work (journaled).
-    assert "intent.reclassified" in [e.kind for e in app.store.read(turn.conversation)]
+    # Work, whether the classifier read the imperative itself or a weak cue yielded to the template (journaled).
+    assert fold(app.store.read(turn.conversation)).classification["kind"] == "task"
     turn = norbi.approve(turn.conversation, by="human:a")
     assert len(SENT) == 1
     state = fold(app.store.read(turn.conversation))

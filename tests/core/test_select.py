@@ -6,6 +6,8 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.planner import plan_from_template
 from alicorn.core.select import WorkflowSelector, fill_slots
@@ -28,20 +30,43 @@ def test_examples_decide_a_clear_request_and_keep_the_models_disagreement() -> N
     selector = WorkflowSelector([ALARMS, GREET])
     picked = selector.select("Analyse yesterday's camera alarms and drop duplicates", _client(
         json.dumps({"workflow": "greet_team", "confidence": 0.9})))  # fmt: skip
-    assert picked.workflow == "alarms" and picked.decided_by == "examples(model disagreed)"
+    assert picked.workflow == "alarms" and picked.decided_by == "words(model disagreed)"
     assert picked.model_choice == "greet_team"
 
 
-def test_the_model_decides_when_the_examples_are_unsure() -> None:
+def test_the_model_alone_never_picks_a_template_the_words_do_not_name() -> None:
     selector = WorkflowSelector([ALARMS, GREET])
     picked = selector.select("xq zvbn", _client(json.dumps({"workflow": "alarms", "confidence": 0.7})))
-    assert picked.workflow == "alarms" and picked.decided_by == "model"
-    assert picked.model_confidence == 0.7
+    assert picked.workflow is None and picked.decided_by == "no template fits"
+    assert picked.model_choice == "alarms" and picked.model_confidence == 0.7  # recorded, not followed
     choice = json.dumps({"workflow": "alarms", "confidence": 0.9})
     agreed = selector.select("Przejrzyj alarmy z kamer z wczoraj", _client(choice))
-    assert agreed.decided_by == "examples+model"
+    assert agreed.workflow == "alarms" and agreed.decided_by == "words+model"
     nothing = selector.select("xq zvbn", None)
     assert nothing.workflow is None and nothing.decided_by == "no template fits"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Write a poem about the camera in the garden",
+        "Book me a dentist appointment next Tuesday",
+        "Napisz wiersz o kamerze w ogrodzie",
+        "Закажи пиццу в офис",
+    ],
+)
+def test_a_request_about_something_else_gets_no_template_by_accident(text: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    picked = WorkflowSelector(bundled_workflows()).select(text, None)
+    assert picked.workflow is None, picked
+
+
+def test_one_stray_word_of_a_subject_asks_instead_of_choosing() -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    picked = WorkflowSelector(bundled_workflows()).select("Clean up the disk on the build server", None)
+    assert picked.workflow is None and picked.ambiguous
 
 
 def test_an_invalid_model_choice_is_repaired_then_ignored() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.journal.events import Event
 from alicorn.journal.store import JournalStore
@@ -34,6 +34,8 @@ class ProposalEnvelope(BaseModel):
     since: str
     replan_of: str | None = None
     change: dict[str, Any] | None = None
+    #: What each node with an effect will do, in its own words (the changes, the recipients), by node id.
+    actions: dict[str, str] = Field(default_factory=dict)
 
 
 def envelope(events: list[Event]) -> ProposalEnvelope | None:
@@ -61,7 +63,16 @@ def envelope(events: list[Event]) -> ProposalEnvelope | None:
         since=events[-1].at,
         replan_of=replan.get("run"),
         change=created.get("change"),
+        actions=_actions(created["plan"], waiting.get("effects", {})),
     )
+
+
+def _actions(plan: dict[str, Any], effects: dict[str, list[str]]) -> dict[str, str]:
+    """The descriptions of the nodes whose effects the approval is about."""
+    acting = {n for cls, nodes in effects.items() if cls not in ("none", "read") for n in nodes}
+    return {
+        n["node_id"]: n["description"] for n in plan.get("nodes", []) if n["node_id"] in acting and n.get("description")
+    }
 
 
 def list_proposals(store: JournalStore) -> list[ProposalEnvelope]:

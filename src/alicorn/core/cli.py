@@ -37,6 +37,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
     @app.command()
     @guard
     def ask(
+        ctx: typer.Context,
         text: Annotated[str | None, typer.Argument(help="What you want done, in your words (or your answer).")] = None,
         conversation: Annotated[
             str | None, typer.Option("--conversation", "-c", help="Continue this conversation.")
@@ -52,6 +53,14 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             list[str] | None, typer.Option(help="A constraint, in words (part of the contract).")
         ] = None,
         deadline: Annotated[str | None, typer.Option(help="When the result is due: YYYY-MM-DD[THH:MM].")] = None,
+        data: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--data",
+                help="The data to work on: a file or folder ([NAME=]PATH), under the project's folders "
+                "(the current folder, or `roots` in alicorn.toml).",
+            ),
+        ] = None,
         attach: Annotated[
             list[Path] | None, typer.Option(help="A file for the request: stored, classified, never pasted in prompts.")
         ] = None,
@@ -62,18 +71,28 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         no_input: Annotated[
             bool, typer.Option("--no-input", help="Never prompt; stop where a human is needed.")
         ] = False,
+        quiet: Annotated[
+            bool, typer.Option("--quiet", help="No live progress display (there is none when not on a terminal).")
+        ] = False,
         model: ModelChoice = "auto",
         home: Annotated[Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home.")] = Path(".alicorn"),
     ) -> None:
         """Ask for something in words: Core classifies it, fixes the outcome contract, plans, gets approval, runs,
         validates and reports."""
+        import sys
+
         from alicorn.anvil.identity import claimed
-        from alicorn.core.render import print_turn
+        from alicorn.core.progress import ProgressView
+        from alicorn.core.render import console, print_turn
 
         if model not in MODEL_CHOICES:
             raise typer.BadParameter(f"--model {model!r}: choose {', '.join(MODEL_CHOICES)}")
         application = open_app(home, create=True)
-        core = _core(application, model)
+        # Live progress read from the journal as Core commits it; shown only while a Core call works (never at a
+        # prompt or under the printed turn), and not at all with --quiet or when stdout is not a terminal.
+        progress = ProgressView(console, enabled=not quiet and sys.stdout.isatty())
+        ctx.call_on_close(progress.observe(application.store))
+        core = progress.around(_core(application, model))
         person = claimed(who or getpass.getuser()).id
         interactive = not no_input
         if close is not None:
@@ -85,14 +104,15 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         if conversation is None:
             if not text:
                 raise typer.BadParameter('say what you want done: alicorn ask "…" (or continue with --conversation)')
-            request = _Request(text, person, project, provenance, channel, forbid or [], constraint or [], deadline)
+            request = _Request(
+                text, person, project, provenance, channel, forbid or [], constraint or [], deadline, data or []
+            )
             turn = core.receive(_envelope(request, _attachments(home, attach or [])))
         else:
             state = core.state(conversation)
-            if state.waiting_for_answer and text:
-                turn = core.reply(conversation, text, by=person)
-            else:
-                turn = core.advance(conversation)
+            progress.language = str((state.classification or {}).get("language") or "en")
+            # An answer, or the conversation's next message (Core says so when it cannot take it).
+            turn = core.reply(conversation, text, by=person) if text else core.advance(conversation)
         print_turn(turn, application.registry, source=core.models.source if core.models else "no model")
         turn = _interact(core, turn, person, approve=approve, interactive=interactive, provenance=provenance)
         raise typer.Exit(_exit_code(turn))
@@ -100,28 +120,35 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
 
 def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: bool, provenance: str) -> Any:
     from alicorn.core.render import print_turn
+    from alicorn.i18n import tr
 
     for _ in range(8):
+        lang = getattr(turn, "language", "en")
         if turn.phase == "asking" and interactive:
-            answer = _prompt("your answer")
+            answer = _prompt(tr(lang, "your answer"))
             if answer is None:
                 return turn
             turn = core.reply(turn.conversation, answer, by=person)
         elif turn.phase == "waiting" and provenance != "human":
             typer.echo(
-                f"this request came from a {provenance} channel, so it cannot approve its own plan; a person must: "
-                f"`alicorn approve {turn.proposal.run if turn.proposal else 'RUN'} --as NAME`, then "
-                f"`alicorn ask --conversation {turn.conversation}`"
+                tr(
+                    lang,
+                    "this request came from a {provenance} channel, so it cannot approve its own plan; a person "
+                    "must: `alicorn approve {run} --as NAME`, then `alicorn ask --conversation {conversation}`",
+                    provenance=provenance,
+                    run=turn.proposal.run if turn.proposal else "RUN",
+                    conversation=turn.conversation,
+                )
             )
             return turn
         elif turn.phase == "waiting" and (approve or interactive):
-            decision = "y" if approve else _prompt("approve this plan? [y = approve / n = reject]")
+            decision = "y" if approve else _prompt(tr(lang, "approve this plan? [y = approve / n = reject]"))
             if decision is None:
                 return turn
             if decision.strip().lower() in ("y", "yes", "t", "tak", "д", "да"):
                 turn = core.approve(turn.conversation, by=person)
             else:
-                reason = _prompt("why (journaled)") or "refused at the prompt"
+                reason = _prompt(tr(lang, "why (journaled)")) or "refused at the prompt"
                 turn = core.reject(turn.conversation, by=person, reason=reason)
         else:
             return turn
@@ -160,6 +187,7 @@ class _Request:
     forbid: list[str]
     constraints: list[str]
     deadline: str | None
+    data: list[str]
 
 
 def _envelope(request: _Request, attachments: list[str]) -> Any:
@@ -180,6 +208,7 @@ def _envelope(request: _Request, attachments: list[str]) -> Any:
             constraints=tuple(request.constraints),
             deadline=request.deadline,
             attachments=tuple(attachments),
+            data=tuple(request.data),
         )
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -226,4 +255,4 @@ def _core(application: Any, model: str) -> Any:
         access, _ = local_models()
     elif model == "recorded":
         access = recorded_models()
-    return Norbi(application, bundled_workflows(), models=access)
+    return Norbi(application, bundled_workflows(), models=access, workdir=Path.cwd())

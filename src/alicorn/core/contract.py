@@ -11,14 +11,17 @@ terms forbid the class again, so the policy denies it even if everything else fa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn import canonical
 from alicorn.anvil.budget import Budget
+from alicorn.i18n import tr
 from alicorn.plan.dsl import EffectClass, Plan
+from alicorn.validate.constraints import Measure, read_bound
 
 if TYPE_CHECKING:
     from alicorn.core.intake import IntentEnvelope
@@ -52,29 +55,47 @@ class OutcomeContract(BaseModel):
     budget: Budget = Budget()
     acceptance: dict[str, Any] = Field(default_factory=dict)
     project: str = "default"
+    #: The data the result is made from: each input's files by sha256 (the goal is about *this* data).
+    data: dict[str, list[str]] = Field(default_factory=dict)
+    #: For a follow-up (publish the variant a person picked): the goal hash of the result it acts on.
+    follows: str | None = None
 
     @property
     def goal_hash(self) -> str:
         """SHA-256 of the whole contract's canonical JSON: change any term and the hash changes."""
         return canonical.digest(self.model_dump(mode="json"))
 
-    def sentences(self) -> list[str]:
-        """The contract for a human, a line per term."""
-        lines = [
-            f"goal: {self.goal}",
-            f"result: {self.result}" + (f" (workflow {self.workflow})" if self.workflow else ""),
-        ]
+    def sentences(self, language: str = "en") -> list[str]:
+        """The contract for a human, a line per term, in `language` (values stay as written)."""
+        none = tr(language, "none")
+        lines = [tr(language, "goal: {goal}", goal=self.goal)]
+        if self.workflow:
+            lines.append(
+                tr(language, "result: {result} (workflow {workflow})", result=self.result, workflow=self.workflow)
+            )
+        else:
+            lines.append(tr(language, "result: {result}", result=self.result))
         if self.parameters:
-            lines.append("parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(self.parameters.items())))
+            values = ", ".join(f"{k}={v}" for k, v in sorted(self.parameters.items()))
+            lines.append(tr(language, "parameters: {values}", values=values))
         for constraint in self.constraints:
-            lines.append(f"constraint: {constraint.value} ({constraint.source})")
-        lines.append("forbidden effects: " + (", ".join(self.forbidden) or "none"))
-        lines.append(f"deadline: {self.deadline or 'none stated'}")
-        limits = self.budget.limits()
-        lines.append("budget: " + (", ".join(f"{k} {v:g}" for k, v in limits.items()) or "the project's defaults"))
+            lines.append(
+                tr(language, "constraint: {value} ({source})", value=constraint.value, source=constraint.source)
+            )
+        lines.append(tr(language, "forbidden effects: {classes}", classes=", ".join(self.forbidden) or none))
+        lines.append(tr(language, "deadline: {deadline}", deadline=self.deadline or tr(language, "none stated")))
+        limits = ", ".join(f"{k} {v:g}" for k, v in self.budget.limits().items())
+        lines.append(tr(language, "budget: {limits}", limits=limits or tr(language, "the project's defaults")))
         if self.acceptance:
-            lines.append("accepted when: " + ", ".join(f"{k}={v}" for k, v in sorted(self.acceptance.items())))
-        lines.append(f"goal hash: {self.goal_hash}")
+            criteria = ", ".join(f"{k}={v}" for k, v in sorted(self.acceptance.items()))
+            lines.append(tr(language, "accepted when: {criteria}", criteria=criteria))
+        for name, digests in sorted(self.data.items()):
+            lines.append(
+                tr(language, "data {name}: {digests}", name=name, digests=", ".join(d[:16] + "…" for d in digests))
+            )
+        if self.follows:
+            lines.append(tr(language, "follows the result of goal {goal}…", goal=self.follows[:16]))
+        lines.append(tr(language, "goal hash: {hash}", hash=self.goal_hash))
         return lines
 
 
@@ -104,12 +125,24 @@ def check_plan(plan: Plan, contract: OutcomeContract, effect_of: Any) -> None:
         raise ContractBreach("; ".join(problems))
 
 
+_CLAUSE = re.compile(r"[;\n]|,(?!\d)|\.(?!\d)|\s(?:and|but|i|oraz|ale|и|но|а)\s")
+
+
+def bounds_in(text: str, measures: Sequence[Measure]) -> list[str]:
+    """The clauses of `text` that state a bound on one of `measures` ("keep overtime under 200 h")."""
+    if not measures:
+        return []
+    return [c.strip() for c in _CLAUSE.split(text) if c.strip() and read_bound(c, measures) is not None]
+
+
 def make_contract(
     intent: IntentEnvelope,
     classification: Mapping[str, Any],
     forbidden: set[EffectClass],
     workflow: Workflow | None,
     values: dict[str, Any],
+    *,
+    data: dict[str, list[str]] | None = None,
 ) -> OutcomeContract:
     """The contract of a request: its words as the goal, the template's result and criteria, what it forbids (with
     the words that forbade it), the envelope's constraints and deadline, the project."""
@@ -124,6 +157,10 @@ def make_contract(
         for c in sorted(forbidden)
     ]
     constraints += [Constraint(kind="stated", value=c, source="envelope") for c in intent.constraints]
+    if workflow is not None:  # a bound on a figure the result carries, said in the request's own words
+        constraints += [
+            Constraint(kind="stated", value=c, source="words") for c in bounds_in(intent.utterance, workflow.measures)
+        ]
     criteria: dict[str, Any] = {}
     result: ResultKind = "document"
     if workflow is not None:
@@ -139,4 +176,5 @@ def make_contract(
         deadline=intent.deadline,
         acceptance=criteria,
         project=intent.project,
+        data=data or {},
     )

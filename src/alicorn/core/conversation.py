@@ -10,6 +10,8 @@ Events, in the order a request meets them:
     triage.done            an alarm's severity and who must look at it
     workflow.selected      the template, who chose it (model / examples / both) and the runner-up
     slots.filled           the template's parameters, the source of each, and what is missing
+    data.found             the user's files for the workflow's inputs (path, digest, rows, span), where they were
+                           staged (the run's data root), and the request's period against the data's span
     clarification.asked    a question for the human (the conversation waits)
     clarification.answered the human's answer (the conversation resumes from it)
     contract.fixed         the outcome contract and its goal hash
@@ -20,6 +22,8 @@ Events, in the order a request meets them:
     validation.done        the validator's report on the run's artifact
     replan.proposed        a new plan for the same goal hash, and whether the change is material
     report.written         the final report (or, with `fallback`, the safe stop)
+    message.received       a message after the report: the conversation goes on (alicorn.core.followup)
+    followup.declined      what Core answered when it could not act on that message
 
 Phases: received → classified → (answered | triaged | asking → …) → contracted → planned → running → reported.
 """
@@ -60,6 +64,8 @@ class ConversationState:
     triage: dict[str, Any] | None = None
     workflow: dict[str, Any] | None = None
     slots: dict[str, Any] | None = None
+    data: dict[str, Any] | None = None
+    workdir: str | None = None
     questions: list[dict[str, Any]] = field(default_factory=list)
     answers: list[dict[str, Any]] = field(default_factory=list)
     contract: dict[str, Any] | None = None
@@ -71,6 +77,7 @@ class ConversationState:
     validations: list[dict[str, Any]] = field(default_factory=list)
     replans: list[dict[str, Any]] = field(default_factory=list)
     report: dict[str, Any] | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
     model_calls: int = 0
     tokens: int = 0
     last_seq: int = 0
@@ -105,6 +112,7 @@ def apply(state: ConversationState, event: Event) -> ConversationState:
         state.id = event.stream
         state.received_at = event.at
         state.envelope = data["envelope"]
+        state.workdir = data.get("workdir")
         _phase(state, "received")
     elif kind == "intent.classified":
         state.classification = data
@@ -121,6 +129,8 @@ def apply(state: ConversationState, event: Event) -> ConversationState:
         state.workflow = data
     elif kind == "slots.filled":
         state.slots = data
+    elif kind == "data.found":
+        state.data = data
     elif kind == "clarification.asked":
         state.questions.append(data)
         _phase(state, "asking")
@@ -147,6 +157,11 @@ def apply(state: ConversationState, event: Event) -> ConversationState:
         state.validations.append(data)
     elif kind == "report.written":
         state.report = data
+        _phase(state, "reported")
+    elif kind == "message.received":
+        state.messages.append(data)
+        _phase(state, "following")
+    elif kind == "followup.declined":
         _phase(state, "reported")
     elif kind == "llm.response":
         state.model_calls += 1

@@ -26,6 +26,7 @@ from alicorn.core.report import Report, fallback
 from alicorn.core.select import as_data
 from alicorn.core.turn import Turn
 from alicorn.core.world import best, observe, predict, read_world
+from alicorn.i18n import tr
 from alicorn.models.recorder import ModelClient
 from alicorn.packs.workflow import Workflow
 from alicorn.plan.dsl import Plan
@@ -37,7 +38,7 @@ from alicorn.validate.base import ValidationReport
 
 PLANNER = "agent:planner"
 #: Selections the model's choice decided (or agreed with): only then is the plan's prediction the model's.
-MODEL_DECIDED = frozenset({"model", "examples+model"})
+MODEL_DECIDED = frozenset({"model", "examples+model", "words+model", "words+examples+model"})
 
 
 class Execution:
@@ -58,6 +59,9 @@ class Execution:
         raise NotImplementedError
 
     def _turn(self, state: ConversationState, phase: str, **fields: Any) -> Turn:
+        raise NotImplementedError
+
+    def _language(self, state: ConversationState) -> str:
         raise NotImplementedError
 
     # ---- the steps --------------------------------------------------------------------------------------------
@@ -91,12 +95,15 @@ class Execution:
                 except PlanningError as exc:
                     problems.extend(exc.attempts or [str(exc)])
         if not candidates:
+            language = self._language(state)
             report = fallback(
                 state.id,
-                "no valid plan could be made for this request",
-                known=contract.sentences(),
-                missing=[f"a valid plan: {p}" for p in problems[-3:]] or ["a valid plan"],
+                tr(language, "no valid plan could be made for this request"),
+                known=contract.sentences(language),
+                missing=[tr(language, "a valid plan: {problem}", problem=p) for p in problems[-3:]]
+                or [tr(language, "a valid plan")],
                 goal_hash=contract.goal_hash,
+                language=language,
             )
             self._write_report(state.id, tap, report)
             return None
@@ -146,13 +153,15 @@ class Execution:
             return self._turn(state, "waiting", proposal=envelope(events), plan=plan, effects=effects)
         if not run.finished:
             if run.status == "blocked" and run.blocked():
+                language = self._language(state)
                 report = fallback(
                     state.id,
-                    f"run {run_id} waits for a human to say whether an effect happened",
-                    known=[f"goal hash {state.goal_hash}"],
-                    missing=["the outcome of the effects listed below"],
+                    tr(language, "run {run} waits for a human to say whether an effect happened", run=run_id),
+                    known=[tr(language, "goal hash: {hash}", hash=state.goal_hash)],
+                    missing=[tr(language, "the outcome of the effects listed below")],
                     state=run,
                     goal_hash=state.goal_hash,
+                    language=language,
                 )
                 return self._turn(state, "blocked", report=report)
             self._executor(state).resume(run_id)  # a crash or a broker failure interrupted it: continue it
@@ -164,7 +173,7 @@ class Execution:
         workflow = self.workflows.get(contract.workflow or "")
         validated = [v for v in state.validations if v.get("run") == run.run_id]
         if not validated:
-            report = validate_run(workflow, contract, run)
+            report = validate_run(workflow, contract, run, state.data)
             tap.append("validation.done", {"run": run.run_id, **report.model_dump(mode="json")})
             if state.predictions:
                 seen = observe(
@@ -182,7 +191,7 @@ class Execution:
         report = ValidationReport.model_validate({k: v for k, v in validated[-1].items() if k != "run"})
         if self._replan_after(state, run, report, tap):
             return None
-        self._write_report(state.id, tap, final_report(state, run, contract, workflow, report))
+        self._write_report(state.id, tap, final_report(state, run, contract, workflow, report, self._language(state)))
         return None
 
     def _replan_after(self, state: ConversationState, run: RunState, report: ValidationReport, tap: JournalTap) -> bool:
@@ -242,6 +251,8 @@ class Execution:
     def _executor(self, state: ConversationState, contract: OutcomeContract | None = None) -> Executor:
         contract = contract or OutcomeContract.model_validate(state.contract)
         workflow = self.workflows.get(contract.workflow or "")
+        if state.data is not None:  # the user's data, staged for this conversation
+            return self.app.executor(Path(state.data["root"]))
         root = self.data_root or (workflow.data_dir if workflow is not None else self.app.home)
         return self.app.executor(root)
 

@@ -41,6 +41,8 @@ class IntentEnvelope(BaseModel):
     constraints: tuple[Annotated[str, Field(min_length=1, max_length=500)], ...] = Field(default=(), max_length=20)
     forbid: tuple[EffectClass, ...] = ()
     attachments: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")], ...] = Field(default=(), max_length=20)
+    #: Data the person points at (`--data [NAME=]PATH`): files or folders, checked against the project's roots.
+    data: tuple[Annotated[str, Field(min_length=1, max_length=1000)], ...] = Field(default=(), max_length=20)
 
     @field_validator("utterance")
     @classmethod

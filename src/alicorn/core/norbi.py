@@ -23,6 +23,8 @@ from alicorn.core import understand
 from alicorn.core.contract import OutcomeContract, check_plan, make_contract
 from alicorn.core.conversation import ConversationState, fold, new_conversation_id
 from alicorn.core.execution import PLANNER, Execution
+from alicorn.core.followup import FollowUps
+from alicorn.core.gathering import gather
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.planner import ProposedPlan, settle_flags
 from alicorn.core.report import Report, fallback
@@ -31,6 +33,7 @@ from alicorn.core.select import Selection, WorkflowSelector, as_data, fill_slots
 from alicorn.core.turn import Turn
 from alicorn.core.world import read_world
 from alicorn.errors import AlicornError, JournalError
+from alicorn.i18n import tr, tr_marked
 from alicorn.models.intent.classifier import IntentClassifier
 from alicorn.models.recorder import ModelClient
 from alicorn.packs.workflow import Workflow
@@ -49,12 +52,54 @@ class CoreError(AlicornError):
     """A request Core cannot take (bad input, unknown conversation, wrong phase); nothing was journaled."""
 
 
+#: What `_chosen_by_answer` returns when the human says no offered template fits.
+NONE_OF_THESE = "-none-"
+#: Answers that mean "none of these" (compared with the whole answer, lowercased).
+NONE_WORDS = (
+    "none",
+    "none of these",
+    "neither",
+    "no",
+    "nothing",
+    "żadne",
+    "żaden",
+    "zadne",
+    "nic",
+    "nie",
+    "żadne z nich",
+    "ни одно",
+    "ничего",
+    "никакое",
+    "нет",
+    "ни то ни другое",
+)
+
+#: Answers that mean "yes" (the first word of the answer, lowercased).
+YES_WORDS = (
+    "y",
+    "yes",
+    "yeah",
+    "ok",
+    "okay",
+    "sure",
+    "please",
+    "t",
+    "tak",
+    "jasne",
+    "dobrze",
+    "д",
+    "да",
+    "давай",
+    "конечно",
+    "хорошо",
+)
+
 #: A question that matches a template's examples this closely (and leads the runner-up by the margin) is work.
 QUESTION_AS_WORK = 0.45
 QUESTION_MARGIN = 0.2
 
 
-class Norbi(Execution):
+class Norbi(FollowUps, Execution):
     """The intent orchestrator over one Alicorn home (see the module docstring)."""
 
     def __init__(
@@ -67,6 +112,8 @@ class Norbi(Execution):
         max_repairs: int = 2,
         data_root: Path | None = None,
         max_replans: int = 1,
+        samples: bool = False,
+        workdir: Path | None = None,
     ) -> None:
         self.app = app
         self.workflows = {w.id: w for w in workflows}
@@ -76,6 +123,10 @@ class Norbi(Execution):
         self.max_repairs = max_repairs
         self.data_root = data_root
         self.max_replans = max_replans
+        #: Whether a workflow may fall back to its bundled sample data (the demo and the tests only).
+        self.samples = samples
+        #: The folder requests are made in (paths in the words and in --data are read from it); journaled.
+        self.workdir = workdir
         self.clients = RoleClients(models, lambda: read_world(self.app.store))
         self._taps: dict[str, JournalTap] = {}
 
@@ -87,19 +138,33 @@ class Norbi(Execution):
         conversation = new_conversation_id(self.clock.now())
         tap = self._tap(conversation)
         flags = list(injection_flags(intent.utterance))
-        tap.append("intent.received", {"envelope": intent.model_dump(mode="json"), "injection_flags": flags})
+        received: dict[str, Any] = {"envelope": intent.model_dump(mode="json"), "injection_flags": flags}
+        if self.workdir is not None:
+            received["workdir"] = str(self.workdir.resolve())
+        tap.append("intent.received", received)
         return self.advance(conversation)
 
     def reply(self, conversation: str, text: str, *, by: str) -> Turn:
-        """The human's answer to the pending clarifying question; the conversation resumes from it."""
+        """The human's answer to the pending clarifying question (the conversation resumes from it), or, after the
+        report, the next message of the conversation ("I pick variant 2"), which Core acts on or answers."""
         state = self.state(conversation)
-        if not state.waiting_for_answer:
-            raise CoreError(
-                f"conversation {conversation} is {state.phase}, not waiting for an answer; nothing was done"
-            )
         words = " ".join(text.split())
         if not words:
             raise CoreError("the answer is empty; answer the question or start a new request")
+        if state.finished:  # the conversation goes on after its report (alicorn.core.followup)
+            self._tap(conversation).append("message.received", {"text": words[:2000], "by": by})
+            return self.advance(conversation)
+        if not state.waiting_for_answer:
+            waiting = (
+                f"; it waits for a decision on run {state.run}: `alicorn approve {state.run} --as NAME` or "
+                f"`alicorn reject {state.run}`, then `alicorn ask -c {conversation}`"
+                if state.phase == "running"
+                else ""
+            )
+            raise CoreError(
+                f"conversation {conversation} is {state.phase}, so your message was not taken{waiting}; "
+                "nothing was done"
+            )
         self._tap(conversation).append("clarification.answered", {"text": words[:2000], "by": by})
         return self.advance(conversation)
 
@@ -130,13 +195,18 @@ class Norbi(Execution):
             run = fold_run(self.app.store.read(state.run), state.run)
             if run.status == "awaiting_approval":
                 run = self._executor(state).withdraw(state.run, Withdrawal(PLANNER, reason))
-        known = [f"the request: {IntentEnvelope.model_validate(state.envelope).utterance}"]
+        language = self._language(state)
+        known = [tr(language, "the request: {text}", text=IntentEnvelope.model_validate(state.envelope).utterance)]
         if state.contract is not None:
-            known += OutcomeContract.model_validate(state.contract).sentences()
-        missing = ["the answer to: " + state.questions[-1]["question"]] if state.waiting_for_answer else []
+            known += OutcomeContract.model_validate(state.contract).sentences(language)
+        missing = []
+        if state.waiting_for_answer:
+            missing.append(tr(language, "the answer to: {question}", question=state.questions[-1]["question"]))
         if run is None or run.status != "succeeded":
-            missing.append("a validated result")
-        report = fallback(conversation, reason, known=known, missing=missing, state=run, goal_hash=state.goal_hash)
+            missing.append(tr(language, "a validated result"))
+        report = fallback(
+            conversation, reason, known=known, missing=missing, state=run, goal_hash=state.goal_hash, language=language
+        )
         tap = self._tap(conversation)
         self._write_report(conversation, tap, report)
         return self._turn(self.state(conversation), "reported", report=report)
@@ -198,6 +268,8 @@ class Norbi(Execution):
             return None
         if state.phase == "running":
             return self._follow(state, intent, tap)
+        if state.phase == "following":
+            return self._follow_up(state, intent, tap)
         raise CoreError(f"conversation {state.id} is in an unknown phase {state.phase!r}")
 
     def _classify(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> None:
@@ -215,6 +287,11 @@ class Norbi(Execution):
     def _understood(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
         kind = (state.classification or {}).get("kind", "task")
         language = self._language(state)
+        recurrence = (state.classification or {}).get("recurrence")
+        if recurrence:
+            once = self._recurring(state, intent, tap, recurrence)
+            if once is not True:
+                return once or None
         if kind in ("conversation", "question") and self._looks_like_work(state, intent, tap):
             return None
         if kind in ("conversation", "question"):
@@ -239,6 +316,45 @@ class Norbi(Execution):
             return None
         return self._select_and_fill(state, intent, tap)
 
+    def _recurring(
+        self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap, recurrence: dict[str, Any]
+    ) -> Turn | bool | None:
+        """A recurring request is a process: Core says so, with the schedule it understood. There is no scheduler
+        yet, so it offers to run the work once now (True: go on, as a one-off), and never runs it unasked."""
+        language = self._language(state)
+        asked = [i for i, q in enumerate(state.questions) if q.get("recurring")]
+        if not asked:
+            question = tr(
+                language,
+                "This is a recurring request: {schedule} (cron {cron}). Alicorn cannot run it on a "
+                "schedule yet; shall I do it once now? (yes / no)",
+                schedule=recurrence.get("description", ""),
+                cron=recurrence.get("cron", ""),
+            )
+            tap.append("clarification.asked", {"question": question, "recurring": True})
+            return None
+        # Questions and answers pair up in order: the answer to the recurring question has its index.
+        answer = state.answers[asked[0]]["text"].lower().strip(" .!") if len(state.answers) > asked[0] else ""
+        if answer.split(" ")[0] in YES_WORDS:
+            return True
+        report = fallback(
+            state.id,
+            tr(language, "a recurring request; nothing was run, and nothing will run on its own"),
+            known=[
+                tr(language, "the request: {text}", text=intent.utterance),
+                tr(
+                    language,
+                    "its schedule: {schedule} (cron {cron})",
+                    schedule=recurrence.get("description", ""),
+                    cron=recurrence.get("cron", ""),
+                ),
+            ],
+            missing=[tr(language, "a scheduler to run it every time (not available yet)")],
+            language=language,
+        )
+        self._write_report(state.id, tap, report)
+        return None
+
     def _looks_like_work(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> bool:
         """A kind set only by a weak signal ("a statement without a request") yields to a workflow template the
         words clearly match: "Announce it, then run the farm job" is work, not small talk; so does a question whose
@@ -249,7 +365,7 @@ class Norbi(Execution):
         if not weak and classification.get("kind") != "question":
             return False
         selection = self.selector.select(intent.utterance, None)
-        if selection.workflow is None or not selection.decided_by.startswith("examples"):
+        if selection.workflow is None or not selection.decided_by.startswith(("examples", "words")):
             return False
         if not weak and (selection.similarity < QUESTION_AS_WORK or selection.examples_margin < QUESTION_MARGIN):
             # A question is answered, unless answering it *is* a template's work ("Which of yesterday's alarms
@@ -274,6 +390,11 @@ class Norbi(Execution):
         texts = self._texts(state, intent)
         if state.workflow is None or state.workflow.get("workflow") is None:
             chosen = self._chosen_by_answer(state)
+            if chosen == NONE_OF_THESE:
+                tap.append(
+                    "workflow.selected", {"workflow": None, "decided_by": "human: none of these", "runner_up": None}
+                )
+                return self._no_template(state, intent, tap, None)
             if chosen is not None:
                 tap.append("workflow.selected", {"workflow": chosen, "decided_by": "human", "runner_up": None})
                 return None
@@ -298,20 +419,36 @@ class Norbi(Execution):
             questions = [workflow.question(slot, language) for slot in slots.missing]
             tap.append("clarification.asked", {"question": " ".join(questions), "slots": list(slots.missing)})
             return None
+        if workflow.inputs and (state.data is None or state.data.get("workflow") != workflow.id):
+            gathered = gather(
+                self.app, state, intent, workflow, slots.values, texts, tap, samples=self.samples, language=language
+            )
+            if isinstance(gathered, Report):
+                self._write_report(state.id, tap, gathered)
+            if gathered is not True:
+                return None
+            state = self.state(state.id)  # the data is part of the contract
         contract = self._contract(state, intent, workflow, slots.values)
         tap.append("contract.fixed", {"contract": contract.model_dump(mode="json"), "goal_hash": contract.goal_hash})
         return None
 
     def _chosen_by_answer(self, state: ConversationState) -> str | None:
-        """The workflow the human named when answering a "which of these" question (by id or title)."""
+        """The workflow the human named when answering a "which of these" question (by number, id or title), or
+        NONE_OF_THESE when they said none fits."""
         if not state.questions or not state.answers or not state.questions[-1].get("options"):
             return None
-        answer = state.answers[-1]["text"].lower()
-        named = [
-            w
-            for w in state.questions[-1]["options"]
-            if w in self.workflows and (w.lower() in answer or self.workflows[w].title.lower() in answer)
-        ]
+        answer = state.answers[-1]["text"].lower().strip(" .!")
+        options = [w for w in state.questions[-1]["options"] if w in self.workflows]
+        if answer.isdigit():
+            number = int(answer)
+            return options[number - 1] if 1 <= number <= len(options) else NONE_OF_THESE
+        if any(answer == w or answer.startswith(w + " ") for w in NONE_WORDS) or answer in NONE_WORDS:
+            return NONE_OF_THESE
+        titles = {
+            w: (self.workflows[w].title.lower(), tr_marked(self._language(state), self.workflows[w].title).lower())
+            for w in options
+        }
+        named = [w for w in options if w.lower() in answer or any(t in answer for t in titles[w])]
         return named[0] if len(named) == 1 else None
 
     def _forbidden(self, state: ConversationState, intent: IntentEnvelope) -> set[EffectClass]:
@@ -320,17 +457,17 @@ class Norbi(Execution):
         return {*found, *intent.forbid}
 
     def _no_template(
-        self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap, selection: Selection
+        self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap, selection: Selection | None
     ) -> Turn | None:
+        """No template was chosen: ask which one (offering "none of these") when some are plausible, else let a
+        planner-grade model write a free plan, else say so — never run a template the words do not support."""
         language = self._language(state)
-        if selection.ambiguous and len(state.questions) < 2:
-            options = [w for w in (selection.examples_vote, selection.runner_up) if w]
-            titles = " / ".join(f"{self.workflows[w].title} ({w})" for w in options)
-            question = {
-                "en": f"Which of these do you mean: {titles}?",
-                "pl": f"Które z tych zadań masz na myśli: {titles}?",
-                "ru": f"Что из этого вы имеете в виду: {titles}?",
-            }.get(language, f"Which of these do you mean: {titles}?")
+        asked = [q for q in state.questions if q.get("options")]
+        if selection is not None and selection.ambiguous and len(asked) < 2:
+            options = [w for w in dict.fromkeys((selection.examples_vote, selection.runner_up)) if w]
+            numbered = [f"{i}) {tr_marked(language, self.workflows[w].title)}" for i, w in enumerate(options, 1)]
+            none = f"{len(options) + 1}) " + tr(language, "none of these")
+            question = tr(language, "Which of these do you mean: {options}?", options="; ".join([*numbered, none]))
             tap.append("clarification.asked", {"question": question, "options": options})
             return None
         planner = self._client("planner", state, tap)
@@ -340,12 +477,22 @@ class Norbi(Execution):
                 "contract.fixed", {"contract": contract.model_dump(mode="json"), "goal_hash": contract.goal_hash}
             )
             return None
-        menu = ", ".join(w.title for w in self.workflows.values())
+        menu = "; ".join(tr_marked(language, w.title) for w in self.workflows.values())
         report = fallback(
             state.id,
-            "no workflow template fits this request and no model strong enough to write a free plan is available",
-            known=[f"the request: {intent.utterance}", f"workflow templates available: {menu}"],
-            missing=["a template for this kind of work, or a planner-grade model profile (reasoning ≥ 2)"],
+            tr(
+                language,
+                "no workflow template fits this request, and no model strong enough to write a plan of its "
+                "own is available",
+            ),
+            known=[
+                tr(language, "the request: {text}", text=intent.utterance),
+                tr(language, "what I can do: {menu}", menu=menu),
+            ],
+            missing=[
+                tr(language, "a template for this kind of work, or a planner-grade model profile (reasoning ≥ 2)")
+            ],
+            language=language,
         )
         self._write_report(state.id, tap, report)
         return None
@@ -353,25 +500,44 @@ class Norbi(Execution):
     def _contract(
         self, state: ConversationState, intent: IntentEnvelope, workflow: Workflow | None, values: dict[str, Any]
     ) -> OutcomeContract:
-        return make_contract(intent, state.classification or {}, self._forbidden(state, intent), workflow, values)
+        data = {i["input"]: [f["sha256"] for f in i["files"]] for i in (state.data or {}).get("inputs", [])}
+        return make_contract(
+            intent, state.classification or {}, self._forbidden(state, intent), workflow, values, data=data
+        )
 
     def _turn(self, state: ConversationState, phase: str, **fields: Any) -> Turn:
         """A Turn with what Core understood so far (kind, workflow, contract)."""
+        language = self._language(state)
         lines = []
         if state.classification:
             c = state.classification
-            forbidden = ", ".join(c.get("forbidden", [])) or "nothing"
+            forbidden = ", ".join(c.get("forbidden", [])) or tr(language, "nothing")
             lines.append(
-                f"understood: a {c['kind']} in {c['language']} (forbids {forbidden}); decided by {c['decided_by']}"
+                tr(
+                    language,
+                    "understood: a {kind} in {language} (forbids {forbidden}); decided by {signals}",
+                    kind=c["kind"],
+                    language=c["language"],
+                    forbidden=forbidden,
+                    signals=c["decided_by"],
+                )
             )
         if state.workflow and state.workflow.get("workflow"):
-            lines.append(f"workflow: {state.workflow['workflow']} (chosen by {state.workflow.get('decided_by')})")
+            lines.append(
+                tr(
+                    language,
+                    "workflow: {workflow} (chosen by {who})",
+                    workflow=state.workflow["workflow"],
+                    who=state.workflow.get("decided_by"),
+                )
+            )
         if state.contract:
-            lines.extend(OutcomeContract.model_validate(state.contract).sentences())
-        return Turn(state.id, phase, understood=tuple(lines), **fields)
+            lines.extend(OutcomeContract.model_validate(state.contract).sentences(language))
+        return Turn(state.id, phase, understood=tuple(lines), language=language, **fields)
 
     def _stalled(self, state: ConversationState, exc: BaseException) -> Turn:
         """The broker failed: no new jobs; say what is known. Nothing is journaled (the journal may be the failure)."""
+        language = self._language(state)
         run = None
         if state.run is not None:
             try:
@@ -380,12 +546,23 @@ class Norbi(Execution):
                 run = None
         report = fallback(
             state.id,
-            f"the job broker failed ({type(exc).__name__}: {exc}); no new job was started",
-            known=[f"the plan and the conversation are saved (phase {state.phase})"],
-            missing=["the run's result"],
+            tr(
+                language,
+                "the job broker failed ({error}); no new job was started",
+                error=f"{type(exc).__name__}: {exc}",
+            ),
+            known=[tr(language, "the plan and the conversation are saved (phase {phase})", phase=state.phase)],
+            missing=[tr(language, "the run's result")],
             state=run,
             goal_hash=state.goal_hash,
-            extra_decisions=[f"when the broker is back: alicorn ask --conversation {state.id} (resumes, idempotent)"],
+            extra_decisions=[
+                tr(
+                    language,
+                    "when the broker is back: alicorn ask --conversation {id} (resumes, idempotent)",
+                    id=state.id,
+                )
+            ],
+            language=language,
         )
         return self._turn(state, "stalled", report=report)
 

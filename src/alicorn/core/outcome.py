@@ -6,29 +6,122 @@ miss the contract (partial), and a run a human rejected or policy denied ended s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState
-from alicorn.core.report import Outcome, Report, run_facts
+from alicorn.core.report import OUTCOME_LABELS, Outcome, Report, run_facts
+from alicorn.i18n import N_, tr, tr_marked
 from alicorn.packs.workflow import Workflow
+from alicorn.plan.dsl import Plan
 from alicorn.runtime.state import RunState
-from alicorn.validate.base import ArtifactType, ValidationReport
+from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, check
+from alicorn.validate.constraints import check_constraints
 
 #: Runs that ended without doing the work: there is nothing to validate, and nothing was done.
 ENDED_UNDONE = frozenset({"rejected", "denied", "cancelled", "withdrawn", "replaced"})
 
 
-def validate_run(workflow: Workflow | None, contract: OutcomeContract, run: RunState) -> ValidationReport:
-    """The workflow's validator on the run's artifact; a run that did no work fails validation, saying why."""
+def validate_run(
+    workflow: Workflow | None,
+    contract: OutcomeContract,
+    run: RunState,
+    data: Mapping[str, Any] | None = None,
+) -> ValidationReport:
+    """The workflow's validator on the run's artifact, then Core's own checks: the data covers the period asked,
+    every stated constraint holds (or is said unchecked). The outcome is the weakest check: a run that did no work
+    fails; any failed check, a warning included, keeps the outcome below complete."""
     kind: ArtifactType = "document"
     if contract.result in ("document", "code", "schedule", "conversation"):
         kind = contract.result
     if run.status in ENDED_UNDONE:
         return ValidationReport.unreadable(kind, f"the run ended {run.status}: {run.stop_reason or 'nothing was done'}")
+    if contract.follows is not None:  # a follow-up acts on a result already checked: did each step happen?
+        return ValidationReport.of(kind, [_step_check(run, n) for n in run.order])
     if workflow is not None:
-        return workflow.validator(workflow.artifact_of(run), contract.acceptance)
+        artifact = workflow.artifact_of(run)
+        report = workflow.validator(artifact, contract.acceptance)
+        checks = [*report.checks, *_coverage_checks(data), *_constraint_checks(contract, workflow, artifact)]
+        return weakest(ValidationReport.of(report.artifact, checks))
     if run.status == "succeeded":
-        return ValidationReport.of(kind, [])
+        return weakest(ValidationReport.of(kind, _constraint_checks(contract, None, None)))
     return ValidationReport.unreadable(kind, f"the run ended {run.status}: {run.stop_reason or 'no result'}")
+
+
+def _step_check(run: RunState, node: str) -> CheckResult:
+    status = run.nodes[node].status
+    return check(node, status == "succeeded", N_("{node}: {status}"), node=node, status=status)
+
+
+def weakest(report: ValidationReport) -> ValidationReport:
+    """`complete` only when every check passed: a failed warning (a data problem, an unchecked constraint) makes
+    the outcome partial."""
+    if report.status == "complete" and any(not c.passed for c in report.checks):
+        return report.model_copy(update={"status": "partial", "summary": report.summary + "; not every check passed"})
+    return report
+
+
+def _coverage_checks(data: Mapping[str, Any] | None) -> list[CheckResult]:
+    coverage = (data or {}).get("coverage")
+    if not coverage:
+        return []
+    if coverage["status"] == "covered":
+        return [check("period", True, N_("the data covers the period asked ({asked})"), asked=coverage["asked"])]
+    return [
+        check(
+            "period",
+            False,
+            N_("the data covers {found} only; the request asks about {asked} ({days} day(s) missing)"),
+            found=coverage["found"],
+            asked=coverage["asked"],
+            days=coverage["missing_days"],
+        )
+    ]
+
+
+#: Why a stated constraint could not be checked, by the checker's reason code.
+_UNCHECKED = {
+    "no-measure": N_(
+        "“{words}” was not checked, because it names none of the figures this workflow measures ({measures})"
+    ),
+    "no-measures": N_("“{words}” was not checked, because this workflow measures no figures a constraint could bound"),
+    "no-result": N_("“{words}” was not checked, because there is no result to check it on"),
+    "no-figures": N_("“{words}” was not checked, because the result carries no figures for it"),
+}
+
+
+def _constraint_checks(
+    contract: OutcomeContract, workflow: Workflow | None, artifact: Mapping[str, Any] | None
+) -> list[CheckResult]:
+    """Every constraint the person stated, as a check: held on every item, broken by some (named), or unchecked."""
+    stated = [c.value for c in contract.constraints if c.kind == "stated"]
+    measures = workflow.measures if workflow is not None else ()
+    results = []
+    for found in check_constraints(stated, measures, artifact):
+        if not found.checked:
+            names = ", ".join(m.key for m in measures)
+            results.append(
+                check("constraint", False, _UNCHECKED[found.why_unchecked], words=found.words, measures=names)
+            )
+        elif found.breaking:
+            figures = "; ".join(f"{label}: {value:g}" for label, value in found.values if label in found.breaking)
+            results.append(
+                check(
+                    "constraint",
+                    False,
+                    N_("“{words}” is broken by {items} ({figures})"),
+                    words=found.words,
+                    items=", ".join(found.breaking),
+                    figures=figures,
+                )
+            )
+        else:
+            figures = "; ".join(f"{label}: {value:g}" for label, value in found.values)
+            results.append(
+                check("constraint", True, N_("“{words}” holds ({figures})"), words=found.words, figures=figures)
+            )
+    return results
 
 
 def final_report(
@@ -37,31 +130,47 @@ def final_report(
     contract: OutcomeContract,
     workflow: Workflow | None,
     validation: ValidationReport,
+    language: str = "en",
 ) -> Report:
-    """The final report: outcome, headline, the result's lines, evidence, conflicts, metrics and run facts."""
-    facts = run_facts(run)
-    summary = workflow.summarize(workflow.artifact_of(run), validation) if workflow is not None else None
+    """The final report: outcome, headline, the result's lines, evidence (every check, every file read, every failed
+    node), conflicts, metrics and run facts, all in the request's `language`."""
+    facts = run_facts(run, language)
+    if contract.follows is not None:
+        workflow = None  # a follow-up's result is its steps, not a new artifact of the workflow
+    summary = workflow.summarize(workflow.artifact_of(run), validation, language) if workflow is not None else None
     outcome: Outcome
     if run.status in ENDED_UNDONE:
         outcome = "stopped_safely"
-        headline = f"run {run.run_id} ended {run.status}: nothing was done" + (
-            f" ({(run.rejection or {}).get('reason', '')})" if run.status == "rejected" else ""
-        )
+        headline = tr(language, "run {run} ended {status}: nothing was done", run=run.run_id, status=run.status)
+        if run.status == "rejected":
+            headline += f" ({(run.rejection or {}).get('reason', '')})"
     else:
         outcome = validation.status
-        headline = summary.lines[0] if summary and summary.lines else validation.summary
+        headline = summary.lines[0] if summary and summary.lines else validation.summary_in(language)
+        if contract.follows is not None:
+            done = [str(Plan.model_validate(run.plan).node(n).description or n) for n in run.order]
+            headline = tr(language, "done: {steps}", steps="; ".join(done)) if outcome == "complete" else headline
         if outcome != "complete":
-            headline = f"{outcome} result: {headline}"
-    evidence = [f"{c.name}: {'ok' if c.passed else 'FAILED'} — {c.detail}" for c in validation.checks]
+            label = tr_marked(language, OUTCOME_LABELS.get(outcome, outcome))
+            headline = tr(language, "{outcome} result: {headline}", outcome=label, headline=headline)
+    ok, failed = tr(language, "ok"), tr(language, "FAILED")
+    evidence = [f"{c.name}: {ok if c.passed else failed} — {c.sentence(language)}" for c in validation.checks]
+    evidence += read_lines(state.data, language)
     evidence += [
-        f"node {n} failed: {(run.nodes[n].error or {}).get('message') or run.nodes[n].reason or 'no reason recorded'}"
+        tr(
+            language,
+            "node {node} failed: {why}",
+            node=n,
+            why=(run.nodes[n].error or {}).get("message") or run.nodes[n].reason or tr(language, "no reason recorded"),
+        )
         for n in run.order
         if run.nodes[n].status == "failed"
     ]
     plan_info = state.plans[-1] if state.plans else {}
-    known = [*contract.sentences(), f"plan {plan_info.get('source', '?')}: {len(run.order)} nodes"]
-    known += [f"left out: {r}" for r in plan_info.get("removed", [])]
-    known += [f"slot not taken as given: {r}" for r in (state.slots or {}).get("reverted", [])]
+    known = [goal_served(workflow, contract, language), *contract.sentences(language)]
+    known.append(tr(language, "plan {source}: {n} nodes", source=plan_info.get("source", "?"), n=len(run.order)))
+    known += [tr(language, "left out: {what}", what=r) for r in plan_info.get("removed", [])]
+    known += [tr(language, "slot not taken as given: {what}", what=r) for r in (state.slots or {}).get("reverted", [])]
     metrics = dict(summary.metrics) if summary else {}
     metrics.update({"model_calls": state.model_calls, "tokens": state.tokens})
     return Report(
@@ -72,12 +181,53 @@ def final_report(
         run=run.run_id,
         result=list(summary.lines[1:]) if summary is not None else [],
         known=known,
-        missing=[f"{c.name}: {c.detail}" for c in validation.failures],
+        missing=[f"{c.name}: {c.sentence(language)}" for c in validation.checks if not c.passed],
         jobs_finished=facts["finished"],
         decisions_needed=facts["decisions"],
-        pending_effects=facts["pending"] or ["none"],
+        pending_effects=facts["pending"] or [tr(language, "none")],
         evidence=evidence,
         conflicts=list(summary.conflicts) if summary else [],
         metrics=metrics,
         artifacts=[run.workspace] if run.workspace else [],
+        language=language,
     )
+
+
+def goal_served(workflow: Workflow | None, contract: OutcomeContract, language: str) -> str:
+    """The goal a run served, said in every report: the template's work, or the request's own words."""
+    if workflow is None:
+        return tr(language, "goal served: a plan written for the request “{goal}”", goal=contract.goal)
+    return tr(
+        language,
+        "goal served: {work} (workflow {id}), for the request “{goal}”",
+        work=tr_marked(language, workflow.title),
+        id=workflow.id,
+        goal=contract.goal,
+    )
+
+
+def _where(file: Mapping[str, Any]) -> str:
+    """A file by the name the person knows, and where it was read when that differs (an attachment's store)."""
+    name, path = str(file.get("name") or ""), str(file["path"])
+    return path if not name or path.endswith("/" + name) or path == name else f"{name} ({path})"
+
+
+def read_lines(data: Mapping[str, Any] | None, language: str) -> list[str]:
+    """One evidence line per file the run read: where it came from, its path, digest, rows and span."""
+    lines = []
+    for item in (data or {}).get("inputs", []):
+        for f in item["files"]:
+            span = f["first"] if f["first"] == f["last"] else f"{f['first']} – {f['last']}"
+            lines.append(
+                tr(
+                    language,
+                    "read {input} ({source}): {path}, sha256 {sha}…, {rows} rows, dates {span}",
+                    input=item["input"],
+                    source=item["source"],
+                    path=_where(f),
+                    sha=f["sha256"][:16],
+                    rows=f["rows"],
+                    span=span if f["first"] else "—",
+                )
+            )
+    return lines

@@ -13,7 +13,7 @@ Each decision records every signal, so a wrong plan can be traced to the signal 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -142,6 +142,18 @@ class WorkflowSelector:
                 error,
             )
 
+        named = {w: found for w in self.workflows if (found := self.workflows[w].named_in(text))}
+        if named:
+            return self._by_subject(text, named, best, ranked, choice, pick)
+        if voted is not None and self.workflows[voted].vocabulary:
+            # The closest template declares its subject and the words do not name it: it does not fit. Templates
+            # that declare none are still judged by their examples alone.
+            ranked = [w for w in ranked if not self.workflows[w].vocabulary]
+            if not ranked:
+                return pick(None, "no template fits", None)
+            voted, similarity = ranked[0], best[ranked[0]]
+            runner = ranked[1] if len(ranked) > 1 else None
+            margin = similarity - (best[runner] if runner is not None else 0.0)
         plausible = similarity >= PLAUSIBLE_SIMILARITY
         clear = voted is not None and similarity >= CLEAR_SIMILARITY and margin >= CLEAR_MARGIN
         if clear and choice in (voted, None):
@@ -149,13 +161,37 @@ class WorkflowSelector:
         if clear:
             # The model disagrees with a clear lead of the examples: the examples win; the disagreement is kept.
             return pick(voted, "examples(model disagreed)")
-        if choice is not None and (choice in ranked[:2] or not plausible):
-            return pick(choice, "model")
-        if plausible and voted is not None and margin >= CLEAR_MARGIN:
-            return pick(voted, "examples(weak)")
         if plausible and voted is not None:
             return pick(None, "ambiguous")
         return pick(None, "no template fits", None)
+
+    def _by_subject(
+        self,
+        text: str,
+        named: dict[str, tuple[str, ...]],
+        best: dict[str, float],
+        ranked: list[str],
+        choice: str | None,
+        pick: Callable[..., Selection],
+    ) -> Selection:
+        """Templates that declare what they are about are chosen only when the words name it: one template named
+        → it (the examples and the model are recorded beside it); several → the one the examples clearly prefer
+        among them, else a question; none → no template fits, however similar the words sound."""
+        subject = [w for w in ranked if named.get(w)] + [w for w in named if named[w] and w not in ranked]
+        if not subject:
+            return pick(None, "no template fits", None)
+        if len(subject) == 1:
+            only = subject[0]
+            if len(named[only]) < 2 and best.get(only, 0.0) < CLEAR_SIMILARITY:
+                # One word of its subject, and otherwise unlike its examples ("the build server"): ask.
+                return Selection(None, "ambiguous", None, only, 0.0, round(best.get(only, 0.0), 3), choice, None)
+            agreed = "+model" if choice == only else ("(model disagreed)" if choice else "")
+            return pick(only, f"words{agreed}", None)
+        first, second = subject[0], subject[1]
+        lead = best.get(first, 0.0) - best.get(second, 0.0)
+        if best.get(first, 0.0) >= CLEAR_SIMILARITY and lead >= CLEAR_MARGIN and choice in (first, None):
+            return pick(first, "words+examples" + ("+model" if choice == first else ""), second)
+        return Selection(None, "ambiguous", second, first, round(lead, 3), round(best.get(first, 0.0), 3), choice, None)
 
 
 @dataclass(frozen=True)

@@ -17,18 +17,21 @@ criteria it asks the validator to check, and how to read the run's artifact back
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from alicorn.ops.registry import Operation
+from alicorn.packs.inputs import DataInput
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ArtifactType, ValidationReport
+from alicorn.validate.constraints import Measure
 
 #: Languages a pack's questions and examples must cover.
 LANGUAGES = ("en", "pl", "ru")
@@ -57,7 +60,11 @@ class Workflow:
     - `artifact_of(state)`: the artifact the validator checks, read from the run's node outputs (None if absent).
     - `criteria(params)`: the acceptance criteria handed to the validator (JSON), part of the outcome contract.
     - `validator(artifact, criteria)`: one of alicorn.validate's `validate_<type>` functions.
-    - `summarize(artifact, report)`: headline, metrics, conflicts for the final report.
+    - `summarize(artifact, report, language)`: headline, metrics, conflicts for the final report, its sentences in
+      `language` (the request's: alicorn.i18n; the report's `summary_in` and checks' `sentence` say theirs in it).
+    - `inputs`: the data the plan reads (kind, format, fields, the field whose dates give the data's span).
+    - `period(parameters)`: the days the request asks about, checked against the data's span before the run.
+    - `measures`: the result's figures that stated constraints can bound.
     """
 
     id: str
@@ -74,7 +81,40 @@ class Workflow:
     artifact_of: Callable[[RunState], dict[str, Any] | None]
     criteria: Callable[[BaseModel], dict[str, Any]]
     validator: Callable[[Mapping[str, Any] | None, Mapping[str, Any]], ValidationReport]
-    summarize: Callable[[Mapping[str, Any] | None, ValidationReport], ResultSummary]
+    summarize: Callable[[Mapping[str, Any] | None, ValidationReport, str], ResultSummary]
+    #: The data the plan reads (alicorn.packs.inputs): Core finds it among the user's files and stages it as the
+    #: run's data root; a workflow with none runs over the data root Core was given.
+    inputs: tuple[DataInput, ...] = ()
+    #: The period (first day, day after the last) the request asks about, from the filled slots; Core checks the
+    #: data's span against it before running.
+    period: Callable[[Mapping[str, Any]], tuple[date, date] | None] | None = None
+    #: The figures the result carries (alicorn.validate.constraints): a stated constraint on one ("overtime under
+    #: 200 h") is checked on every item of the result; one on no figure here is reported as not checked.
+    measures: tuple[Measure, ...] = ()
+    #: Word stems (lowercase, any language; "=word" for a whole word) of what this work is *about*: "alarm",
+    #: "тревог", "=app". A template
+    #: is chosen only when the request's own words name its subject; similar-sounding requests about something
+    #: else ("write a poem about the camera") get a question or no template, never this one by accident.
+    vocabulary: tuple[str, ...] = ()
+    #: A message after the report, read as changes to the slots ("I pick variant 2" → publish variant 2), or None
+    #: when it asks for nothing this workflow can do next. Core builds the *separate* plan of the new nodes only,
+    #: over the finished run's results (nothing is computed again).
+    follow_up: Callable[[str, str], dict[str, Any] | None] | None = None
+    #: The item of the result a follow-up acts on ("variant 2"), to check it against the stated constraints.
+    item_of: Callable[[Mapping[str, Any]], str | None] | None = None
+    #: A sentence naming what an effect node will change and for whom, from its resolved inputs (the approval
+    #: prompt and `alicorn proposals` show it); None keeps the node's own description.
+    describe_effect: Callable[[str, Mapping[str, Any], str], str | None] | None = None
+
+    def named_in(self, text: str) -> tuple[str, ...]:
+        """The vocabulary stems `text` contains, each at the start of a word ("=word": the whole word)."""
+        words = re.findall(r"[^\W\d_]+", text.lower().replace("ё", "е"))
+        found = [
+            stem
+            for stem in self.vocabulary
+            if any((w == stem[1:]) if stem.startswith("=") else w.startswith(stem) for w in words)
+        ]
+        return tuple(dict.fromkeys(found))
 
     def required_slots(self) -> list[str]:
         return [name for name, f in self.parameters.model_fields.items() if f.is_required()]

@@ -1,7 +1,8 @@
 """The camera-alarms template (seed command 5): one day's alarms, duplicates merged, only events that need a human.
 
-Slots: `day` (required; "yesterday", "wczoraj", "вчера", "today", an ISO or dd.mm.yyyy date — resolved against the
-intake time), `min_confidence` for person/vehicle detections, `window_s` for merging repeats of one camera and type.
+Slots: `day` (required; the day the request names, read by `alicorn.periods`: "yesterday", "last night", "wczoraj",
+"вчерашние", "29 listopada", an ISO or dd.mm.yyyy date — resolved against the intake time), `min_confidence` for
+person/vehicle detections, `window_s` for merging repeats of one camera and type.
 The plan uses built-in operations only (read, filter, dedupe, sort, render, save); it has no effect beyond writing
 its report into the run's workspace.
 """
@@ -10,13 +11,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alicorn.i18n import N_, tr, trn
+from alicorn.packs.inputs import DataInput
 from alicorn.packs.workflow import BuiltPlan, ResultSummary, Workflow
+from alicorn.periods import InvalidDate, parse_date_answer
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ValidationReport
@@ -34,38 +38,28 @@ class AlarmParameters(BaseModel):
     window_s: int = Field(300, ge=1, le=3600, description="repeats of one camera and type within this are one event")
 
 
-_RELATIVE = {
-    -1: ("yesterday", "yesterday's", "wczoraj", "wczorajsz", "вчера", "вчерашн"),
-    0: ("today", "today's", "dzisiaj", "dziś", "dzisiejsz", "сегодня", "сегодняшн"),
-    -2: ("day before yesterday", "przedwczoraj", "позавчера"),
-}
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DOTTED = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b")
 _WINDOW = re.compile(r"\b(\d{1,4})\s*(s|sec|seconds?|min|minutes?|minut|мин)\b", re.IGNORECASE)
 
 
 def extract(text: str, language: str, now: datetime) -> dict[str, Any]:
-    """`day` from a relative word or a date; `window_s` from "within 10 minutes" and the like."""
+    """`day` from the day the words name (a date that does not exist is left out); `window_s` from "within 10
+    minutes" and the like."""
     found: dict[str, Any] = {}
-    lowered = text.lower()
-    for offset in (-2, -1, 0):  # "day before yesterday" / "przedwczoraj" before "yesterday" / "wczoraj"
-        if any(word in lowered for word in _RELATIVE[offset]):
-            found["day"] = (now + timedelta(days=offset)).date().isoformat()
-            break
-    if (iso := _ISO.search(text)) is not None:
-        found["day"] = "-".join(iso.groups())
-    elif (dotted := _DOTTED.search(text)) is not None:
-        d, m, y = dotted.groups()
-        found["day"] = f"{y}-{int(m):02d}-{int(d):02d}"
-    if "day" in found:
-        try:
-            datetime.strptime(found["day"], "%Y-%m-%d")
-        except ValueError:
-            del found["day"]
+    try:
+        day = parse_date_answer(text, language, now, prefer="past")
+    except InvalidDate:
+        day = None
+    if day is not None:
+        found["day"] = day.isoformat()
     if (window := _WINDOW.search(text)) is not None:
         amount = int(window.group(1))
         found["window_s"] = amount if window.group(2).lower().startswith("s") else amount * 60
     return found
+
+
+def _day_period(day: str) -> tuple[date, date]:
+    first = date.fromisoformat(day)
+    return first, first + timedelta(days=1)
 
 
 def _check(path: str, op: str, value: Any) -> dict[str, Any]:
@@ -216,16 +210,35 @@ def validate(artifact: Mapping[str, Any] | None, wanted: Mapping[str, Any]) -> V
     return validate_document(artifact, wanted)
 
 
-def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> ResultSummary:
+def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport, language: str = "en") -> ResultSummary:
+    """The headline (how many events need a human), then one line per event, in `language`."""
     counts = (artifact or {}).get("counts", {})
     lines = (
-        f"{counts.get('need_human', 0)} events need a human, of {counts.get('day', 0)} alarms "
-        f"({counts.get('merged', 0)} duplicates merged)",
+        trn(
+            language,
+            "{n} event needs a human, of {alarms} alarms ({merged} duplicates merged)",
+            "{n} events need a human, of {alarms} alarms ({merged} duplicates merged)",
+            int(counts.get("need_human", 0)),
+            alarms=counts.get("day", 0),
+            merged=counts.get("merged", 0),
+        ),
     )
     events = (artifact or {}).get("events", [])
     shown = tuple(
-        f"alarm {e.get('id')} at {e.get('ts')}: {e.get('type')} on {e.get('camera')} ({e.get('zone')})"
-        + (f", {e['duplicates']} repeat(s) merged into it" if e.get("duplicates") else "")
+        tr(
+            language,
+            "alarm {id} at {ts}: {type} on {camera} ({zone})",
+            id=e.get("id"),
+            ts=e.get("ts"),
+            type=e.get("type"),
+            camera=e.get("camera"),
+            zone=e.get("zone"),
+        )
+        + (
+            trn(language, ", {n} repeat merged into it", ", {n} repeats merged into it", int(e["duplicates"]))
+            if e.get("duplicates")
+            else ""
+        )
         for e in events
     )
     return ResultSummary((*lines, *shown), dict(counts), ())
@@ -233,11 +246,17 @@ def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport) -> R
 
 WORKFLOW = Workflow(
     id="alarms",
-    title="camera alarm triage",
+    title=N_("camera alarm triage"),
     summary="analyse one day's camera alarms, merge duplicates, keep only events that need a human",
     artifact="document",
     parameters=AlarmParameters,
     operations=(),
+    vocabulary=tuple(
+        (
+            "alarm alert cctv tamper intrusion monitoring surveillance naruszen wtargn тревог сигнализац "
+            "срабатыван видеонаблюден вторжен"
+        ).split()
+    ),
     examples={
         "en": (
             "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human.",
@@ -272,4 +291,19 @@ WORKFLOW = Workflow(
     criteria=criteria,
     validator=validate,
     summarize=summarize,
+    inputs=(
+        DataInput(
+            name="alarms",
+            what={
+                "en": "a camera alarm log (CSV)",
+                "pl": "dziennik alarmów z kamer (CSV)",
+                "ru": "журнал тревог камер (CSV)",
+            },
+            file="alarms.csv",
+            format="csv",
+            fields=("id", "ts", "camera", "zone", "type", "confidence"),
+            span_field="ts",
+        ),
+    ),
+    period=lambda p: _day_period(str(p["day"])),
 )

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from alicorn.i18n import N_
 from alicorn.packs.candidate import plan, slots
+from alicorn.packs.inputs import DataInput
 from alicorn.packs.workflow import Workflow
 from alicorn.validate.code import validate_code
 
 WORKFLOW = Workflow(
     id="candidate",
-    title="Build an application variant in an isolated candidate",
+    title=N_("Build an application variant in an isolated candidate"),
     summary=(
         "Copies an application into an isolated candidate, makes a demo build, runs its tests in a child process, "
         "shows the diff and packages it; installs only when asked and allowed."
@@ -28,6 +30,12 @@ WORKFLOW = Workflow(
     artifact="code",
     parameters=slots.CandidateParameters,
     operations=plan.OPERATIONS,
+    vocabulary=tuple(
+        (
+            "=build candidate demo application =app =apps release package zbuduj zbudow kandydat "
+            "aplikac wydan paczk собер сборк кандидат демо приложен релиз пакет"
+        ).split()
+    ),
     examples=slots.EXAMPLES,
     data_dir=Path(__file__).parent / "data",
     extract=slots.extract,
@@ -37,6 +45,18 @@ WORKFLOW = Workflow(
     criteria=plan.criteria,
     validator=validate_code,
     summarize=plan.summarize,
+    inputs=(
+        DataInput(
+            name="app",
+            what={
+                "en": "the application's source folder",
+                "pl": "folder ze źródłami aplikacji",
+                "ru": "папка с исходным кодом приложения",
+            },
+            file="app",
+            format="tree",
+        ),
+    ),
 )
 
 __all__ = ["WORKFLOW"]

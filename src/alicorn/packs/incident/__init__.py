@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from alicorn.i18n import N_
 from alicorn.packs.incident import plan, slots
+from alicorn.packs.inputs import DataInput
 from alicorn.packs.workflow import Workflow
 from alicorn.validate.document import validate_document
 
 WORKFLOW = Workflow(
     id="incident",
-    title="Find the cause of a render time increase",
+    title=N_("Find the cause of a render time increase"),
     summary=(
         "Finds the day render time rose in the job log, tests N hypotheses about the cause (1-5, default 3) with "
         "seeded permutation tests, and reports each verdict with the jobs it rests on."
@@ -25,6 +27,9 @@ WORKFLOW = Workflow(
     artifact="document",
     parameters=slots.IncidentParameters,
     operations=plan.OPERATIONS,
+    vocabulary=tuple(
+        ("render slowdown slower regression renderowan spowolni wolniej рендер замедлен медленнее").split()
+    ),
     examples=slots.EXAMPLES,
     data_dir=Path(__file__).parent / "data",
     extract=slots.extract,
@@ -34,6 +39,20 @@ WORKFLOW = Workflow(
     criteria=plan.criteria,
     validator=validate_document,
     summarize=plan.summarize,
+    inputs=(
+        DataInput(
+            name="render_jobs",
+            what={
+                "en": "a render job log (CSV: job_id, date, duration_s…)",
+                "pl": "dziennik zadań renderowania (CSV: job_id, date, duration_s…)",
+                "ru": "журнал задач рендеринга (CSV: job_id, date, duration_s…)",
+            },
+            file=plan.DATA_FILE,
+            format="csv",
+            fields=("job_id", "date", "duration_s"),
+            span_field="date",
+        ),
+    ),
 )
 
 __all__ = ["WORKFLOW"]

@@ -12,6 +12,8 @@ and their extraction), `workflow` (build, artifact, criteria, summary).
 
 from __future__ import annotations
 
+from alicorn.i18n import N_
+from alicorn.packs.inputs import DataInput
 from alicorn.packs.notes.compose import DRAFT_REPLY, WRITE_NOTE
 from alicorn.packs.notes.send import SEND_REPLY
 from alicorn.packs.notes.slots import DATA_DIR, EXAMPLES, QUESTIONS, NotesParams, extract
@@ -25,12 +27,19 @@ OPERATIONS = (READ_TRANSCRIPT, EXTRACT_TASKS, WRITE_NOTE, DRAFT_REPLY, SEND_REPL
 
 WORKFLOW = Workflow(
     id="notes",
-    title="Conversation notes, tasks and a draft reply",
+    title=N_("Conversation notes, tasks and a draft reply"),
     summary="From a recorded conversation: a note, the task list (owners, due dates, evidence) and a draft reply "
     "to the participants; sent only when asked.",
     artifact="conversation",
     parameters=NotesParams,
     operations=OPERATIONS,
+    vocabulary=tuple(
+        (
+            "conversation meeting =call =calls transcript recording minutes discussion rozmow spotkan "
+            "narad transkryp nagran notatk protokół protokol разговор встреч созвон совещан звонк "
+            "звонок расшифровк протокол"
+        ).split()
+    ),
     examples=EXAMPLES,
     data_dir=DATA_DIR,
     extract=extract,
@@ -40,6 +49,20 @@ WORKFLOW = Workflow(
     criteria=criteria,
     validator=validate_conversation,
     summarize=summarize,
+    inputs=(
+        DataInput(
+            name="transcripts",
+            what={
+                "en": "a conversation transcript (JSON: title, date, participants, segments)",
+                "pl": "transkrypcja rozmowy (JSON: title, date, participants, segments)",
+                "ru": "расшифровка разговора (JSON: title, date, participants, segments)",
+            },
+            file=".",
+            format="json_files",
+            fields=("date", "participants", "segments"),
+            span_field="date",
+        ),
+    ),
 )
 
 __all__ = ["OPERATIONS", "WORKFLOW", "NotesParams"]

@@ -9,8 +9,13 @@ the plan, the artifact and the summary. OR-Tools is imported only when a schedul
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from alicorn.i18n import N_
+from alicorn.packs.inputs import DataInput
+from alicorn.packs.schedule.choose import describe_publication, follow_up, item_of
 from alicorn.packs.schedule.extract import extract
 from alicorn.packs.schedule.workflow import (
     OPERATIONS,
@@ -21,18 +26,35 @@ from alicorn.packs.schedule.workflow import (
     summarize,
 )
 from alicorn.packs.workflow import Workflow
+from alicorn.validate.constraints import Measure
 from alicorn.validate.schedule import validate_schedule
 
 DATA_DIR = Path(__file__).parent / "data"
 
+
+def _per_variant(artifact: Mapping[str, Any], key: str) -> list[tuple[str, float]]:
+    """One figure of every variant of a schedule artifact, labelled "variant N"."""
+    return [
+        (f"variant {m['variant']}", float(m[key]))
+        for m in artifact.get("metrics", [])
+        if isinstance(m.get(key), int | float)
+    ]
+
+
 WORKFLOW = Workflow(
     id="schedule",
-    title="Work schedule variants",
+    title=N_("Work schedule variants"),
     summary="Prepare variants of a month's shift schedule from the HR data (rules, contracts, competences, "
     "vacations, demand), check them against labour law, and compare their coverage, cost and conflicts.",
     artifact="schedule",
     parameters=ScheduleParameters,
     operations=OPERATIONS,
+    vocabulary=tuple(
+        (
+            "schedule roster rota shift timetable grafik harmonogram zmian zmiano dyżur dyzur расписан "
+            "график смен дежурств"
+        ).split()
+    ),
     examples={
         "en": (
             "Prepare three variants of next month's work schedule, take vacations into account, and do not publish "
@@ -71,6 +93,75 @@ WORKFLOW = Workflow(
     criteria=criteria,
     validator=validate_schedule,
     summarize=summarize,
+    follow_up=follow_up,
+    item_of=item_of,
+    describe_effect=describe_publication,
+    measures=(
+        Measure(
+            "overtime_hours",
+            ("overtime", "over-time", "nadgodzin", "nadgodzi", "переработ", "сверхуроч"),
+            lambda a: _per_variant(a, "overtime_hours"),
+        ),
+        Measure(
+            "total_cost",
+            ("total cost", "cost", "koszt", "stoimość", "стоимост", "затрат", "расход"),
+            lambda a: _per_variant(a, "total_cost"),
+        ),
+        Measure(
+            "coverage_pct", ("coverage", "pokrycie", "pokrycia", "покрыти"), lambda a: _per_variant(a, "coverage_pct")
+        ),
+        Measure(
+            "violations",
+            ("violation", "naruszeń", "naruszen", "naruszenia", "нарушени"),
+            lambda a: _per_variant(a, "violations"),
+        ),
+    ),
+    inputs=(
+        DataInput(
+            name="employees",
+            what={
+                "en": "the staff list (CSV: id, name, competences, contract_hours, hourly_cost)",
+                "pl": "lista pracowników (CSV: id, name, competences, contract_hours, hourly_cost)",
+                "ru": "список сотрудников (CSV: id, name, competences, contract_hours, hourly_cost)",
+            },
+            file="employees.csv",
+            format="csv",
+            fields=("id", "name", "competences", "contract_hours", "hourly_cost"),
+        ),
+        DataInput(
+            name="demand",
+            what={
+                "en": "the demand forecast (CSV: day, shift, competence, required)",
+                "pl": "prognoza zapotrzebowania (CSV: day, shift, competence, required)",
+                "ru": "прогноз потребности (CSV: day, shift, competence, required)",
+            },
+            file="demand.csv",
+            format="csv",
+            fields=("day", "shift", "competence", "required"),
+        ),
+        DataInput(
+            name="vacations",
+            what={
+                "en": "the vacations (CSV: employee, from, to)",
+                "pl": "urlopy (CSV: employee, from, to)",
+                "ru": "отпуска (CSV: employee, from, to)",
+            },
+            file="vacations.csv",
+            format="csv",
+            fields=("employee", "from", "to"),
+        ),
+        DataInput(
+            name="rules",
+            what={
+                "en": "the approved shift rules (JSON)",
+                "pl": "zatwierdzone zasady zmian (JSON)",
+                "ru": "утверждённые правила смен (JSON)",
+            },
+            file="rules.json",
+            format="json",
+            fields=("shifts", "min_rest_hours", "max_weekly_hours"),
+        ),
+    ),
 )
 
 __all__ = ["DATA_DIR", "WORKFLOW", "ScheduleParameters"]

@@ -1,0 +1,197 @@
+"""Core's data step: between the filled slots and the contract, the user's data is found, checked and staged.
+
+    slots filled ─► each declared input located (alicorn.core.data) ─► any required one missing or unfit?
+                      │                                                   └► clarification.asked (what is missing,
+                      │                                                      what was wrong, how to give it)
+                      ▼
+                  staged under <home>/inputs/<conversation>/ ─► data.found (files, digests, rows, span)
+                      ▼
+                  the request's period against the data's span ─► none of it covered: report `missing_data`
+                                                                   (the span that was found), no run
+
+The run's data root is the staged folder; the report's evidence names every file read, with its digest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from alicorn.app import App
+from alicorn.context.tap import JournalTap
+from alicorn.core.conversation import ConversationState
+from alicorn.core.data import DataSources, Located, evidence, locate, stage
+from alicorn.core.intake import IntentEnvelope
+from alicorn.core.report import Report
+from alicorn.i18n import tr, tr_marked
+from alicorn.packs.workflow import Workflow
+
+#: How often Core asks for data before it stops asking and reports what is missing.
+MAX_DATA_QUESTIONS = 3
+
+
+def sources_for(app: App, state: ConversationState, intent: IntentEnvelope, samples: Path | None) -> DataSources:
+    """Where this request's data may come from: its attachments, its `--data` paths, the project's sources and
+    roots (alicorn.toml), the folder the request was made in, and the samples when Core is allowed them."""
+    attachments = []
+    store = app.home / "artifacts"
+    for sha in intent.attachments:
+        stored = store / sha[:2] / sha
+        try:
+            name = str(json.loads(stored.with_suffix(".json").read_text(encoding="utf-8")).get("name") or sha)
+        except (OSError, ValueError):
+            name = sha
+        attachments.append((name, stored))
+    project = app.config.projects.get(intent.project)
+    workdir = Path(state.workdir) if state.workdir else None
+    roots = [*(project.roots if project else ()), *([workdir] if workdir else [])]
+    given: list[tuple[str | None, Path]] = []
+    for item in intent.data:
+        name, sep, path = item.partition("=")
+        if sep and name.isidentifier():
+            given.append((name, _absolute(Path(path), workdir)))
+        else:
+            given.append((None, _absolute(Path(item), workdir)))
+    return DataSources(
+        attachments=tuple(attachments),
+        given=tuple(given),
+        project=dict(project.sources) if project else {},
+        roots=tuple(roots),
+        samples=samples,
+    )
+
+
+def _absolute(path: Path, workdir: Path | None) -> Path:
+    path = path.expanduser()
+    return path if path.is_absolute() or workdir is None else workdir / path
+
+
+def data_question(workflow: Workflow, located: Sequence[Located], language: str) -> str:
+    """What is missing, what was wrong with what was found, and how to give it, in the request's language."""
+    lines = []
+    for item in located:
+        if item.found or not item.input.required:
+            continue
+        lines.append(
+            tr(
+                language,
+                "I need {what} for “{workflow}”.",
+                what=item.input.called(language),
+                workflow=tr_marked(language, workflow.title),
+            )
+        )
+        for finding in item.problems[:3]:
+            problem = finding.problem
+            if problem is not None:
+                lines.append(tr_marked(language, problem.message, **dict(problem.values)).rstrip(".") + ".")
+        for path in item.refused[:3]:
+            lines.append(
+                tr(
+                    language,
+                    "{path} is outside the project's folders; move it there or add its folder to "
+                    "roots in alicorn.toml.",
+                    path=path,
+                )
+            )
+    lines.append(
+        tr(
+            language,
+            "Attach the file (alicorn ask --attach FILE), name its path in your answer, pass --data PATH, or declare "
+            "it for the project in alicorn.toml ([projects.NAME.data]).",
+        )
+    )
+    return " ".join(lines)
+
+
+def coverage_of(workflow: Workflow, values: dict[str, Any], located: Sequence[Located]) -> dict[str, Any] | None:
+    """The request's period against the data's span (inputs with a date field): covered, partial or none."""
+    if workflow.period is None:
+        return None
+    period = workflow.period(values)
+    if period is None:
+        return None
+    start, end = period
+    spans = [(f.first, f.last) for item in located for f in item.chosen if f.first is not None and f.last is not None]
+    if not spans:
+        return None
+    first = min(s for s, _ in spans)
+    last = max(e for _, e in spans)
+    wanted = {start + timedelta(days=i) for i in range((end - start).days)}
+    have = {d for d in wanted if first <= d <= last}
+    status = "covered" if have == wanted else ("partial" if have else "none")
+    return {
+        "status": status,
+        "asked": _span(start, end - timedelta(days=1)),
+        "found": _span(first, last),
+        "missing_days": len(wanted - have),
+    }
+
+
+def _span(first: date, last: date) -> str:
+    return first.isoformat() if first == last else f"{first.isoformat()} – {last.isoformat()}"
+
+
+def coverage_sentence(coverage: dict[str, Any], language: str) -> str:
+    if coverage["status"] == "covered":
+        return tr(language, "the data covers the period asked ({asked})", asked=coverage["asked"])
+    return tr(
+        language,
+        "the data covers {found} only; the request asks about {asked}",
+        found=coverage["found"],
+        asked=coverage["asked"],
+    )
+
+
+def gather(
+    app: App,
+    state: ConversationState,
+    intent: IntentEnvelope,
+    workflow: Workflow,
+    values: dict[str, Any],
+    texts: Sequence[str],
+    tap: JournalTap,
+    *,
+    samples: bool,
+    language: str,
+) -> Report | bool:
+    """Find, check and stage `workflow`'s data. True: data.found was journaled (go on to the contract); False: a
+    question was asked; a Report: the conversation ends (missing data). Nothing is run here."""
+    sources = sources_for(app, state, intent, workflow.data_dir if samples else None)
+    located = [locate(want, sources, texts) for want in workflow.inputs]
+    if any(item.input.required and not item.found for item in located):
+        asked = sum(1 for q in state.questions if q.get("data"))
+        missing = [i.input.name for i in located if i.input.required and not i.found]
+        if asked >= MAX_DATA_QUESTIONS:
+            return Report(
+                conversation=state.id,
+                outcome="missing_data",
+                headline=tr(language, "missing data: {inputs}", inputs=", ".join(missing)),
+                known=[tr(language, "the request: {text}", text=intent.utterance)],
+                missing=[data_question(workflow, located, language)],
+                pending_effects=[tr(language, "none: nothing was run")],
+            )
+        tap.append("clarification.asked", {"question": data_question(workflow, located, language), "data": missing})
+        return False
+    root = stage(located, app.home / "inputs" / state.id)
+    coverage = coverage_of(workflow, values, located)
+    tap.append(
+        "data.found",
+        {"workflow": workflow.id, "root": str(root.resolve()), "inputs": evidence(located), "coverage": coverage},
+    )
+    if coverage is not None and coverage["status"] == "none":
+        files = [
+            f"{f['path']} (sha256 {f['sha256'][:16]}…, {f['rows']} rows)" for i in evidence(located) for f in i["files"]
+        ]
+        return Report(
+            conversation=state.id,
+            outcome="missing_data",
+            headline=tr(language, "missing data: {sentence}", sentence=coverage_sentence(coverage, language)),
+            known=[tr(language, "the request: {text}", text=intent.utterance), *files],
+            missing=[tr(language, "data for {asked}", asked=coverage["asked"])],
+            evidence=[tr(language, "read: {file}", file=f) for f in files],
+            pending_effects=[tr(language, "none: nothing was run")],
+        )
+    return True

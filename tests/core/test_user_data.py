@@ -1,0 +1,231 @@
+"""Core on the user's own data, judged honestly: data found where the user put it, checked before anything runs,
+the period checked against the data's span, stated constraints checked, the outcome the weakest check, and the
+conversation going on after the report (a picked variant gets its own publication plan)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import shutil
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from alicorn.app import App, open_app
+from alicorn.clock import PinnedClock
+from alicorn.context.artifacts import ArtifactStore
+from alicorn.core.conversation import fold
+from alicorn.core.intake import IntentEnvelope
+from alicorn.core.norbi import Norbi
+from alicorn.packs.catalog import bundled_workflows
+from alicorn.packs.schedule import DATA_DIR as SCHEDULE_DATA
+from alicorn.plan.dsl import Plan
+from alicorn.runtime.state import fold as fold_run
+
+AS_OF = datetime(2026, 12, 1, 7, 30, tzinfo=UTC)  # "yesterday" is 2026-11-30
+ALARMS = "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human."
+
+
+def alarm_log(path: Path, days: Sequence[str], per_day: int = 6) -> Path:
+    """A camera alarm log of the user's own: `per_day` alarms on each day, every third one a tamper alarm."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "ts", "camera", "zone", "type", "confidence", "note"])
+        number = 700
+        for day in days:
+            for i in range(per_day):
+                kind = "tamper" if i % 3 == 0 else "animal"
+                writer.writerow([number, f"{day}T0{i}:15:00", f"cam-{i}", "perimeter", kind, 0.9, ""])
+                number += 1
+    return path
+
+
+def _core(home: Path, workdir: Path | None = None) -> tuple[App, Norbi]:
+    app = open_app(home)
+    return app, Norbi(app, bundled_workflows(), clock=PinnedClock(AS_OF), workdir=workdir or home.parent)
+
+
+def _ask(core: Norbi, text: str, **fields: object):
+    return core.receive(IntentEnvelope(utterance=text, author="human:ann", **fields))  # type: ignore[arg-type]
+
+
+def _runs(app: App) -> list[str]:
+    return [i.stream for i in app.store.streams() if i.stream.startswith("run-")]
+
+
+def _attach(app: App, path: Path) -> str:
+    return ArtifactStore(app.home / "artifacts").put_file(path).sha256
+
+
+def test_an_attached_log_is_the_input_and_the_report_names_it(tmp_path: Path) -> None:
+    log = alarm_log(tmp_path / "cams.csv", ["2026-11-29", "2026-11-30"])
+    app, core = _core(tmp_path / "home")
+    turn = _ask(core, ALARMS, attachments=(_attach(app, log),))
+    assert turn.report is not None and turn.report.outcome == "complete", turn.report
+    assert "2 events need a human, of 6 alarms" in turn.report.headline  # the user's data, not the samples
+    digest = hashlib.sha256(log.read_bytes()).hexdigest()
+    assert any("cams.csv" in line and digest[:16] in line for line in turn.report.evidence)
+    state = fold(app.store.read(turn.conversation))
+    assert state.contract is not None and state.contract["data"] == {"alarms": [digest]}
+
+
+def test_data_given_with_the_request_or_named_in_its_words_is_read(tmp_path: Path) -> None:
+    alarm_log(tmp_path / "logs.csv", ["2026-11-30"], per_day=9)
+    _app, core = _core(tmp_path / "home", workdir=tmp_path)
+    given = _ask(core, ALARMS, data=("logs.csv",))
+    assert given.report is not None and "3 events need a human, of 9 alarms" in given.report.headline
+    named = _ask(core, "Analyse the camera alarms of 2026-11-30 in ./logs.csv and show only events that need a human")
+    assert named.report is not None and "of 9 alarms" in named.report.headline
+
+
+def test_the_projects_data_sources_are_found(tmp_path: Path) -> None:
+    folder = tmp_path / "srv" / "alarms"
+    folder.mkdir(parents=True)
+    alarm_log(folder / "a.csv", ["2026-11-29"])
+    alarm_log(folder / "b.csv", ["2026-11-30"], per_day=3)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "alicorn.toml").write_text(f'[projects.ops.data]\nalarms = "{folder}/*.csv"\n', encoding="utf-8")
+    _app, core = _core(home)
+    turn = _ask(core, ALARMS, project="ops")
+    assert turn.report is not None and "of 3 alarms" in turn.report.headline  # both files read, merged
+    assert sum("read alarms (project data source)" in line for line in turn.report.evidence) == 2
+
+
+def test_no_data_is_a_question_naming_what_and_how_then_the_answer_gives_it(tmp_path: Path) -> None:
+    app, core = _core(tmp_path / "home", workdir=tmp_path)
+    turn = _ask(core, ALARMS)
+    assert turn.phase == "asking" and turn.question is not None
+    assert "camera alarm log (CSV)" in turn.question and "--attach" in turn.question and "--data" in turn.question
+    assert _runs(app) == []
+    alarm_log(tmp_path / "here.csv", ["2026-11-30"])
+    done = core.reply(turn.conversation, "here.csv", by="human:ann")
+    assert done.report is not None and done.report.outcome == "complete" and "of 6 alarms" in done.report.headline
+
+
+def test_a_polish_request_gets_a_polish_question(tmp_path: Path) -> None:
+    _, core = _core(tmp_path / "home")
+    turn = _ask(core, "Przeanalizuj wczorajsze alarmy z kamer i pokaż tylko zdarzenia wymagające człowieka.")
+    assert turn.phase == "asking" and turn.question is not None
+    assert "dziennik alarmów z kamer" in turn.question and "Dołącz plik" in turn.question
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "says"),
+    [
+        ("alarms.pdf", b"%PDF-1.7\n...", "a PDF document, not text"),
+        ("empty.csv", b"", "is empty"),
+        ("wrong.csv", b"a,b\n1,2\n", "lacks the column(s) id, ts, camera, zone, type, confidence"),
+        ("header.csv", b"id,ts,camera,zone,type,confidence\n", "has a header but no rows"),
+        ("latin.csv", "id,ts\n1,żółw\n".encode("cp1250"), "not UTF-8 text"),
+    ],
+)
+def test_data_of_the_wrong_kind_is_a_clear_question_and_nothing_runs(
+    tmp_path: Path, name: str, content: bytes, says: str
+) -> None:
+    (tmp_path / name).write_bytes(content)
+    app, core = _core(tmp_path / "home")
+    turn = _ask(core, ALARMS, attachments=(_attach(app, tmp_path / name),))
+    assert turn.phase == "asking" and turn.question is not None
+    assert name in turn.question and says in turn.question, turn.question
+    assert _runs(app) == []
+    streams = {i.stream for i in app.store.streams()}
+    assert streams == {turn.conversation}  # nothing journaled but the conversation's own events
+
+
+def test_a_path_outside_the_project_is_refused(tmp_path: Path) -> None:
+    outside = alarm_log(tmp_path / "elsewhere.csv", ["2026-11-30"])
+    project = tmp_path / "project"
+    project.mkdir()
+    app, core = _core(tmp_path / "home", workdir=project)
+    turn = _ask(core, ALARMS, data=(str(outside),))
+    assert turn.phase == "asking" and turn.question is not None
+    assert "outside the project's folders" in turn.question and _runs(app) == []
+
+
+def test_data_that_does_not_cover_the_period_is_missing_data_with_the_span_found(tmp_path: Path) -> None:
+    log = alarm_log(tmp_path / "old.csv", ["2026-11-29"])
+    app, core = _core(tmp_path / "home")
+    turn = _ask(core, ALARMS, attachments=(_attach(app, log),))
+    assert turn.report is not None and turn.report.outcome == "missing_data", turn.report
+    assert "covers 2026-11-29 only" in turn.report.headline and "2026-11-30" in turn.report.headline
+    assert _runs(app) == []
+
+
+def _schedule_data(folder: Path) -> Path:
+    """The user's HR export: the bundled sample with its deliberate data problems fixed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for source in SCHEDULE_DATA.iterdir():
+        shutil.copyfile(source, folder / source.name)
+    employees = (folder / "employees.csv").read_text(encoding="utf-8").splitlines()
+    (folder / "employees.csv").write_text("\n".join(r for r in employees if not r.startswith("E15,")) + "\n")
+    vacations = (folder / "vacations.csv").read_text(encoding="utf-8").splitlines()
+    bad = ("E99,", "E13,2026-12-20")
+    kept = [r for r in vacations if not r.startswith(bad) and "overlaps the row above" not in r]
+    (folder / "vacations.csv").write_text("\n".join(kept) + "\n")
+    return folder
+
+
+@pytest.mark.slow
+def test_a_stated_constraint_is_checked_and_a_picked_variant_gets_its_own_publication_plan(tmp_path: Path) -> None:
+    data = _schedule_data(tmp_path / "hr")
+    app, core = _core(tmp_path / "home", workdir=tmp_path)
+    text = "Prepare three variants of next month's work schedule, keep overtime under 285 h, do not publish"
+    turn = _ask(core, text, data=(str(data),))
+    report = turn.report
+    assert report is not None and report.outcome in ("complete", "partial"), report
+    state = fold(app.store.read(turn.conversation))
+    constraint = next(c for c in state.validations[-1]["checks"] if c["name"] == "constraint")
+    broken = str(constraint["values"].get("items", ""))
+    first_run = state.run
+    # A message Core cannot act on is answered, never ignored.
+    declined = core.reply(turn.conversation, "thanks, looks fine", by="human:ann")
+    assert declined.answer is not None and "I cannot act on" in declined.answer
+    # Picking a variant that breaks the stated constraint is refused with the reason.
+    for number in (1, 2, 3):
+        if f"variant {number}" in broken.split(", "):
+            refused = core.reply(turn.conversation, f"I pick variant {number}, publish it", by="human:ann")
+            assert refused.answer is not None and "keep overtime under 285 h" in refused.answer
+            assert refused.phase == "reported"
+    good = next(n for n in (1, 2, 3) if f"variant {n}" not in broken.split(", "))
+    picked = core.reply(turn.conversation, f"I pick variant {good}", by="human:ann")
+    assert picked.phase == "waiting" and picked.plan is not None
+    assert [n.node_id for n in picked.plan.nodes] == ["publish"]  # only the new node: nothing is solved again
+    node = picked.plan.nodes[0]
+    assert "recipients" in node.description and "changes" in node.description
+    assert all("value" in b.model_dump() for b in node.inputs.values())  # over the finished run's outputs
+    assert picked.proposal is not None and "publish" in picked.proposal.actions
+    state = fold(app.store.read(turn.conversation))
+    assert state.contract is not None and state.contract["follows"] is not None
+    assert state.contract["forbidden"] == []  # a new human decision, separate from the first request's "do not"
+    done = core.approve(turn.conversation, by="human:bob")
+    assert done.report is not None and done.report.outcome == "complete", done.report
+    run = fold_run(app.store.read(done.report.run or ""), done.report.run or "")
+    assert run.run_id != first_run and run.effects.get("publication") == ["publish"]
+    assert Plan.model_validate(run.plan).goal_hash == state.goal_hash
+
+
+def test_a_recurring_request_is_a_process_and_runs_only_once_when_asked(tmp_path: Path) -> None:
+    log = alarm_log(tmp_path / "cams.csv", ["2026-11-30"])
+    app, core = _core(tmp_path / "home")
+    text = "Every morning at 7 analyse yesterday's camera alarms and show only events that need a human"
+    turn = _ask(core, text, attachments=(_attach(app, log),))
+    assert turn.phase == "asking" and turn.question is not None and "recurring" in turn.question
+    state = fold(app.store.read(turn.conversation))
+    assert state.classification is not None and state.classification["kind"] == "process"
+    no = core.reply(turn.conversation, "no", by="human:ann")
+    assert no.report is not None and no.report.outcome == "stopped_safely" and _runs(app) == []
+    again = _ask(core, text, attachments=(_attach(app, log),))
+    yes = core.reply(again.conversation, "yes", by="human:ann")
+    assert yes.report is not None and yes.report.outcome == "complete" and len(_runs(app)) == 1
+
+
+def test_which_of_these_offers_none_and_none_runs_nothing(tmp_path: Path) -> None:
+    app, core = _core(tmp_path / "home")
+    turn = _ask(core, "Clean up the disk on the build server")
+    assert turn.phase == "asking" and turn.question is not None and "none of these" in turn.question
+    answered = core.reply(turn.conversation, "none of these", by="human:ann")
+    assert answered.report is not None and answered.report.outcome == "stopped_safely"
+    assert "no workflow template fits" in answered.report.headline and _runs(app) == []
