@@ -53,6 +53,12 @@ def test_the_model_alone_never_picks_a_template_the_words_do_not_name() -> None:
         "Book me a dentist appointment next Tuesday",
         "Napisz wiersz o kamerze w ogrodzie",
         "Закажи пиццу в офис",
+        "Call the electrician about the flickering lights in the hall",
+        "Set my alarm clock to 6:30 tomorrow",
+        "Build a bookshelf for the kitchen from the leftover boards",
+        "Reserve the big meeting room, we have a call with the bank at noon",
+        "Nastaw mi budzik na 6:30",
+        "Поставь будильник на семь утра",
     ],
 )
 def test_a_request_about_something_else_gets_no_template_by_accident(text: str) -> None:

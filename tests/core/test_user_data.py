@@ -20,6 +20,7 @@ from alicorn.core.conversation import fold
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.norbi import Norbi
 from alicorn.packs.catalog import bundled_workflows
+from alicorn.packs.notes.slots import DATA_DIR as NOTES_DATA
 from alicorn.packs.schedule import DATA_DIR as SCHEDULE_DATA
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.state import fold as fold_run
@@ -229,3 +230,35 @@ def test_which_of_these_offers_none_and_none_runs_nothing(tmp_path: Path) -> Non
     answered = core.reply(turn.conversation, "none of these", by="human:ann")
     assert answered.report is not None and answered.report.outcome == "stopped_safely"
     assert "no workflow template fits" in answered.report.headline and _runs(app) == []
+
+
+def test_a_date_that_does_not_exist_is_a_question_in_the_users_language(tmp_path: Path) -> None:
+    log = alarm_log(tmp_path / "cams.csv", ["2026-11-29"])
+    app, core = _core(tmp_path / "home")
+    turn = _ask(core, "Przeanalizuj alarmy z kamer z 31 listopada", attachments=(_attach(app, log),))
+    assert turn.phase == "asking" and turn.question is not None
+    assert "31 listopada" in turn.question and "którego dnia" in turn.question.lower(), turn.question
+    assert _runs(app) == []
+    done = core.reply(turn.conversation, "29 listopada", by="human:ann")
+    assert done.report is not None and done.report.outcome == "complete", done.report
+
+
+def _transcript(folder: Path, name: str, day: str, language: str, title: str) -> None:
+    import json
+
+    source = json.loads((NOTES_DATA / "2026-11-27-planning.json").read_text(encoding="utf-8"))
+    source.update({"date": day, "language": language, "title": title})
+    (folder / name).write_text(json.dumps(source, ensure_ascii=False), encoding="utf-8")
+
+
+def test_the_latest_transcript_prefers_the_requests_language_and_day(tmp_path: Path) -> None:
+    folder = tmp_path / "calls"
+    folder.mkdir()
+    _transcript(folder, "2026-11-20-review.json", "2026-11-20", "pl", "Przegląd kwartału")
+    _transcript(folder, "2026-11-26-sync.json", "2026-11-26", "en", "Weekly sync")
+    _transcript(folder, "2026-12-05-future.json", "2026-12-05", "pl", "Not yet held")
+    app, core = _core(tmp_path / "home", workdir=tmp_path)
+    text = "Z ostatniej rozmowy przygotuj notatkę i zadania, nic nie wysyłaj"
+    turn = _ask(core, text, data=(str(folder),))
+    state = fold(app.store.read(turn.conversation))
+    assert state.slots is not None and state.slots["parameters"]["conversation"] == "2026-11-20-review.json"

@@ -10,8 +10,9 @@ Events, in the order a request meets them:
     triage.done            an alarm's severity and who must look at it
     workflow.selected      the template, who chose it (model / examples / both) and the runner-up
     slots.filled           the template's parameters, the source of each, and what is missing
-    data.found             the user's files for the workflow's inputs (path, digest, rows, span), where they were
-                           staged (the run's data root), and the request's period against the data's span
+    data.found             the user's files for the workflow's inputs (path, digest, rows, span), and where they
+                           were staged (the run's data root)
+    data.checked           the request's period against the data's span
     clarification.asked    a question for the human (the conversation waits)
     clarification.answered the human's answer (the conversation resumes from it)
     contract.fixed         the outcome contract and its goal hash
@@ -131,6 +132,8 @@ def apply(state: ConversationState, event: Event) -> ConversationState:
         state.slots = data
     elif kind == "data.found":
         state.data = data
+    elif kind == "data.checked":
+        state.data = {**(state.data or {}), "coverage": data["coverage"]}
     elif kind == "clarification.asked":
         state.questions.append(data)
         _phase(state, "asking")

@@ -1,13 +1,15 @@
 """Core's data step: between the filled slots and the contract, the user's data is found, checked and staged.
 
-    slots filled ─► each declared input located (alicorn.core.data) ─► any required one missing or unfit?
+    workflow chosen ─► each declared input located (alicorn.core.data) ─► any required one missing or unfit?
                       │                                                   └► clarification.asked (what is missing,
                       │                                                      what was wrong, how to give it)
                       ▼
                   staged under <home>/inputs/<conversation>/ ─► data.found (files, digests, rows, span)
                       ▼
-                  the request's period against the data's span ─► none of it covered: report `missing_data`
-                                                                   (the span that was found), no run
+                  slots filled (a pack may read the staged data: the latest transcript in the request's language)
+                      ▼
+                  the request's period against the data's span ─► data.checked; none of it covered: report
+                                                                   `missing_data` (the span that was found), no run
 
 The run's data root is the staged folder; the report's evidence names every file read, with its digest.
 """
@@ -106,15 +108,20 @@ def data_question(workflow: Workflow, located: Sequence[Located], language: str)
     return " ".join(lines)
 
 
-def coverage_of(workflow: Workflow, values: dict[str, Any], located: Sequence[Located]) -> dict[str, Any] | None:
-    """The request's period against the data's span (inputs with a date field): covered, partial or none."""
+def coverage_of(workflow: Workflow, values: dict[str, Any], data: dict[str, Any]) -> dict[str, Any] | None:
+    """The request's period against the data's span (the dated files of `data.found`): covered, partial or none."""
     if workflow.period is None:
         return None
     period = workflow.period(values)
     if period is None:
         return None
     start, end = period
-    spans = [(f.first, f.last) for item in located for f in item.chosen if f.first is not None and f.last is not None]
+    spans = [
+        (date.fromisoformat(f["first"]), date.fromisoformat(f["last"]))
+        for item in data.get("inputs", [])
+        for f in item["files"]
+        if f.get("first") and f.get("last")
+    ]
     if not spans:
         return None
     first = min(s for s, _ in spans)
@@ -150,15 +157,14 @@ def gather(
     state: ConversationState,
     intent: IntentEnvelope,
     workflow: Workflow,
-    values: dict[str, Any],
     texts: Sequence[str],
     tap: JournalTap,
     *,
     samples: bool,
     language: str,
 ) -> Report | bool:
-    """Find, check and stage `workflow`'s data. True: data.found was journaled (go on to the contract); False: a
-    question was asked; a Report: the conversation ends (missing data). Nothing is run here."""
+    """Find, check and stage `workflow`'s data. True: data.found was journaled; False: a question was asked; a
+    Report: the conversation ends (the data was asked for too often). Nothing is run here."""
     sources = sources_for(app, state, intent, workflow.data_dir if samples else None)
     located = [locate(want, sources, texts) for want in workflow.inputs]
     if any(item.input.required and not item.found for item in located):
@@ -172,26 +178,42 @@ def gather(
                 known=[tr(language, "the request: {text}", text=intent.utterance)],
                 missing=[data_question(workflow, located, language)],
                 pending_effects=[tr(language, "none: nothing was run")],
+                language=language,
             )
         tap.append("clarification.asked", {"question": data_question(workflow, located, language), "data": missing})
         return False
     root = stage(located, app.home / "inputs" / state.id)
-    coverage = coverage_of(workflow, values, located)
-    tap.append(
-        "data.found",
-        {"workflow": workflow.id, "root": str(root.resolve()), "inputs": evidence(located), "coverage": coverage},
-    )
-    if coverage is not None and coverage["status"] == "none":
-        files = [
-            f"{f['path']} (sha256 {f['sha256'][:16]}…, {f['rows']} rows)" for i in evidence(located) for f in i["files"]
-        ]
-        return Report(
-            conversation=state.id,
-            outcome="missing_data",
-            headline=tr(language, "missing data: {sentence}", sentence=coverage_sentence(coverage, language)),
-            known=[tr(language, "the request: {text}", text=intent.utterance), *files],
-            missing=[tr(language, "data for {asked}", asked=coverage["asked"])],
-            evidence=[tr(language, "read: {file}", file=f) for f in files],
-            pending_effects=[tr(language, "none: nothing was run")],
-        )
+    tap.append("data.found", {"workflow": workflow.id, "root": str(root.resolve()), "inputs": evidence(located)})
     return True
+
+
+def check_coverage(
+    state: ConversationState,
+    intent: IntentEnvelope,
+    workflow: Workflow,
+    values: dict[str, Any],
+    tap: JournalTap,
+    language: str,
+) -> Report | None:
+    """Journal the request's period against the data's span (`data.checked`); a Report when none of the period is
+    covered (missing data, with the span that was found), else None."""
+    data = state.data or {}
+    coverage = coverage_of(workflow, values, data)
+    tap.append("data.checked", {"coverage": coverage})
+    if coverage is None or coverage["status"] != "none":
+        return None
+    files = [
+        f"{f.get('name') or f['path']} (sha256 {f['sha256'][:16]}…, {f['rows']} rows, {f['first']} – {f['last']})"
+        for i in data.get("inputs", [])
+        for f in i["files"]
+    ]
+    return Report(
+        conversation=state.id,
+        outcome="missing_data",
+        headline=tr(language, "missing data: {sentence}", sentence=coverage_sentence(coverage, language)),
+        known=[tr(language, "the request: {text}", text=intent.utterance), *files],
+        missing=[tr(language, "data for {asked}", asked=coverage["asked"])],
+        evidence=[tr(language, "read: {file}", file=f) for f in files],
+        pending_effects=[tr(language, "none: nothing was run")],
+        language=language,
+    )

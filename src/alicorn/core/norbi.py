@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from alicorn.core.contract import OutcomeContract, check_plan, make_contract
 from alicorn.core.conversation import ConversationState, fold, new_conversation_id
 from alicorn.core.execution import PLANNER, Execution
 from alicorn.core.followup import FollowUps
-from alicorn.core.gathering import gather
+from alicorn.core.gathering import check_coverage, gather
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.planner import ProposedPlan, settle_flags
 from alicorn.core.report import Report, fallback
@@ -37,6 +38,7 @@ from alicorn.i18n import tr, tr_marked
 from alicorn.models.intent.classifier import IntentClassifier
 from alicorn.models.recorder import ModelClient
 from alicorn.packs.workflow import Workflow
+from alicorn.periods import InvalidDate, find_period
 from alicorn.plan.dsl import EffectClass, Plan
 from alicorn.plan.validate import validate_plan
 from alicorn.runtime.humans import Approval, Rejection, Withdrawal
@@ -46,6 +48,15 @@ from alicorn.runtime.world import Clock, default_clock, parse_time
 #: What a failing job broker (the runtime and its journal) raises. Core then stops creating jobs; the plan and the
 #: conversation are already journaled, so `advance` resumes idempotently once the broker is back.
 BROKER_FAILURES: tuple[type[BaseException], ...] = (OSError, sqlite3.Error, JournalError)
+
+
+def _impossible_date(text: str, language: str, now: datetime) -> str | None:
+    """The words of a date `text` names that does not exist ("30 February", "31 listopada"), or None."""
+    try:
+        find_period(text, language, now)
+    except InvalidDate as exc:
+        return exc.words
+    return None
 
 
 class CoreError(AlicornError):
@@ -406,10 +417,28 @@ class Norbi(FollowUps, Execution):
                 return self._no_template(state, intent, tap, selection)
             return None
         workflow = self.workflows[state.workflow["workflow"]]
-        client = self._client("classifier", state, tap)
         now = parse_time(state.received_at)
+        impossible = _impossible_date(texts[-1], language, now)
+        if impossible is not None and sum(1 for q in state.questions if q.get("date")) < 2:
+            question = tr(language, "“{words}” is not a date that exists; which day do you mean?", words=impossible)
+            tap.append("clarification.asked", {"question": question, "date": impossible})
+            return None
+        if workflow.inputs and (state.data is None or state.data.get("workflow") != workflow.id):
+            gathered = gather(self.app, state, intent, workflow, texts, tap, samples=self.samples, language=language)
+            if isinstance(gathered, Report):
+                self._write_report(state.id, tap, gathered)
+            return None
+        client = self._client("classifier", state, tap)
+        root = Path(state.data["root"]) if state.data else None
         slots = fill_slots(
-            workflow, texts, language, now, client, max_repairs=self.max_repairs, untrusted=not intent.authoritative
+            workflow,
+            texts,
+            language,
+            now,
+            client,
+            max_repairs=self.max_repairs,
+            untrusted=not intent.authoritative,
+            data_root=root,
         )
         if not slots.missing:
             settled, notes = settle_flags(workflow, slots.values, frozenset(self._forbidden(state, intent)))
@@ -419,15 +448,12 @@ class Norbi(FollowUps, Execution):
             questions = [workflow.question(slot, language) for slot in slots.missing]
             tap.append("clarification.asked", {"question": " ".join(questions), "slots": list(slots.missing)})
             return None
-        if workflow.inputs and (state.data is None or state.data.get("workflow") != workflow.id):
-            gathered = gather(
-                self.app, state, intent, workflow, slots.values, texts, tap, samples=self.samples, language=language
-            )
-            if isinstance(gathered, Report):
-                self._write_report(state.id, tap, gathered)
-            if gathered is not True:
+        if workflow.inputs and "coverage" not in (state.data or {}):
+            missing = check_coverage(state, intent, workflow, slots.values, tap, language)
+            if missing is not None:
+                self._write_report(state.id, tap, missing)
                 return None
-            state = self.state(state.id)  # the data is part of the contract
+            state = self.state(state.id)  # the data and its coverage are part of the contract
         contract = self._contract(state, intent, workflow, slots.values)
         tap.append("contract.fixed", {"contract": contract.model_dump(mode="json"), "goal_hash": contract.goal_hash})
         return None

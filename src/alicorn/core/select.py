@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
@@ -182,9 +183,11 @@ class WorkflowSelector:
             return pick(None, "no template fits", None)
         if len(subject) == 1:
             only = subject[0]
-            if len(named[only]) < 2 and best.get(only, 0.0) < CLEAR_SIMILARITY:
-                # One word of its subject, and otherwise unlike its examples ("the build server"): ask.
-                return Selection(None, "ambiguous", None, only, 0.0, round(best.get(only, 0.0), 3), choice, None)
+            similarity = best.get(only, 0.0)
+            lead = similarity - max((v for w, v in best.items() if w != only), default=0.0)
+            if not _named_enough(named[only], similarity, lead):
+                # Only words with other senses ("call the plumber", "the build server"), unlike its examples: ask.
+                return Selection(None, "ambiguous", None, only, 0.0, round(similarity, 3), choice, None)
             agreed = "+model" if choice == only else ("(model disagreed)" if choice else "")
             return pick(only, f"words{agreed}", None)
         first, second = subject[0], subject[1]
@@ -192,6 +195,15 @@ class WorkflowSelector:
         if best.get(first, 0.0) >= CLEAR_SIMILARITY and lead >= CLEAR_MARGIN and choice in (first, None):
             return pick(first, "words+examples" + ("+model" if choice == first else ""), second)
         return Selection(None, "ambiguous", second, first, round(lead, 3), round(best.get(first, 0.0), 3), choice, None)
+
+
+def _named_enough(stems: tuple[str, ...], similarity: float, lead: float) -> bool:
+    """Whether the words name a template's subject clearly: a strong stem in words not unlike its examples, or
+    two weak ones (words with other senses) in words clearly more like its examples than any other's."""
+    strong = [s for s in stems if not s.startswith("~")]
+    if strong:
+        return similarity >= PLAUSIBLE_SIMILARITY
+    return len(stems) >= 2 and similarity >= CLEAR_SIMILARITY and lead >= CLEAR_MARGIN
 
 
 @dataclass(frozen=True)
@@ -233,11 +245,16 @@ def fill_slots(
     *,
     max_repairs: int = 2,
     untrusted: bool = False,
+    data_root: Path | None = None,
 ) -> Slots:
-    """The parameters of `workflow` from the request (and any answers to clarifying questions, later ones win)."""
+    """The parameters of `workflow` from the request (and any answers to clarifying questions, later ones win);
+    a workflow that reads slots from its data (`extract_from_data`) reads them from the staged `data_root`."""
     found: dict[str, Any] = {}
     for text in texts:
-        found.update(workflow.extract(text, language, now))
+        if data_root is not None and workflow.extract_from_data is not None:
+            found.update(workflow.extract_from_data(text, language, now, data_root))
+        else:
+            found.update(workflow.extract(text, language, now))
     sources = dict.fromkeys(found, "words")
     from_model: dict[str, Any] = {}
     error = None

@@ -85,17 +85,40 @@ class Workflow:
     #: The data the plan reads (alicorn.packs.inputs): Core finds it among the user's files and stages it as the
     #: run's data root; a workflow with none runs over the data root Core was given.
     inputs: tuple[DataInput, ...] = ()
+    #: `extract` for slots that depend on the user's data ("yesterday's call": which transcript is that?), given
+    #: the folder the data was staged in; used instead of `extract` once the data is found.
+    extract_from_data: Callable[[str, str, datetime, Path], dict[str, Any]] | None = None
     #: The period (first day, day after the last) the request asks about, from the filled slots; Core checks the
     #: data's span against it before running.
     period: Callable[[Mapping[str, Any]], tuple[date, date] | None] | None = None
     #: The figures the result carries (alicorn.validate.constraints): a stated constraint on one ("overtime under
     #: 200 h") is checked on every item of the result; one on no figure here is reported as not checked.
     measures: tuple[Measure, ...] = ()
-    #: Word stems (lowercase, any language; "=word" for a whole word) of what this work is *about*: "alarm",
-    #: "тревог", "=app". A template
-    #: is chosen only when the request's own words name its subject; similar-sounding requests about something
-    #: else ("write a poem about the camera") get a question or no template, never this one by accident.
+    #: Word stems (lowercase, any language) of what this work is *about*. "alarm" names the subject; "~camera" is
+    #: a weak stem (a word with other senses: one alone is not enough); "=app" must be the whole word;
+    #: "!alarm-clock" excludes the template when those words appear together ("set an alarm clock"). A template is
+    #: chosen only when the request's own words name its subject; similar-sounding requests about something else
+    #: ("write a poem about the camera") get a question or no template, never this one by accident.
     vocabulary: tuple[str, ...] = ()
+
+    def named_in(self, text: str) -> tuple[str, ...]:
+        """The vocabulary stems `text` contains, each at the start of a word (weak ones keep their "~"); none when
+        an exclusion ("!word-word") is in the text."""
+        words = re.findall(r"[^\W\d_]+", text.lower().replace("ё", "е"))
+        joined = " " + " ".join(words) + " "
+        if any(f" {stem[1:].replace('-', ' ')} " in joined for stem in self.vocabulary if stem.startswith("!")):
+            return ()
+        found = []
+        for stem in self.vocabulary:
+            if stem.startswith("!"):
+                continue
+            bare = stem.lstrip("~")
+            exact = bare.startswith("=")
+            bare = bare.lstrip("=")
+            if any(w == bare if exact else w.startswith(bare) for w in words):
+                found.append(stem)
+        return tuple(dict.fromkeys(found))
+
     #: A message after the report, read as changes to the slots ("I pick variant 2" → publish variant 2), or None
     #: when it asks for nothing this workflow can do next. Core builds the *separate* plan of the new nodes only,
     #: over the finished run's results (nothing is computed again).
@@ -105,16 +128,6 @@ class Workflow:
     #: A sentence naming what an effect node will change and for whom, from its resolved inputs (the approval
     #: prompt and `alicorn proposals` show it); None keeps the node's own description.
     describe_effect: Callable[[str, Mapping[str, Any], str], str | None] | None = None
-
-    def named_in(self, text: str) -> tuple[str, ...]:
-        """The vocabulary stems `text` contains, each at the start of a word ("=word": the whole word)."""
-        words = re.findall(r"[^\W\d_]+", text.lower().replace("ё", "е"))
-        found = [
-            stem
-            for stem in self.vocabulary
-            if any((w == stem[1:]) if stem.startswith("=") else w.startswith(stem) for w in words)
-        ]
-        return tuple(dict.fromkeys(found))
 
     def required_slots(self) -> list[str]:
         return [name for name, f in self.parameters.model_fields.items() if f.is_required()]

@@ -253,8 +253,9 @@ WORKFLOW = Workflow(
     operations=(),
     vocabulary=tuple(
         (
-            "alarm alert cctv tamper intrusion monitoring surveillance naruszen wtargn тревог сигнализац "
-            "срабатыван видеонаблюден вторжен"
+            "alarm alert cctv tamper monitoring тревог сигнализац срабатыван видеонаблюден ~intrusion "
+            "~surveillance ~naruszen ~wtargn ~вторжен ~kamer ~camera ~камер !alarm-clock !budzik "
+            "!будильник"
         ).split()
     ),
     examples={

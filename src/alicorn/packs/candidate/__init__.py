@@ -32,8 +32,9 @@ WORKFLOW = Workflow(
     operations=plan.OPERATIONS,
     vocabulary=tuple(
         (
-            "=build candidate demo application =app =apps release package zbuduj zbudow kandydat "
-            "aplikac wydan paczk собер сборк кандидат демо приложен релиз пакет"
+            "candidate kandydat кандидат application aplikac приложен ~=build ~demo ~=app ~=apps "
+            "~release ~package ~zbuduj ~zbudow ~wydan ~paczk ~spakuj ~собер ~сборк ~демо ~релиз ~пакет "
+            "~wersj ~версию ~version"
         ).split()
     ),
     examples=slots.EXAMPLES,

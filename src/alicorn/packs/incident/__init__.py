@@ -28,7 +28,10 @@ WORKFLOW = Workflow(
     parameters=slots.IncidentParameters,
     operations=plan.OPERATIONS,
     vocabulary=tuple(
-        ("render slowdown slower regression renderowan spowolni wolniej рендер замедлен медленнее").split()
+        (
+            "render renderowan renderuj рендер ~slowdown ~slower ~regression ~spowolni ~wolniej ~zwolni "
+            "~замедлен ~медленнее ~тормоз ~hypothes ~hipotez ~гипотез"
+        ).split()
     ),
     examples=slots.EXAMPLES,
     data_dir=Path(__file__).parent / "data",

@@ -16,7 +16,7 @@ from alicorn.i18n import N_
 from alicorn.packs.inputs import DataInput
 from alicorn.packs.notes.compose import DRAFT_REPLY, WRITE_NOTE
 from alicorn.packs.notes.send import SEND_REPLY
-from alicorn.packs.notes.slots import DATA_DIR, EXAMPLES, QUESTIONS, NotesParams, extract
+from alicorn.packs.notes.slots import DATA_DIR, EXAMPLES, QUESTIONS, NotesParams, extract, extract_from_data
 from alicorn.packs.notes.tasks import EXTRACT_TASKS
 from alicorn.packs.notes.transcript import READ_TRANSCRIPT
 from alicorn.packs.notes.workflow import artifact_of, build, criteria, summarize
@@ -35,14 +35,16 @@ WORKFLOW = Workflow(
     operations=OPERATIONS,
     vocabulary=tuple(
         (
-            "conversation meeting =call =calls transcript recording minutes discussion rozmow spotkan "
-            "narad transkryp nagran notatk protokół protokol разговор встреч созвон совещан звонк "
-            "звонок расшифровк протокол"
+            "~conversation transcript minutes ~rozmow zapisk заметк ~=note ~=notes ~summary ~podsumowan "
+            "~итог transkryp notatk protokół protokol разговор созвон совещан narad расшифровк протокол "
+            "~meeting ~spotkan ~встреч ~=call ~=calls ~recording ~discussion ~nagran ~звонк ~звонок "
+            "~запис ~обсужден"
         ).split()
     ),
     examples=EXAMPLES,
     data_dir=DATA_DIR,
     extract=extract,
+    extract_from_data=extract_from_data,
     questions=QUESTIONS,
     build=build,
     artifact_of=artifact_of,

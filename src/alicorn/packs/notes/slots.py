@@ -147,9 +147,32 @@ def extract(text: str, language: str, now: datetime, root: Path = DATA_DIR) -> d
     if reply_language is not None:
         found["reply_language"] = reply_language
     conversation = _conversation(text, language, now, root)
+    if conversation in (None, "latest") and root != DATA_DIR:
+        conversation = _latest(root, language, now) or conversation  # the user's data: the best "latest"
     if conversation is not None:
         found["conversation"] = conversation
     return found
+
+
+def _latest(root: Path, language: str, now: datetime) -> str | None:
+    """The newest transcript dated on or before the request's day, preferring one in the request's language."""
+    best: tuple[bool, str, str] | None = None
+    for path in sorted(root.glob("*.json")):
+        m = re.match(r"^(\d{4}-\d{2}-\d{2})", path.name)
+        if not m or m.group(1) > now.date().isoformat():
+            continue
+        spoken = ""
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            spoken = str(json.loads(path.read_text(encoding="utf-8")).get("language", ""))
+        key = (spoken == language, m.group(1), path.name)
+        if best is None or key > best:
+            best = key
+    return best[2] if best is not None else None
+
+
+def extract_from_data(text: str, language: str, now: datetime, root: Path) -> dict[str, Any]:
+    """`extract` over the user's staged transcripts: names and dates are matched against *their* files."""
+    return extract(text, language, now, root=root)
 
 
 QUESTIONS: dict[str, dict[str, str]] = {

@@ -51,8 +51,8 @@ WORKFLOW = Workflow(
     operations=OPERATIONS,
     vocabulary=tuple(
         (
-            "schedule roster rota shift timetable grafik harmonogram zmian zmiano dyżur dyzur расписан "
-            "график смен дежурств"
+            "roster rota grafik ~harmonogram rozpisk dyżur dyzur график ~schedule ~shift ~timetable ~zmian "
+            "~zmiano ~смен ~расписан ~дежурств ~wariant ~variant ~вариант"
         ).split()
     ),
     examples={
