@@ -17,7 +17,7 @@ from alicorn.core.intake import IntentEnvelope
 from alicorn.core.report import Report, fallback
 from alicorn.core.select import Selection, WorkflowSelector
 from alicorn.core.turn import Turn
-from alicorn.i18n import tr, tr_marked
+from alicorn.i18n import tr, tr_marked, trn
 from alicorn.models.recorder import ModelClient
 from alicorn.packs.workflow import Workflow
 from alicorn.periods import InvalidDate, find_period
@@ -79,6 +79,35 @@ QUESTION_AS_WORK = 0.45
 QUESTION_MARGIN = 0.2
 
 
+def describe_recurrence(recurrence: dict[str, Any], language: str) -> str:
+    """A recurring schedule (alicorn.models.intent.recurrence, as journaled) in `language`."""
+    if language == "en" and recurrence.get("description"):
+        return str(recurrence["description"])
+    from babel.dates import get_day_names
+
+    n = int(recurrence.get("interval") or 1)
+    frequency = recurrence.get("frequency")
+    weekdays = [int(d) for d in recurrence.get("weekdays") or []]
+    if weekdays:
+        names = get_day_names("wide", locale=language if language in ("pl", "ru") else "en")
+        when = tr(language, "on these days: {days}", days=", ".join(str(names[d]) for d in weekdays))
+    elif frequency == "minutely":
+        when = tr(language, "every minute") if n == 1 else trn(language, "every {n} minute", "every {n} minutes", n)
+    elif frequency == "hourly":
+        when = tr(language, "every hour") if n == 1 else trn(language, "every {n} hour", "every {n} hours", n)
+    elif frequency == "weekly":
+        when = tr(language, "every week") if n == 1 else trn(language, "every {n} week", "every {n} weeks", n)
+    elif frequency == "monthly" and recurrence.get("day_of_month"):
+        when = tr(language, "every month on day {day}", day=recurrence["day_of_month"])
+    elif frequency == "monthly":
+        when = tr(language, "every month") if n == 1 else trn(language, "every {n} month", "every {n} months", n)
+    else:
+        when = tr(language, "every day") if n == 1 else trn(language, "every {n} day", "every {n} days", n)
+    if recurrence.get("at"):
+        when = tr(language, "{when} at {time}", when=when, time=recurrence["at"])
+    return when
+
+
 class Choosing:
     """Recurring requests, work vs questions, templates and "none of these" (see the module docstring)."""
 
@@ -109,7 +138,7 @@ class Choosing:
                 language,
                 "This is a recurring request: {schedule} (cron {cron}). Alicorn cannot run it on a "
                 "schedule yet; shall I do it once now? (yes / no)",
-                schedule=recurrence.get("description", ""),
+                schedule=describe_recurrence(recurrence, language),
                 cron=recurrence.get("cron", ""),
             )
             tap.append("clarification.asked", {"question": question, "recurring": True})
@@ -126,7 +155,7 @@ class Choosing:
                 tr(
                     language,
                     "its schedule: {schedule} (cron {cron})",
-                    schedule=recurrence.get("description", ""),
+                    schedule=describe_recurrence(recurrence, language),
                     cron=recurrence.get("cron", ""),
                 ),
             ],
