@@ -370,3 +370,143 @@ def test_a_one_off_with_a_date_is_not_recurring(text: str) -> None:
 def test_a_question_about_a_schedule_stays_a_question() -> None:
     result = IntentClassifier().classify("What do we send every Monday?")
     assert result.kind == "question" and result.recurrence is None
+
+
+# --- a negated necessity after its action, motion verbs of sending, devices, informal requests ------------------
+
+PH = "physical"
+
+
+@pytest.mark.parametrize(
+    ("text", "effects"),
+    [
+        # a negated necessity after the action it governs forbids it
+        ("Uploading the logs is not needed.", [T]),
+        ("Announcing it isn't necessary yet.", [P]),
+        ("No need to forward it to the vendor.", [T]),
+        ("Aktualizować serwera na razie nie trzeba.", [I]),
+        ("Udostępniać tego dokumentu nie wolno.", [T]),
+        ("Ogłaszać wyników jeszcze nie należy.", [P]),
+        ("Переустанавливать драйверы сейчас не надо.", [I]),
+        ("Рассылать приглашения не стоит.", [T]),
+        ("Письмо клиенту пересылать пока не нужно.", [T]),
+        ("Удалять старые записи не требуется.", [L]),
+        # … unless what it governs is itself a negative operator: two negations lift it
+        ("Delaying the rollout is not necessary.", []),
+        ("Odkładać wysyłki nie trzeba.", []),
+        ("Задерживать публикацию не нужно.", []),
+        ("Nie trzeba czekać z wysyłką.", []),
+        ("Не нужно ждать с отправкой.", []),
+        # … and a question asks
+        ("Czy wysyłać nie trzeba?", []),
+    ],
+)
+def test_a_negated_necessity_after_its_action_forbids_it(text: str, effects: list[str]) -> None:
+    assert forbidden_effects(text) == effects
+
+
+@pytest.mark.parametrize(
+    ("text", "trigger"),
+    [
+        ("Delaying the rollout is not necessary.", "no … delaying"),
+        ("Odkładać wysyłki nie trzeba.", "nie … odkładać"),
+        ("Задерживать публикацию не нужно.", "не … задерживать"),
+    ],
+)
+def test_a_postposed_necessity_over_a_negative_operator_is_recorded_as_lifted(text: str, trigger: str) -> None:
+    assert [r.trigger for r in read_actions(text) if not r.forbids] == [trigger]
+
+
+@pytest.mark.parametrize(
+    ("text", "effects"),
+    [
+        # a motion verb says the message leaves: sent, or published when it goes to everyone
+        ("Please wait for my go-ahead before anything goes out to the vendor.", [T]),
+        ("Nothing goes out to all employees until I've approved it.", [P]),
+        ("It doesn't need to go out today.", [T]),
+        ("Zanim coś wyjdzie do dostawcy, zaczekaj na mój sygnał.", [T]),
+        ("Nic nie wychodzi do pracowników, dopóki tego nie zatwierdzę.", [P]),
+        ("Дождись моего ответа, прежде чем что-нибудь уйдёт заказчику.", [T]),
+        ("Пока я не проверю, ничего не уходит всему персоналу.", [P]),
+        ("Ничего не уходит клиентам без моего одобрения.", [T]),
+        # no prohibition: affirmative, idiomatic, a description, a gate nobody negates
+        ("The newsletter goes out on Friday.", []),
+        ("Nothing went out yesterday.", []),
+        ("Z tego nic nie wyjdzie.", []),
+        ("Письма не уходят клиентам.", []),
+        ("Отправляй напоминания, пока я не скажу стоп.", []),
+        ("Send it without my approval.", []),
+    ],
+)
+def test_a_motion_verb_of_sending_is_a_transmission(text: str, effects: list[str]) -> None:
+    assert forbidden_effects(text) == effects
+
+
+@pytest.mark.parametrize(
+    ("text", "effects"),
+    [
+        # operating a device, named by the device
+        ("Don't activate the sprinklers or shut the valves.", [PH]),
+        ("Do not touch the boiler in the basement.", [PH]),
+        ("Nie załączaj pompy i nie blokuj szlabanu.", [PH]),
+        ("Nie ruszaj zaworu w piwnicy.", [PH]),
+        ("Не запускай насос и не запирай ворота.", [PH]),
+        ("Не крути клапан на котле.", [PH]),
+        # a list after a negated command goes on forbidding
+        ("Don't touch any hardware: no relays and no locking the gates.", [PH]),
+        ("Niczego nie przełączaj: żadnych przekaźników ani zamków.", [PH]),
+        ("Ничего не трогай на объекте: никаких котлов и реле.", [PH]),
+        ("Do nothing physically on site.", [PH]),
+        # no prohibition: a calm report, a worry, a description, a file
+        ("Noc spokojna: żadnych syren.", []),
+        ("Nic się nie działo: żadnych syren.", []),
+        ("Don't worry about the gate, I'll handle it.", []),
+        ("Не волнуйся за котёл, я разберусь.", []),
+        ("No lights were on in the hall.", []),
+        ("Załącz plik do raportu.", []),
+    ],
+)
+def test_a_device_in_a_negated_command_is_physical(text: str, effects: list[str]) -> None:
+    assert forbidden_effects(text) == effects
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # terse or informal requests
+        ("invoice summary for q3 pls", "task"),
+        ("can u poke at the failing job and try a couple of fixes", "task"),
+        ("spin up a staging box for the demo", "task"),
+        ("lista dyżurów na kwiecień, proszę", "task"),
+        ("ogarnij faktury z marca", "task"),
+        ("sprawdź no, czemu drukarka nie drukuje", "task"),
+        ("распиши смены на неделю", "task"),
+        ("запиши номер поставщика", "task"),
+        ("глянь, что с принтером", "task"),
+        ("список дежурств на май, пожалуйста", "task"),
+        # a crime that just happened, with no alarm word
+        ("Someone just forced open the back gate.", "alarm"),
+        ("Ktoś przed chwilą wyważył drzwi do biura.", "alarm"),
+        ("Кто-то только что вскрыл замок на складе.", "alarm"),
+        ("Someone just asked me to break down the report.", "conversation"),
+        ("Ktoś włamał się do garażu w zeszłym tygodniu, przejrzyj nagrania.", "task"),
+        # a question, then "explain": still a question; asking what to buy
+        ("What is a VLAN? Explain it briefly.", "question"),
+        ("Co to jest VLAN? Wytłumacz.", "question"),
+        ("Что такое VLAN? Поясни.", "question"),
+        ("Why is the build slow? Test two hypotheses.", "task"),
+        ("Which printer should we buy for the office?", "question"),
+        ("Którą drukarkę powinniśmy kupić do biura?", "question"),
+        ("Какой принтер нам купить в офис?", "question"),
+        # a noun that ends like an imperative
+        ("Ключи от гаража лежат на столе.", "conversation"),
+    ],
+)
+def test_informal_requests_live_crimes_and_questions(text: str, kind: str) -> None:
+    assert IntentClassifier().classify(text).kind == kind
+
+
+@pytest.mark.parametrize("text", ["Люди ждут у входа.", "Задачи на сегодня готовы.", "День прошёл без проблем."])
+def test_a_noun_that_ends_like_an_imperative_is_no_request(text: str) -> None:
+    cue = kind_cue(text)
+    assert cue is None or cue.kind != "task"

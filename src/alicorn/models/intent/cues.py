@@ -5,12 +5,15 @@
     an emergency happening now (`urgency`: a danger word not negated, someone forcing
       their way in, water pouring out…), unless it is a request about past events
       ("analyse yesterday's alarms"), a past report or a question                       → alarm
-    a report that all is well ("the night was quiet, no alarms", `urgency`)            → conversation
-    a greeting, thanks or small talk with no request in it                             → conversation
-    a polite request ("could you…", "czy możesz…", "можешь…")                          → task
+    a report that all is well ("the night was quiet, no alarms", `urgency`)             → conversation
+    a greeting, thanks or small talk with no request in it                              → conversation
+    a polite request ("could you…", "can u…", "czy możesz…", "можешь…")                 → task
+    a question, then a request to be told ("What is RAID? Explain it.")                 → question
     a question word first, or a question mark at the end                                → question
     an imperative first ("prepare", "przygotuj", "подготовь"), also negated ("nie
-      publikuj", "не забудь…") or after a leading phrase ("On Monday prepare…")         → task
+      publikuj", "не забудь…") or after a leading phrase ("On Monday prepare…"); read
+      in the first sentence only                                                        → task
+    a bare phrase with a courtesy word ("roster for feb pls", "grafik na marzec proszę") → task
 
 Strong cues decide on their own; weak ones only break ties (see `classifier`).
 """
@@ -65,8 +68,9 @@ _SMALL_TALK = re.compile(
     re.IGNORECASE,
 )
 _POLITE = re.compile(
-    r"^(?:please,? )?(?:can|could|would|will) you\b|^(?:czy )?(?:możesz|mógłbyś|mogłabyś|moglibyście|możecie|"
-    r"proszę)\b|^(?:ты )?(?:можешь|можете|не мог(?:ла|ли)? бы|пожалуйста)(?!\w)",
+    r"^(?:(?:please|pls|plz),? )?(?:can|could|would|will) (?:you|u|ya)\b"
+    r"|^(?:czy )?(?:możesz|mógłbyś|mogłabyś|moglibyście|możecie|proszę)\b"
+    r"|^(?:ты )?(?:можешь|можете|не мог(?:ла|ли)? бы|пожалуйста)(?!\w)",
     re.IGNORECASE,
 )
 _AUX_QUESTION = re.compile(
@@ -76,7 +80,9 @@ _AUX_QUESTION = re.compile(
 _QUESTION_WORDS = set(
     "what why how when where who whom whose which is are was were do does did has have should shall may "
     "co czy dlaczego czemu jak jaki jaka jakie jakich kiedy gdzie kto który która które ile skąd dokąd "
-    "что почему зачем как какой какая какое какие когда где кто который сколько ли куда откуда разве".split()
+    "jaką jakiego jakiej jakim jakimi którą którego której których którym "
+    "что почему зачем как какой какая какое какие какую какого каким каких когда где кто который которая "
+    "которое которые которую которого которой каком сколько ли куда откуда разве чей чья чьё чье чьи".split()
 )
 _EN_VERBS = set(
     "prepare find build analyse analyze create write make check compile draft summarise summarize generate list "
@@ -86,7 +92,8 @@ _EN_VERBS = set(
     "estimate measure monitor track record note tell help put move copy rename archive convert extract export "
     "import print edit rewrite format split group rank pick choose select identify detect verify validate "
     "assess evaluate reconcile produce turn stop start open close keep take bring do remember forget hesitate wait "
-    "hold postpone delay avoid skip go figure triage pull drop".split()
+    "hold postpone delay avoid skip go figure triage pull drop spin dig grab fetch ping sync rerun debug jot scan "
+    "tidy whip sum chase crunch dump".split()
 )
 _PL_VERBS = set(
     "przygotuj zrób zrob znajdź znajdz sprawdź sprawdz pokaż pokaz napisz zbuduj stwórz stworz usuń usun wyślij "
@@ -99,6 +106,7 @@ _RU_VERBS = set(
     "подготовь найди проверь покажи напиши собери создай удали отправь проанализируй составь сравни посчитай "
     "переведи сгенерируй сделай дай запусти исправь открой закрой добавь сохрани перечисли опиши объясни оцени "
     "предложи спланируй запланируй упорядочь разбери просмотри выпиши выбери определи уточни подсчитай убери "
+    "включи отключи выключи получи поручи изучи глянь "
     "подготовьте найдите проверьте покажите напишите соберите сделайте составьте сравните переведите".split()
 )
 _PL_ENDINGS = ("uj", "aj", "ij", "yj", "ź", "ż", "rz", "sz", "cz", "dź", "ów", "ujcie", "ajcie", "ijcie")
@@ -106,12 +114,25 @@ _PL_NOT_VERBS = set(
     "wczoraj dzisiaj tutaj kraj jaj maj mój twój swój jej raz już też jeż tusz nasz wasz ich aż dzień".split()
 )
 _RU_ENDINGS = (
-    "уй", "ай", "ей", "яй", "ди", "ри", "жи", "ни", "ви", "ти", "зи", "вь", "рь", "ерь", "йте", "ите", "дь", "йся",
-    "ись",
+    "уй", "ай", "ей", "яй", "ди", "ри", "жи", "ши", "ни", "ви", "ти", "зи", "вь", "рь", "нь", "ерь", "йте",
+    "ите", "дь", "йся", "ись",
 )  # fmt: skip
 _RU_NOT_VERBS = set(
     "мой твой свой какой такой другой этой той всей ней ей привет кто они ты мы вы и или ли не ни что где "
-    "пожалуйста сегодня здесь теперь почти очень пусть дверь теперь время".split()
+    "пожалуйста сегодня здесь теперь почти очень пусть дверь теперь время день тень осень жизнь лень пень конь "
+    "огонь камень ремень уровень рублей людей дней гостей детей вещи ночи речи врачи мыши наши ваши чьи "
+    "хороши люди дети".split()
+)
+#: A courtesy word that makes a bare phrase a request ("roster for feb pls", "grafik na marzec proszę").
+_COURTESY = re.compile(
+    r"(?<!\w)(?:please|pls|plz|plis|pliz|proszę|prosze|poproszę|пожалуйста|пжл|пжлст|плиз|плз)(?!\w)",
+    re.IGNORECASE,
+)
+#: Verbs that ask to be told ("explain it", "wyjaśnij", "объясни"): after a question they ask for information too.
+_TELL = set(
+    "explain describe clarify elaborate tell define help advise recommend suggest "
+    "wyjaśnij wyjasnij objaśnij wytłumacz opisz powiedz doradź poradź podpowiedz pomóż "
+    "объясни поясни растолкуй расскажи опиши скажи подскажи посоветуй помоги".split()
 )
 _REQUEST = re.compile(
     r"\b(?:i need|i want|i'd like|i would like|we need|please)\b|\b(?:potrzebuję|potrzebuje|chcę|chce|proszę o"
@@ -149,6 +170,11 @@ def known_verb(word: str, language: str) -> bool:
     return word in known
 
 
+def imperative_form(word: str, language: str) -> bool:
+    """Whether `word` looks like an imperative of `language` (a known one, or by its ending in Polish and Russian)."""
+    return _imperative(word, language, True)
+
+
 def _imperative(word: str, language: str, first: bool) -> bool:
     if language == "ru":
         if word in _RU_VERBS:
@@ -165,7 +191,9 @@ def imperative_start(text: str, language: str | None = None) -> bool:
     """Whether the first clause is a command: an imperative first, or a known imperative within the first five
     words ("From the conversation, prepare…", "Na podstawie rozmowy przygotuj…")."""
     language = language or identify(text).language
-    words = [w.lower() for w in _WORD.findall(text) if w.lower() not in _LEAD][:6]
+    # Only the first sentence: "Co to jest cron? Wyjaśnij." opens with a question, not with "wyjaśnij".
+    first_sentence = re.split(r"(?<=\w)\s*[?!.]+(?:\s|$)", text.strip(" \t\n.!?,;:"), maxsplit=1)[0]
+    words = [w.lower() for w in _WORD.findall(first_sentence) if w.lower() not in _LEAD][:6]
     while words and words[0] in _NEGATED_LEAD:
         words = words[1:]
     words = words[:5]
@@ -246,6 +274,12 @@ def kind_cue(text: str) -> KindCue | None:
     # A later sentence is read in the language of the whole request ("Zweryfikuj dwie hipotezy" alone looks English).
     language = identify(stripped).language
     later = next((part for part in sentences[1:] if imperative_start(part, language)), None)
+    opens_question = sentences[0].rstrip().endswith("?") and (
+        bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS
+    )
+    if later is not None and not imperative and opens_question and first_word(later) in _TELL:
+        # "What is RAID? Explain it.": being told is the information the question asks for.
+        return KindCue("question", True, f"a question, then {first_word(later)!r}")
     if later is not None and not imperative:
         # "Why did renders get slower? Test three hypotheses." asks for work after the question.
         return KindCue("task", True, f"a request after the question: {first_word(later)!r}")
@@ -259,9 +293,15 @@ def kind_cue(text: str) -> KindCue | None:
     if first in _QUESTION_WORDS and not imperative:
         return KindCue("question", True, f"question word {first!r}")
     if stripped.endswith("?"):
-        return KindCue("question", not imperative, "question mark")
+        # "Help me choose: which camera should I buy?": a request to be told is a question.
+        advice = first in _TELL and any(w in _QUESTION_WORDS - {"is", "are", "do", "does"} for w in words[1:])
+        return KindCue("question", not imperative or advice, "question mark")
     if imperative:
         return KindCue("task", True, f"imperative {first!r}")
+    courtesy = _COURTESY.search(lowered)
+    if courtesy is not None:
+        # "roster for feb pls": a bare phrase with a courtesy word asks for it.
+        return KindCue("task", True, f"a request: {courtesy.group(0)!r}")
     if emergency and not past:
         return KindCue("alarm", False, f"emergency: {emergency!r}")
     if _REQUEST.search(lowered):

@@ -4,6 +4,10 @@ installation" forbid; "don't forget to send", "nie musisz wstrzymywać publikacj
 "there is no reason not to send it", "the report was not sent", "did we not publish it?" do not.
 
     text ─► tokens (lowercased, punctuation kept) ─► sentences (. ; ! ?) ─► clauses (, : — but / ale / но / а …)
+         ─► a negated necessity after the action it governs ("отправлять пока не надо", "publikować nie wolno",
+             "sending it is not needed", "wysyłanie jest zbędne") is moved before that action, over the negative
+             operators and coordinated actions before it in its clause: "откладывать рассылку не нужно" reads as
+             "не нужно откладывать рассылку" (lifted, below). Only at the end of its clause, not in a question.
          ─► negation chains: every negative operator opens a scope over the clause it governs, up to the clause's
              end (a comma before a complementizer — "żeby", "чтобы", "that" — does not end it: the complement clause
              is governed too). Operators are the particles (not, don't, never, no, without, nie, bez, не, нет, без…)
@@ -18,6 +22,10 @@ installation" forbid; "don't forget to send", "nie musisz wstrzymywać publikacj
              A negation describes instead of forbidding when it governs a past tense, a passive or past auxiliary
              ("was not sent", "nie został wysłany", "не был отправлен"), a present third person after nie/не
              ("не отвечает"), or stands in an inverted question ("did we not publish it?").
+         ─► a device named in a negated command ("не трогай котёл", "don't touch the valves"; not "don't worry
+             about the gate") is physical, and so is a list after a negated command: "niczego nie uruchamiaj:
+             żadnych syren ani blokowania bram", "don't do anything: no sirens, no boilers" (a calm report, "noc
+             spokojna: żadnych syren", commands nothing).
          ─► the governed action of a verbless negated clause: "publish it later, not now", "nie tym razem",
              "не сейчас" negate the nearest action before them (an elliptic clause of only temporal words).
          ─► deferral adverbs: "later / później / позже" in an action's clause forbid it now.
@@ -25,13 +33,21 @@ installation" forbid; "don't forget to send", "nie musisz wstrzymywać publikacj
              "after / po / после" whose clause names the speaker ("after I approve", "po mojej akceptacji", "после
              моего подтверждения"), and an "until / aż / dopóki / пока" under a negative operator ("wait until I
              confirm, then deploy") gate the action they govern — the nearest action before them in the sentence,
-             or after the condition clause when it comes first: forbidden now. ("Keep sending until I say stop"
-             and "email me once I get a ticket" gate nothing.)
+             or after the condition clause when it comes first: forbidden now. An "until" or "without" naming the
+             speaker ("пока я не одобрю", "dopóki nie zatwierdzę", "без моего одобрения") gates an action negated
+             in its own clause ("…, ничего не уходит сотрудникам", where the present tense alone would describe).
+             ("Keep sending until I say stop", "send it without my approval" and "email me once I get a ticket"
+             gate nothing.)
          ─► stop-before: a stop word (stop, wait, ask, zatrzymaj, zapytaj, остановись, спроси…) and a "before" word
-             (before, przed, zanim, перед, до) in one sentence: the action after "before".
+             (before, przed, zanim, перед, до) in one sentence: the action after "before" ("wait for my approval
+             before anything goes out").
          ─► action words → effect classes (publication, external_transmission, installation, physical,
              local_write), matched by stem after stripping Polish/Russian verb prefixes, so "opublikuj", "wysłać",
-             "отправляй", "установкой" all match.
+             "отправляй", "установкой" all match. Some words need their context: a verb of operating is physical
+             with a device after it ("trigger the sirens", "lock the gates", "zablokuj bramę", "запусти сирену"), and
+             a motion verb says a message leaves ("nothing goes out", "zanim cokolwiek wyjdzie do klienta", "уйдёт
+             клиенту"): external transmission, or publication when it goes to everyone ("to staff", "do ludzi",
+             "сотрудникам").
 
 Every reading carries the words that made it (the operators and the action word), for the classification record;
 lifted readings are kept too (`read_actions`), so a prohibition that was *not* found can be traced as well.
@@ -42,7 +58,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from alicorn.models.intent.cues import known_verb
+from alicorn.models.intent.cues import imperative_form, known_verb
 from alicorn.models.intent.langid import identify
 from alicorn.plan.dsl import EffectClass
 
@@ -72,10 +88,11 @@ _N_WORDS = {
 _NEGATIVE_VERBS = (
     "avoid", "cease", "defer", "delay", "forget", "hesitat", "neglect", "omit", "paus", "postpon", "refrain", "skip",
     "stop", "wait",
-    "czekaj", "odczekaj", "odkład", "odłoż", "odłóż", "pomiń", "pomin", "pomij", "powstrzym", "przesta", "unikaj",
-    "wahaj", "wahani", "wstrzym", "zaczekaj", "zapomin", "zapomn", "zatrzym", "zwlek",
-    "воздерж", "забуд", "забыв", "забыть", "задерж", "избега", "медли", "останов", "отлож", "откладыв", "перестан",
-    "повремен", "погоди", "подожд", "прекрат", "приостанов", "пропуск", "пропуст", "стесня",
+    "czekaj", "czekać", "czekani", "odczek", "odkład", "odłoż", "odłóż", "poczek", "pomiń", "pomin", "pomij",
+    "powstrzym", "przesta", "unikaj", "wahaj", "wahani", "wstrzym", "zaczek", "zapomin", "zapomn", "zatrzym", "zwlek",
+    "воздерж", "дождат", "дождис", "дождит", "дожида", "жди", "ждать", "забуд", "забыв", "забыть", "задерж", "избега",
+    "медли", "останов", "отлож", "откладыв", "перестан", "повремен", "погоди", "подожд", "прекрат", "приостанов",
+    "пропуск", "пропуст", "стесня",
 )
 #: Two-word operators: "hold off", "hold back", "put off".
 _NEGATIVE_PAIRS = {("hold", "off"), ("hold", "back"), ("put", "off")}
@@ -122,9 +139,10 @@ _FIRST_PERSON = {
 #: Polish first persons singular that do not end in -ę ("jak powiem", "gdy dam znać").
 _PL_FIRST_PERSON_VERBS = {"powiem", "dam", "wiem", "mam", "zjem", "przyjdę"}
 _STOP_WORDS = {
-    "ask", "check", "confirm", "czekaj", "halt", "pause", "poczekaj", "potwierdź", "przerwij", "stop", "stój",
-    "wait", "wstrzymaj", "zapytaj", "zatrzymaj", "zatrzymać", "жди", "остановись", "остановитесь", "остановить",
-    "остановиться", "подожди", "подождите", "прервись", "согласуй", "спроси", "спросите", "стоп", "уточни",
+    "ask", "check", "confirm", "czekaj", "halt", "hold", "pause", "poczekaj", "poczekajcie", "potwierdź", "przerwij",
+    "stop", "stój", "wait", "wstrzymaj", "zaczekaj", "zaczekajcie", "odczekaj", "zapytaj", "zatrzymaj", "zatrzymać",
+    "дождись", "дождитесь", "жди", "ждите", "остановись", "остановитесь", "остановить", "остановиться", "подожди",
+    "подождите", "прервись", "согласуй", "спроси", "спросите", "стоп", "уточни",
 }
 _BEFORE_WORDS = {
     "before", "prior", "przed", "zanim", "до", "перед", "прежде",
@@ -140,7 +158,7 @@ _LIGHT_VERBS = {"make", "do", "let", "get", "keep", "have", "take", "put", "go",
 # stripping verb prefixes ("!ставь": "ставь", not "оставь" or "составь"), otherwise a prefix after any verb prefix.
 _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
     "publication": (
-        "publish", "publication", "=post", "=repost", "release", "announce", "=go-live", "public", "publik", "ogłos",
+        "publish", "publication", "=post", "=repost", "release", "announc", "=go-live", "public", "publik", "ogłos",
         "ogłas", "ogłoś", "oglos", "oglas", "публик", "выклад", "выложи", "обнарод", "анонс", "размещ", "размест",
 ),
     "external_transmission": (
@@ -157,7 +175,7 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
 ),
     "physical": (
         "unlock", "=actuate", "=dispense", "=power", "odblok", "włącz", "wyłącz", "wlacz", "wylacz", "разблок",
-        "включ", "выключ",
+        "включ", "выключ", "physical", "fizyczn", "физическ",
 ),
     "local_write": (
         "modify", "=change", "=edit", "overwrite", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
@@ -165,14 +183,64 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "перезапис", "удал", "сохран", "записыв", "запиш",
 ),
 }
-#: Words that are physical only with a physical object nearby ("open the door", "otwórz bramę").
+#: Words that are physical only with a physical object nearby ("open the door", "otwórz bramę", "lock the gates",
+#: "trigger the siren", "zablokuj bramę", "запусти сирену"): operating a device.
 _PHYSICAL_OPEN = (
-    "open", "otwier", "otwór", "otworz", "открыв", "открой", "откры", "=turn", "=switch", "uruchom",
+    "open", "=close", "=shut", "=turn", "=switch", "=trigger", "=activate", "=deactivate", "=sound", "=set", "=lock",
+    "=block", "=raise", "=lower", "=start", "=run", "=arm", "=disarm", "=engage", "=cut",
+    "otwier", "otwór", "otworz", "uruchom", "urucham", "zamyk", "zamkn", "blok", "aktyw", "odpal", "uzbr", "rozbr",
+    "załącz", "zalacz",
+    "podnie", "opuść", "opuszcz", "zatrzas",
+    "открыв", "открой", "откры", "закрой", "закры", "запир", "запри", "запер", "блок", "запуск", "запуст", "активир",
+    "подним", "подними", "опуск", "опусти", "вруб", "выруб",
 )
 _PHYSICAL_OBJECTS = (
-    "door", "gate", "lock", "window", "valve", "barrier", "garage", "heating", "light", "machine", "pump", "drzwi",
-    "bram", "zamek", "okn", "zawór", "zawor", "szlaban", "garaż", "ogrzewan", "światł", "maszyn", "pomp", "двер",
-    "ворот", "замок", "окн", "клапан", "шлагбаум", "гараж", "отоплен", "свет", "станок", "насос",
+    "door", "gate", "lock", "window", "valve", "barrier", "garage", "heating", "light", "machine", "pump", "siren",
+    "sprinkler", "boiler", "furnace", "heater", "relay", "lamp", "shutter", "blind", "alarm", "turnstile", "elevator",
+    "drzwi", "bram", "zamek", "zamk", "okn", "zawór", "zawor", "szlaban", "garaż", "ogrzewan", "światł", "maszyn",
+    "pomp", "syren", "zraszacz", "kocioł", "kotł", "piec", "grzejnik", "grzałk", "przekaźnik", "przekaznik",
+    "rolet", "żaluzj", "kołowr", "bramk",
+    "двер", "ворот", "замок", "замк", "окн", "клапан", "шлагбаум", "гараж", "отоплен", "свет", "станок", "насос",
+    "сирен", "спринклер", "котел", "котл", "бойлер", "обогреват", "реле", "ламп", "жалюз", "ставн", "сигнализац",
+    "турникет", "лифт",
+)
+#: Nominal negations: "no sirens", "żadnych syren", "никаких сирен", "without locking the doors".
+_NOMINAL = {
+    "no", "nor", "without", "żadnych", "żadnego", "żaden", "żadna", "żadne", "zadnych", "ani", "bez", "никаких",
+    "никакой", "никакого", "никакие", "ни", "без",
+}
+#: Verbs of doing or touching whose negation forbids handling what they name ("don't touch the boiler").
+_DO_VERBS = {
+    "touch", "mess", "fiddle", "tamper", "do", "rób", "róbcie", "ruszaj", "ruszajcie", "dotykaj", "dotykajcie",
+    "трогай", "трогайте", "делай", "делайте", "касайся", "лезь",
+}
+#: Verbs of attitude or speech: a device they name is talked about, not operated ("don't worry about the gate").
+_NOT_HANDLING = (
+    "worry", "panic", "mind", "care", "fret", "stress", "think", "wonder", "assume", "expect", "blame", "mention",
+    "talk", "speak", "tell", "say", "martw", "przejmuj", "bój", "obawiaj", "myśl", "wspomin", "mów", "gadaj",
+    "волнуй", "пережива", "беспоко", "бойся", "думай", "парь", "говори", "упомин", "рассказыв",
+)
+#: Prepositions of a topic: "about the gate", "o bramie", "про ворота".
+_ABOUT = {"about", "regarding", "of", "o", "про", "об", "о", "насчет", "temat", "sprawie"}
+#: English negations that only command ("don't…", "never…").
+_IMPERATIVE_NOT = {"don't", "dont", "never"}
+#: Motion verbs that say a message leaves ("nothing goes out", "zanim cokolwiek wyjdzie do…", "ничего не уходит
+#: сотрудникам"): English needs "out" after them, Polish and Russian a destination or an indefinite thing before.
+_MOTION_EN = {"go", "goes", "going"}
+_MOTION = (
+    "wyjdzie", "wyjdą", "wyjść", "wyjsc", "wychodz", "pójdzie", "pójdą", "pojdzie", "poleci", "polecą", "trafi",
+    "уход", "уйдет", "уйдут", "уйти",
+)
+_DESTINATION = {"do", "poza", "zewnątrz", "к", "наружу", "за"}
+_SOMETHING = {
+    "anything", "something", "nothing", "cokolwiek", "coś", "cos", "żadne", "żaden", "żadna", "ничего", "ничто",
+    "нибудь", "либо", "то",
+}
+#: A destination that is everyone: what goes out to them is published ("to staff", "do ludzi", "сотрудникам").
+_AUDIENCE = (
+    "staff", "employee", "everyone", "everybody", "public", "people", "workforce", "ludzi", "ludzie", "wszystk",
+    "pracowni", "publiczn", "załog", "personel", "сотрудник", "всем", "люд", "публичн", "работник", "персонал",
+    "коллектив",
 )
 #: Adjectives that keep an action from happening ("unpublished", "niewysłane", "неустановленным").
 _NEGATED_ADJECTIVES: tuple[tuple[str, EffectClass], ...] = (
@@ -191,6 +259,24 @@ _PAST_PL = re.compile(r"(?:ł|łe[mś]|ła|łam|łaś|li|ły|łyśmy|liśmy|no)$
 _PAST_RU = re.compile(r"(?:л|ла|ли|ло|лся|лась|лись)$")
 #: How many words a scope runs past the last operator before it gives up.
 _REACH = 6
+
+#: A negated necessity after the action it governs ("отправлять не надо", "wysyłać nie trzeba", "sending is not
+#: needed"): "не"/"nie" + a modal, "is not" + an adjective of need, "is" + "unnecessary" (`_negated_necessity`).
+_NECESSITY_RU = {
+    "надо", "нужно", "нужен", "нужна", "нужны", "стоит", "требуется", "следует", "обязательно", "необходимо",
+}  # fmt: skip
+_NECESSITY_PL = {
+    "trzeba", "należy", "wolno", "warto", "potrzeba", "musisz", "musicie", "musimy", "można", "powinieneś",
+    "powinnaś", "powinniście", "powinno",
+}  # fmt: skip
+_NECESSARY_EN = {"needed", "necessary", "required", "advisable", "wanted"}
+_NECESSARY_PL = {"potrzebne", "potrzebny", "potrzebna", "konieczne", "konieczny", "konieczna", "wymagane", "wymagany"}
+_UNNECESSARY = {"unnecessary", "zbędne", "zbędny", "zbędna", "niepotrzebne", "niepotrzebny", "niepotrzebna", "незачем"}
+#: What may follow a postposed negated necessity in its clause: nothing that could be its own verb.
+_POSTPOSED_TAIL = _ELLIPTIC | {
+    "yet", "for", "anymore", "all", "it", "them", "this", "that", "wcale", "już", "tego", "go", "jej", "ich",
+    "вообще", "совсем", "уже", "его", "ее", "их", "это", "никому", "nikomu",
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +303,66 @@ class _Chain:
 
 def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower().replace("’", "'").replace("ё", "е"))
+
+
+def _negated_necessity(words: list[str], index: int) -> tuple[int, list[str]] | None:
+    """A negated necessity at `index` (how many tokens, the operator to move before its action), or None."""
+    word = words[index]
+    after = words[index + 1 : index + 4]
+    if word in ("не", "nie") and after and after[0] in (_NECESSITY_RU if word == "не" else _NECESSITY_PL):
+        return 2, [word, after[0]]
+    if word == "nie" and after[:1] == ["ma"] and after[1:2] and after[1] in ("potrzeby", "sensu", "co"):
+        return 3, ["nie", "trzeba"]
+    if word == "nie" and after[:1] and after[0] in ("jest", "są") and after[1:2] and after[1] in _NECESSARY_PL:
+        return 3, ["nie", "trzeba"]
+    if word in ("нельзя", "незачем"):
+        return 1, ["нельзя"]
+    if word in ("jest", "są") and after[:1] and after[0] in _UNNECESSARY:
+        return 2, ["nie", "trzeba"]
+    if word in ("is", "are", "it's", "'s") and after[:1] == ["not"] and after[1:2] and after[1] in _NECESSARY_EN:
+        return 3, ["no", "need"]
+    if word in ("isn't", "aren't") and after[:1] and after[0] in _NECESSARY_EN:
+        return 2, ["no", "need"]
+    if word in ("is", "are") and after[:1] and after[0] in _UNNECESSARY:
+        return 2, ["no", "need"]
+    return None
+
+
+def _front_postposed(words: list[str]) -> list[str]:
+    """Move a negated necessity that follows the action it governs before that action: "отправлять пока не нужно"
+    reads as "не нужно отправлять", "sending it is not needed" as "no need sending it", and "откладывать рассылку не
+    нужно" as "не нужно откладывать рассылку" (a negation of a negative operator: lifted)."""
+    sentence = _sentences(words)
+    index = 0
+    while index < len(words):
+        found = _negated_necessity(words, index)
+        if found is None:
+            index += 1
+            continue
+        span, operator = found
+        end = index + span
+        tail_end = next((k for k in range(end, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
+        question = any(words[k] == "?" for k in range(index, len(words)) if sentence[k] == sentence[index])
+        start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+        target = next((k for k in range(index - 1, start - 1, -1) if action_of(words, k) is not None), None)
+        if target is None or question or not all(w in _POSTPOSED_TAIL for w in words[end:tail_end]):
+            index = end
+            continue
+        # extend back over the operators and coordinated actions that the necessity governs with it
+        first = target
+        k = target - 1
+        while k >= start:
+            if action_of(words, k) is not None or _operator(words, k) is not None:
+                first = k
+            elif words[k] in _COORDINATORS:
+                if not (k > start and (action_of(words, k - 1) is not None or _operator(words, k - 1) is not None)):
+                    break
+            elif known_verb(words[k], "en") or known_verb(words[k], "pl") or known_verb(words[k], "ru"):
+                break
+            k -= 1
+        words = [*words[:first], *operator, *words[first:index], *words[end:]]
+        index += len(operator)
+    return words
 
 
 def _stem_match(stem: str, word: str) -> bool:
@@ -251,11 +397,40 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
             return None if _is_past(word) else effect
     if any(_stem_match(stem, word) for stem in _PHYSICAL_OPEN):
         window = words[index + 1 : index + 5]
-        if any(any(_stem_match(o, w) for o in _PHYSICAL_OBJECTS) for w in window):
+        window = window[: next((k for k, w in enumerate(window) if w in _CLAUSE_BREAK), len(window))]
+        if any(_device(w) for w in window):
             return "physical"
         if word in ("turn", "switch") and window[:1] and window[0] in ("on", "off"):
             return "physical"
-    return None
+    return _motion(words, index)
+
+
+def _device(word: str) -> bool:
+    return any(_stem_match(o, word) for o in _PHYSICAL_OBJECTS)
+
+
+def _motion(words: list[str], index: int) -> EffectClass | None:
+    """A motion verb that says a message leaves: external transmission, or publication to everyone."""
+    word = words[index]
+    after = words[index + 1 : index + 6]
+    after = after[: next((k for k, w in enumerate(after) if w in _CLAUSE_BREAK), len(after))]
+    if word in _MOTION_EN:
+        if not after or after[0] != "out":
+            return None
+    elif any(word.startswith(stem) for stem in _MOTION):
+        cyrillic = any("\u0400" <= ch <= "\u04ff" for ch in word)
+        destination = bool(after) and (
+            after[0] in _DESTINATION
+            or after[:2] == ["na", "zewnątrz"]
+            or (cyrillic and len(after[0]) > 3 and after[0].endswith(("у", "ю", "ам", "ям", "ому", "ему", "ем", "им")))
+        )
+        if not destination and not any(w in _SOMETHING for w in words[max(0, index - 3) : index]):
+            return None
+    else:
+        return None
+    if any(w.startswith(_AUDIENCE) for w in after):
+        return "publication"
+    return "external_transmission"
 
 
 def _describes(word: str) -> bool:
@@ -273,6 +448,8 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
     after = words[index + 1] if index + 1 < len(words) else ""
     if word in ("not", "nie", "не") and after in _NOT_NEGATING_AFTER:
         return None
+    if word in ("not", "doesn't", "doesnt") and after in ("need", "needs"):
+        return word, 1  # "it doesn't need to go out", "this does not need to be sent"
     if word == "not":
         if index > 0 and words[index - 1] in _NOT_DESCRIBES:
             return None
@@ -326,14 +503,28 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             if effect is None or (verbal and operators[-1] in ("nie", "не") and _describes(word)):
                 return _Chain(tuple(operators), None, None, 0, i)  # a past tense or a present third person
             return _Chain(tuple(operators), i, effect, negations, i)
-        effect = action_of(words, i)  # "open the gate": physical only with its object
+        effect = action_of(words, i)  # "open the gate": physical only with its object; "goes out": sent
         if effect is not None:
+            if verbal and operators[-1] in ("nie", "не") and _describes(word):
+                return _Chain(tuple(operators), None, None, 0, i)  # "письма не уходят клиентам": it describes
             return _Chain(tuple(operators), i, effect, negations, i)
         if verbal and word not in _LIGHT_VERBS and known_verb(word, language):
             return _Chain(tuple(operators), None, None, negations, i, spent=True)  # "don't use the old template"
         i += 1
         steps += 1
     return _Chain(tuple(operators), None, None, negations, i)
+
+
+def _commands(words: list[str], start: int, end: int, language: str) -> bool:
+    """Whether the negation scope [start, end) commands: "don't…", "never…", or a negation before an imperative or a
+    verb of doing ("nie ruszaj", "не трогай", "ничего не делай"), not a description ("nic się nie działo")."""
+    for j in range(start, min(end + 1, len(words))):
+        word = words[j]
+        if word in _IMPERATIVE_NOT or (word == "not" and j > 0 and words[j - 1] == "do"):
+            return True
+        if j > start and words[j - 1] in _VERBAL and word not in _N_WORDS | _VERBAL:
+            return word in _DO_VERBS or (language != "en" and imperative_form(word, language))
+    return False
 
 
 def _clauses(words: list[str]) -> list[int]:
@@ -391,18 +582,35 @@ def _negated_until(words: list[str], m: int, sentence: list[int]) -> bool:
     return words[m] in _UNTIL and any(sentence[j] == sentence[m] and _operator(words, j) for j in range(m))
 
 
+def _speaker_until(words: list[str], m: int, language: str) -> bool:
+    """An "until" or "without" whose clause names the speaker: "пока я не одобрю", "dopóki nie zatwierdzę", "without
+    my approval". It gates only an action that is negated in its own clause (`_conditions`), so "keep sending until I
+    say stop" and "send it without my approval" gate nothing."""
+    if words[m] not in _UNTIL and words[m] not in ("without", "bez", "без"):
+        return False
+    return _first_person(words, m + 1, m + (5 if words[m] in _UNTIL else 3), language)
+
+
+def _negated_in_clause(words: list[str], target: int, clause: list[int]) -> bool:
+    return any(clause[j] == clause[target] and _operator(words, j) is not None for j in range(target))
+
+
 def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
     """(index of the gated action, the condition's words) for every condition that gates an action."""
     sentence, clause = _sentences(words), _clauses(words)
     gated: list[tuple[int, str]] = []
     for m, word in enumerate(words):
         after = words[m + 1] if m + 1 < len(words) else ""
+        own = False  # the gate holds only for an action negated in its own clause
         if word in _NOT_BEFORE:
             trigger = word
         elif word in _ONLY and after in _CONDITIONAL and (after != "как" or m + 2 < len(words)):
             trigger = f"{word} {after}"
         elif _speaker_gate(words, m, language) or _negated_until(words, m, sentence):
             trigger = word
+        elif _speaker_until(words, m, language):
+            trigger = word
+            own = True
         else:
             continue
         target = _nearest_action_before(words, m, sentence)
@@ -417,6 +625,8 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
                 ),
                 None,
             )
+        if target is not None and own and not _negated_in_clause(words, target, clause):
+            target = None
         if target is not None:
             # "Отправь письмо только после…": the verb just before its object is what is gated.
             effect = action_of(words, target)
@@ -432,11 +642,12 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
 def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction]:
     """Every reading of an action in `text`, in order of appearance: the forbidding ones (`forbids`) and those a
     double negation lifted ("don't forget to send"), each with its words."""
-    words = tokens(text)
+    words = _front_postposed(tokens(text))
     language = language or identify(text).language
     sentence, clause = _sentences(words), _clauses(words)
     found: list[tuple[int, ForbiddenAction]] = []
     consumed: set[int] = set()
+    commands: list[tuple[int, int]] = []  # (sentence, clause) of every negated command: context for a list after it
     for index, word in enumerate(words):
         if word in _NEGATE_BEFORE and index > 0:
             effect = action_of(words, index - 1)
@@ -461,6 +672,19 @@ def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction
         hits: list[tuple[int, EffectClass]] = []
         if chain.index is not None and chain.effect is not None:
             hits.append((chain.index, chain.effect))
+        command = chain.negations % 2 == 1 and (
+            chain.spent or chain.index is not None or _commands(words, index, chain.end, language)
+        )
+        if command:
+            commands.append((sentence[index], clause[index]))
+        if chain.index is None and not chain.spent and command:
+            # "не трогай котёл", "don't touch the valves": the device named in a negated command is operated
+            device = next((j for j in range(index + 1, chain.end) if _device(words[j])), None)
+            handling = not any(w.startswith(_NOT_HANDLING) for w in words[index + 1 : device]) and not any(
+                w in _ABOUT for w in words[index + 1 : device]
+            )
+            if device is not None and handling:
+                hits.append((device, "physical"))
         # "do not publish it or email it": one more action after "or" / "ani" / "или", within a few words; after a
         # non-action verb only a disjunction carries the negation ("don't copy or send it").
         position = chain.index if chain.index is not None else (chain.end if chain.spent else None)
@@ -492,6 +716,17 @@ def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction
         for position, effect in hits:
             forbids = chain.negations % 2 == 1
             found.append((position, ForbiddenAction(effect, trigger, words[position], forbids)))
+    # a list after a negated command: "niczego nie uruchamiaj: żadnych syren ani blokowania bram"
+    for index, word in enumerate(words):
+        if word not in _NOMINAL or not any(s == sentence[index] and c < clause[index] for s, c in commands):
+            continue
+        for j in range(index + 1, min(len(words), index + 4)):
+            if words[j] in _CLAUSE_BREAK or words[j] in _COORDINATORS:
+                break
+            effect = "physical" if _device(words[j]) else action_of(words, j)
+            if effect is not None:
+                found.append((j, ForbiddenAction(effect, f"{word} (listed)", words[j])))
+                break
     # deferral adverbs: "publish it later", "opublikuj później", "опубликуй позже"
     for index, word in enumerate(words):
         if word not in _LATER:
@@ -546,6 +781,7 @@ def _settle(readings: list[ForbiddenAction], positions: list[int]) -> list[Forbi
 
 
 def _scan(words: list[str], start: int, limit: int) -> tuple[int, EffectClass] | None:
+    limit += sum(1 for w in words[start : start + limit] if w == "-")
     for index in range(start, min(len(words), start + limit)):
         if words[index] in _CLAUSE_BREAK:
             return None

@@ -6,7 +6,9 @@ its clauses rather than from an alarm keyword alone.
                  event happening now that names no alarm at all:
                    an unknown person (someone, ktoś, кто-то…) doing something by force (breaking, forcing,
                    włamuje się, wyważa, ломится, выламывает…) or trying to get in (trying to get in, próbuje wejść,
-                   пытается войти) — "someone is breaking into the warehouse", "кто-то ломится на склад";
+                   пытается войти) — "someone is breaking into the warehouse", "кто-то ломится на склад"; or
+                   having just done it (a past tense with "just", "właśnie", "przed chwilą", "только что": a crime
+                   in progress) — "someone just smashed the window", "кто-то только что разбил окно";
                    a substance (water, gas, steam, sparks, woda, gaz, вода, газ…) coming out, pouring or dripping in
                    the present tense — "water is dripping from the ceiling", "z sufitu kapie woda", "с потолка
                    капает вода";
@@ -73,13 +75,40 @@ _AGENTS = {
     "неизвестный",
     "неизвестные",
     "какой-то",
+    "guy",
+    "guys",
+    "man",
+    "men",
+    "person",
+    "facet",
+    "gość",
+    "mężczyzna",
+    "ludzie",
+    "jacyś",
+    "jakiś",
+    "мужик",
+    "парень",
+    "человек",
+    "какие-то",
+    "люди",
+    "people",
 }
 #: Verbs of force or entry (prefix stems).
 _FORCE = (
     "break", "forc", "smash", "kick", "climb", "pry", "prying", "jimm", "tamper", "ram",
     "włam", "wlam", "wyważ", "wywaz", "wyłam", "wylam", "forsuj", "sforsow", "wybij", "rozbij", "wspina", "dobija",
     "przeskak", "lom", "лом", "взлам", "вламыв", "выламыв", "вскрыв", "лез", "перелез", "выбив", "разбив",
+    # past forms ("broke", "wybił", "разбил"): an emergency only with a word saying it just happened (`_JUST`)
+    "broke", "wybił", "wybiła", "wybili", "rozbił", "rozbiła", "rozbili", "wdarł", "wdarli", "staranow",
+    "разбил", "выбил", "взлом", "слома", "вылома", "вскрыл", "пролез", "залез", "ворвал", "протаран",
 )  # fmt: skip
+#: A deed that just happened: a past tense with one of these is going on now ("someone just smashed…").
+_JUST = re.compile(
+    r"\bjust\b|\bright now\b|\bmoments? ago\b|\ba (?:minute|second) ago\b|\bwłaśnie\b|\bprzed chwilą\b"
+    r"|\bdopiero co\b|\bchwilę temu\b|\bw tej chwili\b|(?<!\w)только что(?!\w)|(?<!\w)сейчас(?!\w)"
+    r"|(?<!\w)минуту назад(?!\w)|(?<!\w)прямо сейчас(?!\w)",
+    re.IGNORECASE,
+)
 #: Stems of words for a person who should not be there, in any case form ("постороннего", "nieznajomego").
 _UNKNOWN_PERSON = (
     "stranger", "intruder", "trespass", "nieznajom", "obcego", "obcy", "intruz", "посторонн", "неизвестн", "чужак",
@@ -89,6 +118,10 @@ _NOW = re.compile(
     r"!|\bright now\b|\bwłaśnie teraz\b|\bw tej chwili\b|(?<!\w)прямо сейчас(?!\w)|(?<!\w)в данный момент",
     re.IGNORECASE,
 )
+_RECENT_WORDS = {
+    "just", "has", "have", "now", "właśnie", "przed", "chwilą", "dopiero", "co", "się", "sie", "только", "что",
+    "сейчас", "прямо",
+}  # fmt: skip
 _TRYING = (
     ("trying", "to"),
     ("próbuje",),
@@ -175,10 +208,15 @@ def _intrusion(words: list[str]) -> str | None:
     agent = next((i for i, w in enumerate(words) if w in _AGENTS), None)
     if agent is None:
         return None
+    while agent + 1 < len(words) and words[agent + 1] in _AGENTS:
+        agent += 1  # "jacyś ludzie", "какие-то люди": the noun after the determiner
+    just = _JUST.search(" ".join(words)) is not None
     for i in range(agent + 1, min(len(words), agent + 6)):
         word, previous = words[i], words[i - 1]
+        # a past deed counts only right after the agent and the words saying it just happened
+        recent = just and all(w in _RECENT_WORDS for w in words[agent + 1 : i])
         if any(word.startswith(stem) for stem in _FORCE) and (
-            _ongoing(word, previous) or previous in ("się", "sie") or word.endswith(("ся", "się"))
+            _ongoing(word, previous) or previous in ("się", "sie") or word.endswith(("ся", "się")) or recent
         ):
             return f"{words[agent]} … {word}"
         for trying in _TRYING:
