@@ -210,6 +210,7 @@ def evidence(located: Sequence[Located]) -> list[dict[str, Any]]:
     return [
         {
             "input": item.input.name,
+            "format": item.input.format,
             "source": item.source,
             "files": [
                 {

@@ -213,21 +213,24 @@ def _where(file: Mapping[str, Any]) -> str:
 
 
 def read_lines(data: Mapping[str, Any] | None, language: str) -> list[str]:
-    """One evidence line per file the run read: where it came from, its path, digest, rows and span."""
+    """One evidence line per file given to the run: where it came from, its path, digest, rows and span. Logs and
+    tables are read whole; of several transcripts the run reads the one its parameters name, so they are "given"."""
     lines = []
     for item in (data or {}).get("inputs", []):
         for f in item["files"]:
             span = f["first"] if f["first"] == f["last"] else f"{f['first']} – {f['last']}"
-            lines.append(
-                tr(
-                    language,
-                    "read {input} ({source}): {path}, sha256 {sha}…, {rows} rows, dates {span}",
-                    input=item["input"],
-                    source=item["source"],
-                    path=_where(f),
-                    sha=f["sha256"][:16],
-                    rows=f["rows"],
-                    span=span if f["first"] else "—",
+            values = {
+                "input": item["input"],
+                "source": item["source"],
+                "path": _where(f),
+                "sha": f["sha256"][:16],
+                "rows": f["rows"],
+                "span": span if f["first"] else "—",
+            }
+            if item.get("format") == "json_files":
+                lines.append(tr(language, "given {input} ({source}): {path}, sha256 {sha}…, dates {span}", **values))
+            else:
+                lines.append(
+                    tr(language, "read {input} ({source}): {path}, sha256 {sha}…, {rows} rows, dates {span}", **values)
                 )
-            )
     return lines
