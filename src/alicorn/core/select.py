@@ -35,6 +35,8 @@ CLEAR_SIMILARITY = 0.3
 CLEAR_MARGIN = 0.06
 #: A model at least this good at reasoning (a profile's level, 0-3) may also set optional slots the words show.
 TRUSTED_REASONING = 2
+#: One weak subject word is enough only in words this alike to the template's examples.
+ALIKE_SIMILARITY = 0.45
 #: Below this top similarity, no template is a plausible match.
 PLAUSIBLE_SIMILARITY = 0.12
 
@@ -199,11 +201,14 @@ class WorkflowSelector:
 
 def _named_enough(stems: tuple[str, ...], similarity: float, lead: float) -> bool:
     """Whether the words name a template's subject clearly: a strong stem in words not unlike its examples, or
-    two weak ones (words with other senses) in words clearly more like its examples than any other's."""
+    weak ones (words with other senses) in words clearly more like its examples than any other's: two of them
+    and clearly alike, or one and very alike."""
     strong = [s for s in stems if not s.startswith("~")]
     if strong:
         return similarity >= PLAUSIBLE_SIMILARITY
-    return len(stems) >= 2 and similarity >= CLEAR_SIMILARITY and lead >= CLEAR_MARGIN
+    if lead < CLEAR_MARGIN:
+        return False
+    return similarity >= (CLEAR_SIMILARITY if len(stems) >= 2 else ALIKE_SIMILARITY)
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,8 @@ class Workflow:
     measures: tuple[Measure, ...] = ()
     #: Word stems (lowercase, any language) of what this work is *about*. "alarm" names the subject; "~camera" is
     #: a weak stem (a word with other senses: one alone is not enough); "=app" must be the whole word;
-    #: "!alarm-clock" excludes the template when those words appear together ("set an alarm clock"). A template is
+    #: "render-time" is a phrase (consecutive words, each starting so); "!alarm-clock" excludes the template when
+    #: those words appear together ("set an alarm clock"). A template is
     #: chosen only when the request's own words name its subject; similar-sounding requests about something else
     #: ("write a poem about the camera") get a question or no template, never this one by accident.
     vocabulary: tuple[str, ...] = ()
@@ -113,6 +114,12 @@ class Workflow:
             if stem.startswith("!"):
                 continue
             bare = stem.lstrip("~")
+            if "-" in bare:  # a phrase: consecutive words, each starting with its part ("render-time")
+                parts = bare.split("-")
+                spans = zip(*(words[i:] for i in range(len(parts))), strict=False)
+                if any(all(w.startswith(p) for w, p in zip(span, parts, strict=True)) for span in spans):
+                    found.append(stem)
+                continue
             exact = bare.startswith("=")
             bare = bare.lstrip("=")
             if any(w == bare if exact else w.startswith(bare) for w in words):

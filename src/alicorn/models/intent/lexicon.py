@@ -92,7 +92,7 @@ _NEGATIVE_VERBS = (
     "powstrzym", "przesta", "unikaj", "wahaj", "wahani", "wstrzym", "zaczek", "zapomin", "zapomn", "zatrzym", "zwlek",
     "воздерж", "дождат", "дождис", "дождит", "дожида", "жди", "ждать", "забуд", "забыв", "забыть", "задерж", "избега",
     "медли", "останов", "отлож", "откладыв", "перестан", "повремен", "погоди", "подожд", "прекрат", "приостанов",
-    "пропуск", "пропуст", "стесня",
+    "пропуск", "пропуст", "стесня", "тянуть", "тяни", "затягив", "медлить", "procrastinat",
 )
 #: Two-word operators: "hold off", "hold back", "put off".
 _NEGATIVE_PAIRS = {("hold", "off"), ("hold", "back"), ("put", "off")}
@@ -158,7 +158,8 @@ _LIGHT_VERBS = {"make", "do", "let", "get", "keep", "have", "take", "put", "go",
 # stripping verb prefixes ("!ставь": "ставь", not "оставь" or "составь"), otherwise a prefix after any verb prefix.
 _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
     "publication": (
-        "publish", "publication", "=post", "=repost", "release", "announc", "=go-live", "public", "publik", "ogłos",
+        "publish", "publication", "=post", "=repost", "release", "announc", "wywiesz", "wywiesza", "вывеш", "вывес",
+        "=go-live", "public", "publik", "ogłos",
         "ogłas", "ogłoś", "oglos", "oglas", "публик", "выклад", "выложи", "обнарод", "анонс", "размещ", "размест",
 ),
     "external_transmission": (
@@ -169,12 +170,14 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "подел", "делис", "сообщ", "уведом", "звон", "пиши", "писать", "отвеч", "ответь", "мейл", "письм",
 ),
     "installation": (
-        "install", "deploy", "upgrade", "=rollout", "instal", "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
+        "install", "reinstal", "deploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back", "instal",
+        "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
         "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "обнов", "!ставь", "!ставит", "!ставл",
         "!поставь", "!поставит", "!поставл",
 ),
     "physical": (
-        "unlock", "=actuate", "=dispense", "=power", "odblok", "włącz", "wyłącz", "wlacz", "wylacz", "разблок",
+        "unlock", "=actuate", "=dispense", "=power", "=arm", "=disarm", "uzbrój", "uzbroj", "rozbrój", "rozbroj",
+        "odblok", "włącz", "wyłącz", "wlacz", "wylacz", "разблок",
         "включ", "выключ", "physical", "fizyczn", "физическ",
 ),
     "local_write": (
@@ -195,7 +198,8 @@ _PHYSICAL_OPEN = (
     "подним", "подними", "опуск", "опусти", "вруб", "выруб",
 )
 _PHYSICAL_OBJECTS = (
-    "door", "gate", "lock", "window", "valve", "barrier", "garage", "heating", "light", "machine", "pump", "siren",
+    "door", "gate", "lock", "window", "valve", "camera", "kamer", "камер", "barrier", "garage", "heating", "light",
+    "machine", "pump", "siren",
     "sprinkler", "boiler", "furnace", "heater", "relay", "lamp", "shutter", "blind", "alarm", "turnstile", "elevator",
     "drzwi", "bram", "zamek", "zamk", "okn", "zawór", "zawor", "szlaban", "garaż", "ogrzewan", "światł", "maszyn",
     "pomp", "syren", "zraszacz", "kocioł", "kotł", "piec", "grzejnik", "grzałk", "przekaźnik", "przekaznik",

@@ -29,8 +29,11 @@ WORKFLOW = Workflow(
     operations=plan.OPERATIONS,
     vocabulary=tuple(
         (
-            "render renderowan renderuj рендер ~slowdown ~slower ~regression ~spowolni ~wolniej ~zwolni "
-            "~замедлен ~медленнее ~тормоз ~hypothes ~hipotez ~гипотез"
+            "render-time rendering-time render-farm render-job renders-slow czas-render "
+            "renderowanie-zwoln farm-render время-рендер рендер-ферм рендеринг-замедл ~render "
+            "~renderowan ~renderuj ~рендер ~takes-longer ~trwa-dłużej ~dłużej ~дольше ~slowdown ~slower "
+            "~regression ~spowolni ~wolniej ~zwolni ~замедлен ~медленнее ~тормоз ~hypothes ~hipotez "
+            "~гипотез"
         ).split()
     ),
     examples=slots.EXAMPLES,
