@@ -262,3 +262,18 @@ def test_the_latest_transcript_prefers_the_requests_language_and_day(tmp_path: P
     turn = _ask(core, text, data=(str(folder),))
     state = fold(app.store.read(turn.conversation))
     assert state.slots is not None and state.slots["parameters"]["conversation"] == "2026-11-20-review.json"
+
+
+def test_a_run_whose_result_fails_validation_never_raises_reputation(tmp_path: Path) -> None:
+    log = alarm_log(tmp_path / "cams.csv", ["2026-11-30"])
+    app, core = _core(tmp_path / "home")
+    good = _ask(core, ALARMS, attachments=(_attach(app, log),))
+    assert good.report is not None and good.report.outcome == "complete"
+    after_good = app.anvil.agents.record("agent:planner").reputation
+    # "night only" names no figure the workflow measures: the run succeeds, the result is partial.
+    partial = _ask(core, ALARMS, attachments=(_attach(app, log),), constraints=("night only",))
+    assert partial.report is not None and partial.report.outcome == "partial"
+    record = app.anvil.agents.record("agent:planner")
+    assert record.reputation <= after_good
+    kinds = [e.data.get("kind") for e in app.store.read(record.id) if e.kind == "reputation.changed"]
+    assert "validation" in kinds

@@ -212,6 +212,51 @@ class PermissionRegistry:
 
         return self._append_once(agent, key, drafts, f"the calibration of run {run_id}")
 
+    def withhold(self, agent: str, run_id: str, why: str) -> list[Event]:
+        """Take back what a run that succeeded gave its agent when its result then failed validation (a run whose
+        nodes all succeeded but that did not serve its goal never raises reputation); once per run."""
+        key = f"validation:{run_id}"
+
+        def drafts(record: AgentRecord) -> list[Draft]:
+            gained = sum(
+                int(e.data.get("delta", 0))
+                for e in self.store.read(record.id)
+                if e.kind == "reputation.changed" and e.data.get("run") == run_id and int(e.data.get("delta", 0)) > 0
+            )
+            if gained <= 0:
+                return []
+            at, score = self.now(), record.reputation - gained
+            data = {
+                "run": key,
+                "kind": "validation",
+                "delta": -gained,
+                "reputation": score,
+                "by": "anvil",
+                "cause": f"run {run_id} succeeded, but its result did not pass validation: {why}",
+            }
+            return [Draft("reputation.changed", at, data), *self._tier_drafts(record, score, at)]
+
+        return self._append_once(agent, key, drafts, f"the validation of run {run_id}")
+
+    def _tier_drafts(self, record: AgentRecord, score: int, at: str) -> list[Draft]:
+        """The rights an agent gains or loses when its reputation moves from `record.reputation` to `score`."""
+        drafts: list[Draft] = []
+        before, after = self.reputation.tier_for(record.reputation), self.reputation.tier_for(score)
+        if after.name != before.name:
+            gained = tuple(c for c in after.effects if c not in before.effects)
+            lost = tuple(c for c in before.effects if c not in after.effects)
+            rights = record.rights
+            cause = f"reputation {score} moved {record.id} from tier {before.name} to {after.name} (min {after.min})"
+            for effects, grant in ((gained, True), (lost, False)):
+                if not effects:
+                    continue
+                change = RightsChange(effects=effects)
+                rights = granted(rights, change) if grant else revoked(rights, change)
+                data = {"change": change.model_dump(mode="json"), "rights": rights.model_dump(mode="json")}
+                kind = "rights.granted" if grant else "rights.revoked"
+                drafts.append(Draft(kind, at, {**data, "tier": after.name, "cause": cause, "by": "anvil"}))
+        return drafts
+
     def _append_once(
         self, agent: str, key: str, drafts_for: Callable[[AgentRecord], list[Draft]], what: str
     ) -> list[Event]:
@@ -241,20 +286,7 @@ class PermissionRegistry:
             if item.kind != "curiosity":
                 data["operations"] = list(outcome.operations)
             drafts.append(Draft("reputation.changed", at, {**data, "cause": item.cause, "by": "anvil"}))
-        before, after = self.reputation.tier_for(record.reputation), self.reputation.tier_for(score)
-        if after.name != before.name:
-            gained = tuple(c for c in after.effects if c not in before.effects)
-            lost = tuple(c for c in before.effects if c not in after.effects)
-            rights = record.rights
-            cause = f"reputation {score} moved {record.id} from tier {before.name} to {after.name} (min {after.min})"
-            for effects, grant in ((gained, True), (lost, False)):
-                if not effects:
-                    continue
-                change = RightsChange(effects=effects)
-                rights = granted(rights, change) if grant else revoked(rights, change)
-                data = {"change": change.model_dump(mode="json"), "rights": rights.model_dump(mode="json")}
-                kind = "rights.granted" if grant else "rights.revoked"
-                drafts.append(Draft(kind, at, {**data, "tier": after.name, "cause": cause, "by": "anvil"}))
+        drafts += self._tier_drafts(record, score, at)
         return drafts
 
     def _append(self, agent: str, expect: int, drafts: list[Draft]) -> None:

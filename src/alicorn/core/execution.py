@@ -187,6 +187,9 @@ class Execution:
                 )
                 if run.proposed_by.startswith("agent:"):
                     self.app.anvil.agents.calibrate(run.proposed_by, run.run_id, float(seen.data["brier"]))
+            if run.proposed_by.startswith("agent:") and run.status == "succeeded" and report.status != "complete":
+                failed = "; ".join(c.name for c in report.checks if not c.passed) or report.status
+                self.app.anvil.agents.withhold(run.proposed_by, run.run_id, f"{report.status} ({failed})")
             return None
         report = ValidationReport.model_validate({k: v for k, v in validated[-1].items() if k != "run"})
         if self._replan_after(state, run, report, tap):
