@@ -253,9 +253,11 @@ WORKFLOW = Workflow(
     operations=(),
     vocabulary=tuple(
         (
-            "alarm alert cctv tamper monitoring тревог сигнализац срабатыван видеонаблюден ~intrusion "
-            "~surveillance ~naruszen ~wtargn ~вторжен ~kamer ~camera ~камер !alarm-clock !budzik "
-            "!будильник"
+            "cctv tamper camera-alarm alarm-log camera-alert alarmy-z-kamer alarmów-z-kamer "
+            "alarmy-kamer тревоги-камер тревог-камер срабатывания-камер видеонаблюден ~alarm ~alert "
+            "~monitoring ~тревог ~сигнализац ~срабатыван ~intrusion ~surveillance ~naruszen ~wtargn "
+            "~вторжен ~kamer ~camera ~камер ~duplicat ~duplikat ~дубликат ~powtórz ~повтор !alarm-clock "
+            "!set-an-alarm !set-alarm !nastaw-alarm !budzik !будильник !поставь-будильник"
         ).split()
     ),
     examples={

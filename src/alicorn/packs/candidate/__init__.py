@@ -32,9 +32,11 @@ WORKFLOW = Workflow(
     operations=plan.OPERATIONS,
     vocabulary=tuple(
         (
-            "candidate kandydat кандидат application aplikac приложен ~=build ~demo ~=app ~=apps "
-            "~release ~package ~zbuduj ~zbudow ~wydan ~paczk ~spakuj ~собер ~сборк ~демо ~релиз ~пакет "
-            "~wersj ~версию ~version"
+            "isolated-candidate release-candidate izolowan-kandydat изолированн-кандидат demo-build "
+            "demo-version wersj-demo демо-верс ~candidate ~kandydat ~кандидат ~application ~aplikac "
+            "~приложен ~=build ~demo ~=app ~=apps ~release ~package ~zbuduj ~zbudow ~wydan ~paczk "
+            "~spakuj ~собер ~сборк ~демо ~релиз ~пакет ~wersj ~версию ~version ~sandbox ~piaskownic "
+            "~песочниц"
         ).split()
     ),
     examples=slots.EXAMPLES,

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import Field
 
 from alicorn.durable import write_atomically
-from alicorn.errors import OperationError
+from alicorn.errors import EffectUnknown, OperationError
 from alicorn.ops._common import Model, RelativePath
 from alicorn.ops.paths import confine
 from alicorn.ops.registry import LookupResult, Operation, OperationContext
@@ -148,14 +148,25 @@ def install(inputs: InstallInputs, ctx: OperationContext) -> InstallOutputs:
         "sha256": inputs.sha256,
         "key": ctx.idempotency_key,
     }
+    before = _inode(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(target, data)
         entries[ctx.idempotency_key] = record
         write_atomically(ledger_path, (json.dumps(entries, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     except OSError as exc:
-        raise OperationError(f"cannot install into {inputs.into!r}: {exc.strerror or exc}", retryable=True) from None
+        problem = f"cannot install into {inputs.into!r}: {exc.strerror or exc}"
+        if _inode(target) not in (None, before):  # the copy landed (a rename makes a new file), recorded or not
+            raise EffectUnknown(f"{problem}; the installation may be partly done") from None
+        raise OperationError(problem, retryable=True) from None
     return InstallOutputs.model_validate({**record, "deduplicated": False})
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None
 
 
 def installed(inputs: InstallInputs, ctx: OperationContext) -> LookupResult:

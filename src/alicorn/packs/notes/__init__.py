@@ -35,10 +35,10 @@ WORKFLOW = Workflow(
     operations=OPERATIONS,
     vocabulary=tuple(
         (
-            "~conversation transcript minutes ~rozmow zapisk заметк ~=note ~=notes ~summary ~podsumowan "
-            "~итог transkryp notatk protokół protokol разговор созвон совещан narad расшифровк протокол "
-            "~meeting ~spotkan ~встреч ~=call ~=calls ~recording ~discussion ~nagran ~звонк ~звонок "
-            "~запис ~обсужден"
+            "transcript minutes transkryp protokół protokol расшифровк протокол созвон совещан narad "
+            "~conversation ~rozmow ~разговор zapisk заметк ~notatk ~=note ~=notes ~summary ~podsumowan "
+            "~итог ~meeting ~spotkan ~встреч ~планёрк ~планерк ~=call ~=calls ~recording ~discussion "
+            "~nagran ~звонк ~звонок ~запис ~обсужден"
         ).split()
     ),
     examples=EXAMPLES,

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 from pydantic import Field, ValidationError
 
 from alicorn import canonical
 from alicorn.durable import write_atomically
-from alicorn.errors import OperationError
+from alicorn.errors import EffectUnknown, OperationError
 from alicorn.ops._common import Model
 from alicorn.ops.paths import confine
 from alicorn.ops.registry import Operation, OperationContext
@@ -49,6 +50,7 @@ def send_reply(inputs: SendReplyInputs, ctx: OperationContext) -> SendReplyOutpu
         raise OperationError("notes.send_reply needs the run's idempotency key to deduplicate; none was given")
     relative = _message_path(ctx.idempotency_key)
     message_id = "notes-" + relative.rsplit("/", 1)[1].removesuffix(".json")
+    target: Path | None = None
     try:
         ctx.workspace.mkdir(parents=True, exist_ok=True)
         target = confine(ctx.workspace, relative, "workspace")
@@ -67,9 +69,10 @@ def send_reply(inputs: SendReplyInputs, ctx: OperationContext) -> SendReplyOutpu
     except (ValueError, KeyError, ValidationError) as exc:
         raise OperationError(f"the outbox message {relative!r} is unreadable ({exc}); inspect it by hand") from None
     except OSError as exc:
-        raise OperationError(
-            f"cannot write {relative!r} in the workspace: {exc.strerror or exc}", retryable=True
-        ) from None
+        problem = f"cannot write {relative!r} in the workspace: {exc.strerror or exc}"
+        if target is not None and target.is_file():  # the message landed; what failed came after (an fsync)
+            raise EffectUnknown(f"{problem}; the message is in the outbox and may have been sent") from None
+        raise OperationError(problem, retryable=True) from None
     return SendReplyOutputs(message_id=message_id, path=relative, to=list(inputs.to))
 
 

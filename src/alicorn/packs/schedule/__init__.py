@@ -51,8 +51,10 @@ WORKFLOW = Workflow(
     operations=OPERATIONS,
     vocabulary=tuple(
         (
-            "roster rota grafik ~harmonogram rozpisk dyżur dyzur график ~schedule ~shift ~timetable ~zmian "
-            "~zmiano ~смен ~расписан ~дежурств ~wariant ~variant ~вариант"
+            "roster rota shift-schedule work-schedule shift-plan grafik-zmian grafik-pracy "
+            "harmonogram-zmian график-смен расписание-смен график-работы dyżur dyzur ~grafik ~график "
+            "~harmonogram rozpisk ~schedule ~shift ~timetable ~zmian ~zmiano ~смен ~расписан ~дежурств "
+            "~wariant ~variant ~вариант ~vacation ~urlop ~отпуск"
         ).split()
     ),
     examples={

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import Field
 
 from alicorn.durable import write_atomically
-from alicorn.errors import OperationError
+from alicorn.errors import EffectUnknown, OperationError
 from alicorn.ops._common import Model
 from alicorn.ops.registry import LookupResult, Operation, OperationContext
 from alicorn.packs.schedule.models import MAX_EMPLOYEES, MAX_VARIANTS, Employee, Month, Variant
@@ -103,9 +103,10 @@ def publish(inputs: PublishInputs, ctx: OperationContext) -> PublishOutputs:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, data)
     except OSError as exc:
-        raise OperationError(
-            f"cannot write the outbox message {path.name}: {exc.strerror or exc}", retryable=True
-        ) from None
+        problem = f"cannot write the outbox message {path.name}: {exc.strerror or exc}"
+        if path.is_file():  # the message landed (it was not there before); what failed came after (an fsync)
+            raise EffectUnknown(f"{problem}; it is in the outbox and may have been published") from None
+        raise OperationError(problem, retryable=True) from None
     return PublishOutputs(
         path=path.relative_to(ctx.workspace).as_posix(),
         key=ctx.idempotency_key,
