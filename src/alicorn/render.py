@@ -17,12 +17,11 @@ from rich.tree import Tree
 
 from alicorn.journal.events import Event
 from alicorn.journal.store import JournalStore
-from alicorn.runtime.state import RunState, fold
+from alicorn.runtime.liveness import Driver, probe
+from alicorn.runtime.state import RunState, fold, pending_effects
 
 # Piped output keeps whole lines (rich would wrap at 80 columns).
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-
-_MAYBE_PENDING = frozenset({"uncertain", "unknown", "checking", "compensation_unknown"})
 
 _STYLE = {
     "done": "green",
@@ -99,17 +98,32 @@ def _duration(start: str | None, end: str | None) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
 
 
+def _driver(state: RunState, store: JournalStore) -> Driver | None:
+    """For a run the journal says is running: whether its driver is alive (a probe of its lock; writes nothing)."""
+    return probe(store, state.run_id) if state.status == "running" else None
+
+
+def _status_line(state: RunState, driver: Driver | None) -> str:
+    """The run's status, styled; a running one says whether its driver is alive or the run was interrupted."""
+    if driver is None:
+        return _styled(state.status)
+    style = "cyan" if driver.alive else "bold yellow"
+    return f"[{style}]{escape(driver.describe(state.run_id))}[/]"
+
+
 def run_summaries(store: JournalStore) -> list[dict[str, Any]]:
-    """One summary per run stream: status, goal, node counts, events and sizes."""
+    """One summary per run stream: status, goal, node counts, events and sizes; for a running run, its driver."""
     out = []
     for info in store.streams():
         state = fold(store.read(info.stream), info.stream)
         if not state.plan:
             continue
+        driver = _driver(state, store)
         out.append(
             {
                 "run": info.stream,
                 "status": state.status,
+                **({"driver": driver.to_json(), "status_line": driver.describe(info.stream)} if driver else {}),
                 "goal": state.plan.get("goal", ""),
                 "nodes": len(state.nodes),
                 "succeeded": sum(1 for n in state.nodes.values() if n.status == "succeeded"),
@@ -130,9 +144,13 @@ def print_runs(summaries: list[dict[str, Any]]) -> None:
     table = Table("run", "status", "nodes ok", "events", "size", "created", "goal")
     for s in summaries:
         size = f"{s['bytes']:,} B" + (f" ({s['archived_bytes']:,} B archived)" if s["archived_bytes"] else "")
+        driver = s.get("driver")
+        status = _styled(s["status"])
+        if driver is not None:
+            status = f"[{'cyan' if driver['alive'] else 'bold yellow'}]{escape(s['status_line'])}[/]"
         table.add_row(
             s["run"],
-            _styled(s["status"]),
+            status,
             f"{s['succeeded']}/{s['nodes']}",
             str(s["events"]),
             size,
@@ -181,7 +199,7 @@ def _dag(state: RunState) -> Tree:
 def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -> None:
     """A run's headline, its nodes table, effects, and (detailed) its DAG."""
     console.print(
-        f"run [bold]{state.run_id}[/]: {_styled(state.status)}"
+        f"run [bold]{state.run_id}[/]: {_status_line(state, _driver(state, store))}"
         + (f" — {state.stop_reason}" if state.stop_reason else "")
     )
     if state.status == "awaiting_approval" and state.awaiting:
@@ -217,7 +235,7 @@ def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -
         for e in state.effects_log.values():
             effects.add_row(e.node, e.operation, e.effect, e.key[:16] + "…", _styled(e.status), (e.note or "")[:80])
         console.print(effects)
-        pending = [e.node for e in state.effects_log.values() if e.status in _MAYBE_PENDING]
+        pending = pending_effects(state)
         if pending:
             console.print(
                 f"[bold magenta]an unfinished effect may be pending[/] for: {', '.join(pending)} — check the target"

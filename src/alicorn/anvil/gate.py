@@ -4,7 +4,8 @@ Before it decides, a session journals `anvil.inputs`: the policy set in force (i
 its text the first time the run sees it), the proposer's snapshot (identity, registration, reputation, tier,
 rights) and, when the run has project budgets, what the project's other runs have used. Everything Anvil then
 decides is a pure function of those inputs and the run's terms, so replay feeds the recorded inputs back through a
-`ReplayGate` and regenerates every decision byte for byte.
+`ReplayGate` and regenerates every decision byte for byte. A resume decides again what the run may still call
+(`runtime.admission.recheck`); replay does so exactly where the recording did.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from alicorn.journal.store import JournalStore
 class Gate(Protocol):
     def inputs(self, run_id: str, terms: RunTerms, *, next_seq: int, usage: bool) -> dict[str, Any]:
         """The data of the `anvil.inputs` event that will be journaled at `next_seq`."""
+
+    def rechecks(self, next_seq: int) -> bool:
+        """Whether a resuming session decides again, at `next_seq`, what the run may still call (live: always)."""
 
 
 def project_usage(store: JournalStore, project: str, *, exclude: str) -> Usage:
@@ -72,6 +76,9 @@ class LiveGate:
             data["project_usage"] = project_usage(self.store, terms.project, exclude=run_id).to_json()
         return data
 
+    def rechecks(self, next_seq: int) -> bool:
+        return True
+
 
 class ReplayGate:
     """Hands back the recorded `anvil.inputs` exactly where the recording has them."""
@@ -86,3 +93,13 @@ class ReplayGate:
                 run_id, next_seq, event.line if event else None, "(anvil.inputs: the executor asked for Anvil's inputs)"
             )
         return dict(event.data)
+
+    def rechecks(self, next_seq: int) -> bool:
+        """As the recording did: it decided again where its `anvil.inputs` at `next_seq` is followed by checks (a
+        journal written before resumes re-checked the policy has none there, and replays as it ran)."""
+        recorded = self._recorded
+        return (
+            next_seq < len(recorded)
+            and recorded[next_seq - 1].kind == "anvil.inputs"
+            and recorded[next_seq].kind == "anvil.check"
+        )

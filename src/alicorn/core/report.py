@@ -17,14 +17,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.i18n import N_, tr, tr_marked
-from alicorn.runtime.state import RunState
+from alicorn.runtime.state import UNSETTLED_EFFECTS, RunState
 
 Outcome = Literal[
     "answered", "triaged", "complete", "partial", "failed", "missing_data", "waiting", "asking", "stopped_safely"
 ]
 
-#: Effect states after which the effect may have happened without the journal knowing its result.
-PENDING_EFFECT_STATES = frozenset({"intended", "uncertain", "checking", "unknown", "compensation_unknown"})
+#: Effect states after which the effect may have happened without the journal knowing its result. The report's
+#: pending list names every effect whose outcome is not known (`EffectState.outcome_unknown`): these, and a failed
+#: effect an earlier attempt of which may have applied it.
+PENDING_EFFECT_STATES = UNSETTLED_EFFECTS
 
 #: How each outcome reads in a report (the English is the outcome's own name).
 OUTCOME_LABELS: dict[str, str] = {
@@ -121,10 +123,10 @@ def run_facts(state: RunState, language: str = "en") -> dict[str, list[str]]:
             operation=e.operation,
             effect=e.effect,
             key=e.key[:16],
-            status=_label(STATE_LABELS, e.status, lang),
+            status=_label(STATE_LABELS, "uncertain" if e.status == "failed" else e.status, lang),
         )
         for e in state.effects_log.values()
-        if e.status in PENDING_EFFECT_STATES
+        if e.outcome_unknown
     ]
     decisions = []
     if state.status == "awaiting_approval":

@@ -7,19 +7,28 @@ data as an external transmission of that plan, whatever the operation declares. 
 `Idempotency-Key: <key>`; the key is the same for every attempt and every resume of the same node with the same
 inputs, so a receiver that honours the header (the usual contract of payment and messaging APIs) applies it once.
 Credentials never travel as plan inputs: headers that carry them are refused.
+
+A POST reports what it knows of its effect. Before any byte of the request was sent (no such host, connection
+refused or unreachable, a failed TLS handshake) it certainly was not applied: a plain, retryable OperationError.
+Once the request was sent, a failure to get a complete answer (a timeout, a reset or dropped connection, a
+truncated response) and a 5xx answer leave the effect unknown: `EffectUnknown`, which the runtime repeats only for
+a keyed or idempotent effect and otherwise looks up or leaves for a human. A 4xx answer is the receiver refusing
+the request: not applied, and not retried.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.request
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Any
 from urllib.parse import urlencode, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from alicorn.errors import OperationError
+from alicorn.errors import EffectUnknown, OperationError
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.plan.dsl import RetryPolicy
 
@@ -75,21 +84,77 @@ class PostJsonOutputs(BaseModel):
     idempotency_key: str
 
 
-def _exchange(request: urllib.request.Request, inputs: _HttpInputs) -> tuple[int, JsonValue]:
-    """Send `request`; (status, body parsed as JSON when it is JSON). 5xx and unreachable hosts are retryable."""
+@dataclass
+class _Progress:
+    """Whether any byte of the request has been handed to a connection yet (after that, it may have arrived)."""
+
+    sent: bool = False
+
+
+def _tracking(base: type[http.client.HTTPConnection], progress: _Progress) -> Any:
+    class Tracking(base):  # type: ignore[misc, valid-type]
+        def send(self, data: Any) -> None:
+            if self.sock is None and self.auto_open:
+                self.connect()  # what send() would do first: a failure to connect has sent nothing
+            progress.sent = True
+            super().send(data)
+
+    return Tracking
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, progress: _Progress) -> None:
+        super().__init__()
+        self._progress = progress
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_tracking(http.client.HTTPConnection, self._progress), req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, progress: _Progress) -> None:
+        super().__init__()
+        self._progress = progress
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(
+            _tracking(http.client.HTTPSConnection, self._progress),
+            req,
+            context=self._context,  # type: ignore[attr-defined]
+        )
+
+
+def _exchange(request: urllib.request.Request, inputs: _HttpInputs, *, effect: bool) -> tuple[int, JsonValue]:
+    """Send `request`; (status, body parsed as JSON when it is JSON). 5xx and unreachable hosts are retryable.
+
+    With `effect` (the request changes something at the target), a failure after the request was sent, and a 5xx,
+    raise EffectUnknown: the target may have applied it. Without, every failure is a plain OperationError.
+    """
     for name, value in inputs.headers.items():
         request.add_header(name, value)
+    progress = _Progress()
+    opener = urllib.request.build_opener(_HTTPHandler(progress), _HTTPSHandler(progress))
     try:
-        with urllib.request.urlopen(request, timeout=inputs.timeout_s) as response:
+        with opener.open(request, timeout=inputs.timeout_s) as response:
             status, raw = response.status, response.read(MAX_RESPONSE_BYTES)
     except urllib.error.HTTPError as exc:
         detail = exc.read(2048).decode("utf-8", "replace")
-        raise OperationError(
-            f"{inputs.url} answered {exc.code} {exc.reason}: {detail[:300]}", retryable=exc.code >= 500
-        ) from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise OperationError(f"cannot reach {inputs.url}: {reason}", retryable=True) from None
+        message = f"{inputs.url} answered {exc.code} {exc.reason}: {detail[:300]}"
+        if effect and exc.code >= 500:
+            raise EffectUnknown(
+                f"{message}; the request was received and may have been applied", retryable=True
+            ) from None
+        raise OperationError(message, retryable=exc.code >= 500) from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
+            reason = f"timed out after {inputs.timeout_s:g} s ({reason})"
+        if effect and progress.sent:
+            raise EffectUnknown(
+                f"{inputs.url}: the request was sent but no complete answer came ({reason}); it may have been applied",
+                retryable=True,
+            ) from None
+        raise OperationError(f"cannot reach {inputs.url}: {reason} (nothing was sent)", retryable=True) from None
     text = raw.decode("utf-8", "replace")
     try:
         body: JsonValue = json.loads(text) if text else None
@@ -99,12 +164,13 @@ def _exchange(request: urllib.request.Request, inputs: _HttpInputs) -> tuple[int
 
 
 def post_json(inputs: PostJsonInputs, ctx: OperationContext) -> PostJsonOutputs:
-    """POST the payload; 5xx and connection failures are retryable (the key makes a retry safe), 4xx are not."""
+    """POST the payload; 5xx and connection failures are retryable (the key makes a retry safe), 4xx are not.
+    Once the request was sent, a failure to learn what became of it is `EffectUnknown` (see the module docstring)."""
     data = json.dumps(inputs.payload, ensure_ascii=False).encode("utf-8")
     request = urllib.request.Request(inputs.url, data=data, method="POST")
     request.add_header("Content-Type", "application/json; charset=utf-8")
     request.add_header("Idempotency-Key", ctx.idempotency_key)
-    status, body = _exchange(request, inputs)
+    status, body = _exchange(request, inputs, effect=True)
     return PostJsonOutputs(status=status, body=body, idempotency_key=ctx.idempotency_key)
 
 
@@ -132,7 +198,7 @@ def get_json(inputs: GetJsonInputs, ctx: OperationContext) -> GetJsonOutputs:
         url += ("&" if urlsplit(url).query else "?") + _query(inputs.params)
     request = urllib.request.Request(url, method="GET")
     request.add_header("Accept", "application/json")
-    status, body = _exchange(request, inputs)
+    status, body = _exchange(request, inputs, effect=False)
     return GetJsonOutputs(status=status, body=body)
 
 

@@ -1,8 +1,9 @@
 """Path confinement for the file operations: reads stay under `ctx.data_root`, writes under `ctx.workspace`.
 
 `confine` resolves a relative path under a root and refuses, before anything is opened, NUL characters, absolute
-paths, `..` and symlinks that lead out of the root. Every error is an OperationError that names the path and the
-root, so the plan's author can see what to fix.
+paths, `..` (the rules plan validation already applies to literal paths: `alicorn.plan.confined`) and symlinks
+that lead out of the root. Every error is an OperationError that names the path and the root, so the plan's author
+can see what to fix.
 """
 
 from __future__ import annotations
@@ -10,17 +11,15 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from alicorn.errors import OperationError
+from alicorn.plan.confined import path_problem
 
 
 def confine(root: Path, relative: str, label: str) -> Path:
     """The resolved path of `relative` under `root`, or an OperationError naming both if it would leave it."""
-    if "\x00" in relative:
-        raise OperationError(f"path {relative!r} contains a NUL character; give a plain relative path")
+    problem = path_problem(relative, f"{label} {str(root)!r}")  # the rules plan validation applies to literals
+    if problem is not None:
+        raise OperationError(f"path {relative!r} {problem}")
     pure = PurePosixPath(relative)
-    if pure.is_absolute() or Path(relative).is_absolute():
-        raise OperationError(f"path {relative!r} is absolute; give a path relative to the {label} {str(root)!r}")
-    if ".." in pure.parts:
-        raise OperationError(f"path {relative!r} contains '..'; paths must stay inside the {label} {str(root)!r}")
     try:
         base = root.resolve()
         target = (base / pure).resolve()

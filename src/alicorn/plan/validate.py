@@ -1,7 +1,8 @@
 """Plan validation against the operation catalogue: every problem named, with the node and the fix.
 
 Checks: duplicate ids; unknown operations; inputs against each operation's input schema (unknown, missing, wrongly
-typed literals, references to missing, non-upstream or standby nodes, to outputs that do not exist or do not fit);
+typed literals, references to missing, non-upstream or standby nodes, to outputs that do not exist or do not fit;
+literal paths that would leave the run's data root or workspace);
 expected outputs; dependencies; cycles; criticality (an alternative or a stop condition); alternatives; resources
 nobody provides; idempotency weaker than the operation's. Valid plans are acyclic and every reference resolves.
 """
@@ -16,6 +17,7 @@ from typing import Annotated, Any, Protocol
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from alicorn.errors import PlanError
+from alicorn.plan.confined import ConfinedPath, path_problem
 from alicorn.plan.criteria import paths
 from alicorn.plan.dsl import IDEMPOTENCY_ORDER, EffectClass, IdempotencyClass, Node, Plan
 from alicorn.plan.schema_types import json_types
@@ -289,6 +291,7 @@ def _check_node_against_op(
                 f"{where}: input {name!r} wants {_type_name(wanted, wanted_defs)} but {ref.node}.{ref.output} is "
                 f"{_type_name(produced, produced_defs)}; refer to an output of that type or convert it first"
             )
+    out.extend(_path_problems(where, op, literals))
     missing = [n for n, info in fields.items() if info.is_required() and n not in node.inputs]
     complete = not missing and len(literals) == len(node.inputs)
     for field_path, message in _literal_problems(op.inputs, literals, complete):
@@ -319,6 +322,23 @@ def _check_node_against_op(
             f"{where}: idempotency {node.idempotency!r} is weaker than the operation's {op.idempotency!r}; "
             "a plan may only make it stricter (or leave it out)"
         )
+    return out
+
+
+def _path_problems(where: str, op: OperationSpec, literals: dict[str, Any]) -> list[str]:
+    """Literal paths into the run's data root or workspace that could only fail when the node runs: inputs marked
+    CONFINED (the built-ins' RelativePath) and the one the operation declares as its `path_input`."""
+    fields = op.inputs.model_fields
+    declared = getattr(op, "path_input", None)
+    out = []
+    for name, value in sorted(literals.items()):
+        if not isinstance(value, str) or name not in fields:
+            continue
+        if name != declared and not any(isinstance(m, ConfinedPath) for m in fields[name].metadata):
+            continue
+        problem = path_problem(value)
+        if problem is not None:
+            out.append(f"{where}: input {name!r}: path {value!r} {problem}")
     return out
 
 

@@ -2,10 +2,11 @@
 
 At start (and when a human approves a waiting run) a session journals `anvil.inputs` and one `anvil.check` per
 operation of the plan, then proceeds (allow), waits for a human with a ProposalEnvelope (`run.awaiting_approval`,
-needs_approval) or finishes the run with no effect (`denied`). Before every node call it checks the run's and the
-project's budgets from the fold; a call that would exceed one journals `budget.exceeded` and stops the run like a
-stop condition (no new calls; calls in flight finish). Everything here reads journaled values only, so replay
-regenerates the same events.
+needs_approval) or finishes the run with no effect (`denied`). A resume decides again, under the policy in force
+then, the operations the run may still call (`recheck`): a tightened rule stops the run or makes it wait. Before
+every node call it checks the run's and the project's budgets from the fold; a call that would exceed one journals
+`budget.exceeded` and stops the run like a stop condition (no new calls; calls in flight finish). Everything here
+reads journaled values only, so replay regenerates the same events.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from alicorn.anvil.risk import PlanRisk
 from alicorn.errors import RunError
 from alicorn.ops.registry import Operation
 from alicorn.plan.dsl import effect_rank
+from alicorn.runtime.state import TERMINAL_NODE
 
 if TYPE_CHECKING:
     from alicorn.runtime.session import Session
@@ -57,8 +59,12 @@ def change_of(session: Session) -> Any:
     return compare(origin.summary, summarize(session.plan, session.registry, session.risk), origin.threshold)
 
 
-def admit(session: Session) -> Verdict:
-    """Journal the inputs and one check per operation; return the plan's verdict."""
+def admit(session: Session, operations: frozenset[str] | None = None) -> Verdict:
+    """Journal the inputs and one check per operation (of `operations` only, when given); return the verdict.
+
+    Every check is taken on the whole plan's facts (its risk, destinations, the proposer's rights), whichever
+    operations are journaled: the same decision as at admission, not a smaller plan's.
+    """
     inputs = journal_inputs(session, usage=not session.terms.project_budget.empty)
     inputs_seq = session.next_seq - 1
     approval, approvers = approval_state(session)
@@ -77,6 +83,8 @@ def admit(session: Session) -> Verdict:
     )
     policy = inputs["policy"]
     verdict = decide(Policies(policy["text"], policy["source"]), facts)
+    if operations is not None:
+        verdict = Verdict(tuple(c for c in verdict.checks if c.operation in operations))
     for check in verdict.checks:
         session.emit("anvil.check", {**check.to_json(), "inputs": inputs_seq, "policy": policy["digest"]})
     return verdict
@@ -120,6 +128,58 @@ def _awaited_effects(risk: PlanRisk, verdict: Verdict) -> dict[str, list[str]]:
         return chosen
     nodes = {n for check in waiting for n in check.nodes}
     return {c: [n for n in found if n in nodes] for c, found in by_class.items() if any(n in nodes for n in found)}
+
+
+def _may_still_call(session: Session) -> list[str]:
+    """Nodes that may still call their operation: pending, interrupted (`running` in the fold), and alternatives
+    whose primary has not finished (it may yet fail and hand over)."""
+    nodes = session.state.nodes
+    out = []
+    for node_id in session.state.order:
+        status = nodes[node_id].status
+        if status == "standby":
+            primary = session.primary_of.get(node_id)
+            if primary is None or nodes[primary].status in TERMINAL_NODE:
+                continue
+        elif status not in ("pending", "running"):
+            continue
+        out.append(node_id)
+    return out
+
+
+def recheck(session: Session) -> bool:
+    """On resume: decide again, under the policy in force now, the operations the run may still call.
+
+    The nodes that may still call one are the pending and interrupted ones, and alternatives that may yet take
+    over (`_may_still_call`). Their operations are decided through `admit` (journaled `anvil.inputs` and
+    `anvil.check`, on the whole plan's facts and the run's journaled approvals), so replay regenerates the
+    decisions. A deny stops the run (`run.stopped`, cause `policy`): nothing new is called, calls in flight finish,
+    what was done is kept (as after a budget stop). A needs_approval makes the run wait for a human
+    (`run.awaiting_approval`); return False then, the session ends there. An allow changes nothing: a loosened
+    policy never approves by itself (a waiting run still needs its human approval).
+
+    Nothing is decided for a run that is stopping or compensating, or has nothing left to call, or when the gate
+    says the recorded session did not decide (a journal written before resumes re-checked the policy).
+    """
+    state = session.state
+    if state.stopping or state.saga is not None:
+        return True
+    remaining = _may_still_call(session)
+    if not remaining:
+        return True
+    rechecks = getattr(session.executor.gate, "rechecks", None)
+    if rechecks is not None and not rechecks(session.next_seq):
+        return True
+    verdict = admit(session, frozenset(session.nodes[n].operation for n in remaining))
+    if verdict.decision == "deny":
+        denied = [c for c in verdict.checks if c.decision == "deny"]
+        first = next(n for n in remaining if any(n in c.nodes for c in denied))
+        reason = "the policy in force at resume forbids what is left: " + " ".join(verdict.reasons())
+        session.emit("run.stopped", {"node": first, "reason": reason, "cause": "policy"})
+        return True
+    if verdict.decision == "needs_approval":
+        return proceed(session, verdict)
+    return True
 
 
 def close(session: Session, status: str, reason: str, **extra: Any) -> None:

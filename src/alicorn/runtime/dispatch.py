@@ -10,6 +10,7 @@ or `compensate` (undo a completed effect).
 
 from __future__ import annotations
 
+import collections
 import queue
 import threading
 import traceback
@@ -28,6 +29,9 @@ Purpose = Literal["run", "lookup", "compensate"]
 
 #: Failures after which the effect certainly did not happen (the operation said so, or never started).
 CERTAIN_FAILURES = frozenset({"operation_error", "invalid_inputs", "cancelled"})
+#: The error type of an operation that said its effect may have happened (`EffectUnknown`, or any OperationError
+#: with certain=False). Like a timeout or an unexpected exception, it is not a certain failure.
+OUTCOME_UNKNOWN = "outcome_unknown"
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,11 @@ class ThreadDispatcher:
 
     Workers are reused, and a new one is started whenever no worker is idle, so an abandoned operation that ignores
     cancellation can never starve later calls (it keeps its thread; everyone else gets another).
+
+    A call is in flight from `submit` until its outcome is taken by `next_outcome`: first in `_pending`, then, once
+    it finished (or timed out), in `_done`. Both live under one lock, and a call moves from one to the other in a
+    single step under it, so `next_outcome` never sees a call in neither place (it waits on the same lock's
+    condition).
     """
 
     def __init__(
@@ -116,9 +125,9 @@ class ThreadDispatcher:
         self._clock = clock
         self._crash = crash
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a call finished, started (a deadline to watch) or left
         self._pending: dict[tuple[str, str, int], _Pending] = {}
-        self._done: queue.SimpleQueue[Outcome] = queue.SimpleQueue()
-        self._wakeup = threading.Event()
+        self._done: collections.deque[Outcome] = collections.deque()
         self._jobs: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
         self._idle = 0
         self._workers = 0
@@ -159,16 +168,17 @@ class ThreadDispatcher:
                     purpose=call.purpose,
                 )
         if outcome is None:
-            with self._lock:
+            with self._changed:
                 entry.deadline = self._clock.monotonic() + call.timeout_s
-            self._wakeup.set()
+                self._changed.notify_all()
             outcome = self._invoke(call, entry.cancel)
-        with self._lock:
-            # Publish under the lock: whoever sees the call gone from _pending also sees its outcome queued.
-            if self._pending.pop(call.slot, None) is None:
-                return  # abandoned after its timeout: the late result is dropped
-            self._done.put(outcome)
-        self._wakeup.set()
+        with self._changed:
+            # One step: the call leaves _pending and its outcome joins _done together. Only this entry's own
+            # outcome: an entry abandoned after its timeout (or closed) is gone, and its late result is dropped.
+            if self._pending.get(call.slot) is entry:
+                del self._pending[call.slot]
+                self._done.append(outcome)
+                self._changed.notify_all()
 
     def _invoke(self, call: Call, cancel: threading.Event) -> Outcome:
         op = self._registry.get(call.operation)
@@ -195,7 +205,7 @@ class ThreadDispatcher:
                     self._crash.hit("after_effect")
                 output = _as_output(op.outputs, result)
         except OperationError as exc:
-            return failed("operation_error", str(exc), exc.retryable)
+            return failed("operation_error" if exc.certain else OUTCOME_UNKNOWN, str(exc), exc.retryable)
         except ValidationError as exc:
             return failed(
                 "invalid_output", f"{op.name} returned output that does not match its schema: {_first(exc)}", False
@@ -207,45 +217,40 @@ class ThreadDispatcher:
 
     def next_outcome(self, poll_s: float | None = None) -> Outcome | CancelSignal | None:
         give_up = None if poll_s is None else self._clock.monotonic() + poll_s
-        while True:
-            try:
-                return self._done.get_nowait()
-            except queue.Empty:
-                pass
-            self._wakeup.clear()
-            expired = self._expire()
-            if expired is not None:
-                return expired
-            with self._lock:
-                if not self._pending and self._done.empty():
+        with self._changed:
+            while True:
+                if self._done:
+                    return self._done.popleft()
+                expired = self._expire()
+                if expired is not None:
+                    return expired
+                if not self._pending:
                     raise RuntimeError("next_outcome() called with no call in flight")
+                now = self._clock.monotonic()
                 deadlines = [p.deadline for p in self._pending.values() if p.deadline is not None]
-            now = self._clock.monotonic()
-            if give_up is not None:
-                if now >= give_up:
-                    return None
-                deadlines.append(give_up)
-            timeout = max(0.0, min(deadlines) - now) if deadlines else None
-            if self._done.empty():
-                self._wakeup.wait(timeout)
+                if give_up is not None:
+                    if now >= give_up:
+                        return None
+                    deadlines.append(give_up)
+                self._changed.wait(max(0.0, min(deadlines) - now) if deadlines else None)
 
     def _expire(self) -> Outcome | None:
+        """The timeout outcome of the first call past its deadline (abandoned and cancelled), if any. Holds the lock."""
         now = self._clock.monotonic()
-        with self._lock:
-            for slot, entry in sorted(self._pending.items()):
-                if entry.deadline is not None and entry.deadline <= now:
-                    del self._pending[slot]
-                    entry.cancel.set()
-                    call = entry.call
-                    return Outcome(
-                        call.node,
-                        call.attempt,
-                        False,
-                        error=error(
-                            "timeout", f"{call.operation} did not finish within {call.timeout_s:g} s", retryable=True
-                        ),
-                        purpose=call.purpose,
-                    )
+        for slot, entry in sorted(self._pending.items()):
+            if entry.deadline is not None and entry.deadline <= now:
+                del self._pending[slot]
+                entry.cancel.set()
+                call = entry.call
+                return Outcome(
+                    call.node,
+                    call.attempt,
+                    False,
+                    error=error(
+                        "timeout", f"{call.operation} did not finish within {call.timeout_s:g} s", retryable=True
+                    ),
+                    purpose=call.purpose,
+                )
         return None
 
     def cancel_all(self) -> None:

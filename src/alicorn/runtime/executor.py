@@ -218,7 +218,8 @@ class Executor:
         replaced_by: str | None = None,
         withdrawal: Withdrawal | None = None,
     ) -> RunState:
-        """Continue a run from the fold of its journal: finished nodes are not redone, unsafe effects not repeated.
+        """Continue a run from the fold of its journal: finished nodes are not redone, unsafe effects not repeated,
+        and what the run may still call is decided again under the policy in force now (`admission.recheck`).
 
         With `rejection` (a human's refusal of a waiting proposal), or `replaced_by` (a replan took over a waiting
         proposal), the run instead finishes with no effect.
@@ -303,6 +304,10 @@ class Executor:
                     "=not-applied); nothing was done"
                 )
             resolve(session, resolutions)
+            # What the run may still call meets the policy in force now (a waiting run was just decided in full; a
+            # run being cancelled calls nothing new).
+            if not was_waiting and not cancelling and not admission.recheck(session):
+                return self._commit_finished(session)
             for item in interrupted:
                 if item["purpose"] == "compensate":
                     saga.recover(session, item["node"])

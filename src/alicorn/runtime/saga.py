@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from alicorn import canonical
 from alicorn.runtime.dispatch import CERTAIN_FAILURES, Call, Outcome
+from alicorn.runtime.state import pending_effects
 from alicorn.runtime.world import format_time, parse_time
 
 if TYPE_CHECKING:
     from alicorn.runtime.session import Session
 
-#: Effect states that may still have changed the world and have not been undone.
-_LIVE = frozenset(
-    {"done", "uncertain", "unknown", "checking", "intended", "compensation_failed", "compensation_unknown"}
-)
+#: Effect states that may still have changed the world and have not been undone (besides any effect whose outcome
+#: is not known: EffectState.outcome_unknown).
+_LIVE = frozenset({"done", "compensation_failed"})
 
 
 def _status(session: Session) -> str:
@@ -162,18 +162,15 @@ def effect_summary(session: Session, status: str) -> dict[str, Any]:
     compensated = [e.node for e in state.effects_log.values() if e.status == "compensated"]
     left: list[dict[str, Any]] = []
     for e in state.effects_log.values():
-        if e.status not in _LIVE or (e.status == "done" and status in ("succeeded", "partial")):
+        if not (e.status in _LIVE or e.outcome_unknown) or (e.status == "done" and status in ("succeeded", "partial")):
             continue
         if e.status == "done" and session.op(e.node).compensation is None:
             why = "no compensation is declared for this operation"
         elif e.status == "done":
             why = f"the run {status}; compensation applies only to failed, cancelled or failure-stopped runs"
+        elif e.status == "failed":  # the last attempt certainly failed; an earlier one may have applied it
+            why = f"{e.note or 'failed'}; an earlier attempt may have applied it (its outcome was never known)"
         else:
             why = e.note or e.status
         left.append({"node": e.node, "key": e.key, "state": e.status, "reason": why})
-    pending = [
-        e.node
-        for e in state.effects_log.values()
-        if e.status in ("uncertain", "unknown", "checking", "compensation_unknown")
-    ]
-    return {"compensated": compensated, "left_undone": left, "may_be_pending": pending}
+    return {"compensated": compensated, "left_undone": left, "may_be_pending": pending_effects(state)}

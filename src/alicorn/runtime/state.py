@@ -59,6 +59,25 @@ class EffectState:
     compensation_attempt: int = 0
     note: str | None = None
     interrupted: bool = False  # the pending lookup was started by a recovery, not by a failure
+    #: An attempt's outcome was not known (it may have applied the effect: a failure that was not certain, an
+    #: interruption, an unknown outcome) and nothing since has said it was not applied (the target asked by key, a
+    #: human). A later attempt that certainly failed says nothing about the earlier one, so this outlives it.
+    maybe_applied: bool = False
+
+    @property
+    def outcome_unknown(self) -> bool:
+        """Whether it is not known if this effect happened (or, for a compensation, was undone): it may be pending."""
+        return self.status in UNSETTLED_EFFECTS or (self.status == "failed" and self.maybe_applied)
+
+
+#: Effect states whose outcome is not known: intended and never resolved, may have happened (uncertain), being
+#: looked up, unknown (a human must say), being compensated, or compensated with an unknown outcome.
+UNSETTLED_EFFECTS = frozenset({"intended", "uncertain", "checking", "unknown", "compensating", "compensation_unknown"})
+
+
+def pending_effects(state: RunState) -> list[str]:
+    """The nodes whose effect's outcome is not known (see EffectState.outcome_unknown), in journal order."""
+    return [e.node for e in state.effects_log.values() if e.outcome_unknown]
 
 
 @dataclass
@@ -304,8 +323,15 @@ def _run_cancelled(state: RunState, at: str, data: dict[str, Any]) -> None:
 
 
 def _effect_intended(state: RunState, at: str, data: dict[str, Any]) -> None:
+    earlier = state.effects_log.get(data["node"])
     state.effects_log[data["node"]] = EffectState(
-        data["node"], data["key"], data["op"], data["effect"], "intended", data["attempt"]
+        data["node"],
+        data["key"],
+        data["op"],
+        data["effect"],
+        "intended",
+        data["attempt"],
+        maybe_applied=earlier is not None and earlier.maybe_applied,  # a new attempt does not settle an earlier one
     )
 
 
@@ -326,15 +352,25 @@ def _effect_check(state: RunState, at: str, data: dict[str, Any]) -> None:
     effect = state.effects_log[data["node"]]
     effect.status = "checking"
     effect.interrupted = bool(data.get("interrupted", False))
+    effect.maybe_applied = True
+
+
+def _effect_checked(state: RunState, at: str, data: dict[str, Any]) -> None:
+    if data.get("ok") and not data.get("applied"):
+        # The target, asked by the key every attempt shares, says it never applied it: no attempt did.
+        state.effects_log[data["node"]].maybe_applied = False
 
 
 def _effect_failed(state: RunState, at: str, data: dict[str, Any]) -> None:
     effect = state.effects_log[data["node"]]
     effect.status = "failed" if data["certain"] else "uncertain"
     effect.note = data["reason"]
+    if not data["certain"]:
+        effect.maybe_applied = True
 
 
 def _effect_unknown(state: RunState, at: str, data: dict[str, Any]) -> None:
+    state.effects_log[data["node"]].maybe_applied = True
     _effect_status("unknown")(state, at, data)
     ns = state.nodes[data["node"]]
     ns.unknown_outcome = True
@@ -349,6 +385,7 @@ def _effect_resolved(state: RunState, at: str, data: dict[str, Any]) -> None:
     ns.unknown_outcome = False
     if not data["applied"]:
         effect.status = "failed"
+        effect.maybe_applied = False  # a human checked the target: it did not happen
         _set_status(state, ns, "pending")
 
 
@@ -395,7 +432,7 @@ _HANDLERS = {
     "effect.done": _effect_status("done"),
     "effect.failed": _effect_failed,
     "effect.check": _effect_check,
-    "effect.checked": lambda state, at, data: None,  # followed by effect.done or effect.failed
+    "effect.checked": _effect_checked,  # followed by effect.done or effect.failed
     "effect.unknown": _effect_unknown,
     "effect.resolved": _effect_resolved,
     "saga.started": _saga_started,
