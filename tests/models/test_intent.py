@@ -510,3 +510,58 @@ def test_informal_requests_live_crimes_and_questions(text: str, kind: str) -> No
 def test_a_noun_that_ends_like_an_imperative_is_no_request(text: str) -> None:
     cue = kind_cue(text)
     assert cue is None or cue.kind != "task"
+
+
+@pytest.mark.parametrize(
+    ("text", "effects"),
+    [
+        # 1. a holding verb, an action or a message as object, an "until" after it: deferred
+        ("Hold the deployment until the tests pass.", ["installation"]),
+        ("Keep the invitation till Friday, please.", [T]),
+        ("Przytrzymaj publikację do poniedziałku.", [P]),
+        ("Придержи рассылку до моего сигнала.", [T]),
+        # 2. idioms of keeping something private
+        ("Please keep this to yourselves.", [T]),
+        ("This stays between you and me.", [T]),
+        ("Zostaw to w tajemnicy.", [T]),
+        ("Nikomu tego nie pokazuj.", [T]),
+        ("Держи это в тайне.", [T]),
+        ("Don't tell anyone about the offer.", [T]),
+        # 3. touching or editing a data object in a negated or "without" clause
+        ("Do it without editing the database.", ["local_write"]),
+        ("Nie zmieniaj tabeli w bazie.", ["local_write"]),
+        ("Таблицу не меняй.", ["local_write"]),
+        # 4. the action fronted before a negative verb
+        ("With the deployment, hold off until Monday.", ["installation"]),
+        ("Z wysyłką wstrzymaj się do piątku.", [T]),
+        ("С отправкой отчёта подожди до завтра.", [T]),
+        # 5. an outbound message declared not needed
+        ("Wiadomość do klienta jest zbędna.", [T]),
+        ("Отчёт клиенту не нужен.", [T]),
+        ("A summary to the board is not needed.", [T]),
+        # counterparts: nothing is forbidden
+        ("Keep sending reminders until I say stop.", []),
+        ("Hold the door until the courier arrives.", []),
+        ("Trzymaj drzwi do końca spotkania.", []),
+        ("Держи отчёт коротким.", []),
+        ("Keep a copy for the archive.", []),
+        ("The meeting between us and the vendor is at 5.", []),
+        ("Zachowaj kopię dla archiwum.", []),
+        ("Trzymaj paszport przy sobie.", []),
+        ("Оставь копию для архива.", []),
+        ("Tell everyone about the offer.", []),
+        ("Edit the spreadsheet and save it.", []),
+        ("Nikt nie ruszał pliku.", []),
+        ("Файл никто не трогал.", []),
+        ("Nie ruszaj kotła.", [PH]),
+        ("With the installation done, wait for Tom.", []),
+        ("Z instalacją wszystko w porządku.", []),
+        ("С публикацией всё хорошо.", []),
+        ("A report is needed by Friday.", []),
+        ("Is a letter to the client not needed?", []),
+        ("Raport do piątku nie jest potrzebny.", []),
+        ("Ответ клиенту нужен сегодня.", []),
+    ],
+)
+def test_prohibitions_read_from_structure(text: str, effects: list[str]) -> None:
+    assert forbidden_effects(text) == effects

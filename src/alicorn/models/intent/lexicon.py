@@ -41,6 +41,12 @@ installation" forbid; "don't forget to send", "nie musisz wstrzymywać publikacj
          ─► stop-before: a stop word (stop, wait, ask, zatrzymaj, zapytaj, остановись, спроси…) and a "before" word
              (before, przed, zanim, перед, до) in one sentence: the action after "before" ("wait for my approval
              before anything goes out").
+         ─► structures without a chain (`_structural`): a holding verb with an action or message object and an
+             "until" ("hold the reply until…", "придержи ответ до…"; not "hold the door"); idioms of privacy ("keep it
+             to yourself", "między nami", "держи при себе", "никому не показывай"): external transmission; touching
+             or editing a data object when negated or "without" ("bez ruszania pliku", "журнал не правь"; a device
+             stays physical): local write; a fronted "with" action before a negative verb ("С публикацией
+             подожди"); a message with a recipient declared not needed ("raport do klienta nie jest potrzebny").
          ─► action words → effect classes (publication, external_transmission, installation, physical,
              local_write), matched by stem after stripping Polish/Russian verb prefixes, so "opublikuj", "wysłać",
              "отправляй", "установкой" all match. Some words need their context: a verb of operating is physical
@@ -765,8 +771,199 @@ def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction
                     if hit is not None:
                         found.append((hit[0], ForbiddenAction(hit[1], f"{words[i]} (stop before)", words[hit[0]])))
         members = []
+    found.extend(_structural(words))
     found.sort(key=lambda item: item[0])
     return _settle([reading for _, reading in found], [position for position, _ in found])
+
+
+# fmt: off
+#: Nouns of a message that goes to someone ("a report to the client", "raport do klienta", "отчёт клиенту", "hold
+#: the reply"). "=" marks a whole word (with its plural), otherwise a prefix.
+_OUTBOUND_NOUNS = (
+    "=report", "=letter", "=email", "=e-mail", "=mail", "=message", "=reply", "replies", "=answer", "=notice",
+    "=memo", "=update", "=summary", "summaries", "=newsletter", "=invitation", "=invite", "=offer", "=quote",
+    "raport", "=list", "=listu", "=listy", "wiadomoś", "wiadomos", "odpowiedź", "=odpowiedzi", "odpowiedzią",
+    "=mail", "=maila", "=maile", "=oferta", "=ofertę", "=oferty", "zaproszeni", "podsumowani", "newsletter",
+    "отчет", "=ответ", "=ответа", "=ответы", "=ответом", "письм", "сообщени", "=рассылка", "=рассылку",
+    "предложени", "приглашени", "сводк", "=уведомление",
+)
+#: Holding verbs: with an action or a message as object and an "until" after it they defer it ("hold the reply until
+#: I've read it", "wstrzymaj odpowiedź do jutra", "придержи ответ до понедельника").
+_HOLDING = (
+    "=hold", "=keep", "=withhold", "wstrzymaj", "wstrzymajcie", "przytrzymaj", "zatrzymaj", "trzymaj", "zachowaj",
+    "придерж", "попридерж", "держи", "задержи", "повремени",
+)
+_HOLD_UNTIL = {"until", "till", "do", "aż", "dopóki", "póki", "до", "пока"}
+#: What may stand between a verb and its object: articles, demonstratives, possessives, a pronoun.
+_DETERMINERS = {
+    "the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "their", "his", "her", "its", "it",
+    "them", "any", "all", "ten", "ta", "to", "tę", "te", "tego", "tej", "moją", "moje", "mój", "twoją", "twoje",
+    "naszą", "nasze", "swoją", "swoje", "go", "ją", "je", "wszystko", "этот", "эту", "это", "эти", "мой", "мою",
+    "твой", "твою", "наш", "нашу", "свой", "свою", "его", "ее", "их", "все", "всё",
+}
+#: Idioms of keeping something private (after a verb of keeping, staying or leaving, with at most a pronoun between):
+#: they forbid passing it on ("keep it to yourself", "niech zostanie między nami", "держи при себе").
+_PRIVATE_PHRASES: tuple[tuple[str, ...], ...] = (
+    ("to", "yourself"), ("to", "yourselves"), ("between", "us"), ("between", "ourselves"), ("between", "you", "and",
+    "me"), ("under", "wraps"), ("in", "confidence"), ("confidential",), ("secret",),
+    ("dla", "siebie"), ("między", "nami"), ("miedzy", "nami"), ("w", "tajemnicy"), ("poufne",),
+    ("при", "себе"), ("между", "нами"), ("в", "тайне"), ("в", "секрете"),
+)
+_KEEPING = (
+    "=keep", "=stay", "=remain", "=leave", "=let", "=hold",
+    "zachowaj", "zachowajcie", "zatrzymaj", "trzymaj", "zostaw", "zostanie", "zostań", "zostaje", "pozostanie",
+    "pozostaw", "niech", "держи", "держите", "оставь", "оставьте", "останется", "сохрани", "сохраните", "пусть",
+)
+#: Idioms that say so without a verb: "for your eyes only", "tylko do twojej wiadomości", "только для твоих глаз".
+_PRIVATE_ALONE: tuple[tuple[str, ...], ...] = (
+    ("for", "your", "eyes", "only"), ("tylko", "do", "twojej", "wiadomości"), ("tylko", "dla", "twoich", "oczu"),
+    ("только", "для", "твоих", "глаз"), ("только", "для", "тебя"),
+)
+#: Verbs of showing or telling: negated with nobody as the recipient they forbid passing it on ("никому не
+#: показывай", "nikomu nie mów", "don't show it to anyone").
+_SHOWING = (
+    "=show", "=tell", "=give", "=pass", "=leak", "=reveal", "=disclose", "pokazuj", "pokaż", "mów", "mow", "powiedz",
+    "dawaj", "daj", "przekazuj", "przekaż", "zdradź", "zdradzaj", "показыв", "покажи", "показать", "говори",
+    "скажи", "рассказыв", "расскажи", "давай", "дай", "передава", "передай", "раскрыва",
+)
+_NOBODY = {"nikomu", "nikogo", "никому", "nobody", "anyone", "anybody", "no-one"}
+#: Touching or editing a data object in a negated or "without" clause writes to it ("without touching the
+#: spreadsheet", "nie ruszaj arkusza", "журнал не правь"); a device stays physical ("не трогай котёл").
+_TOUCHING = (
+    "=touch", "=modify", "=edit", "=alter", "=change", "=mess", "=tamper", "rusz", "zmieni", "zmienia", "edyt",
+    "modyfik", "dotyk", "grzeb", "трог", "правь", "править", "правьте", "правка", "правки", "меня", "менять",
+    "измен", "редакт", "касай", "касаться", "лезь",
+)
+_DATA_OBJECTS = (
+    "=file", "=spreadsheet", "=sheet", "=log", "=logfile", "=table", "=database", "=db", "=records", "=ledger",
+    "plik", "arkusz", "dziennik", "=logu", "=logi", "tabel", "baz", "rejestr",
+    "файл", "таблиц", "журнал", "=лог", "=логи", "логов", "баз", "реестр",
+)
+_TOUCH_NEGATIONS = {
+    "not", "don't", "dont", "never", "without", "mustn't", "shouldn't", "no", "nie", "bez", "не", "без", "нельзя",
+}
+#: Fronted "with" phrases: "Z instalacją poczekaj", "С публикацией подожди", "With the installation, wait".
+_WITH = {"with", "z", "ze", "с", "со"}
+_FILLERS = {"please", "proszę", "jeszcze", "się", "na", "razie", "пока", "еще", "пожалуйста", "just"}
+#: "do jutra", "к понедельнику": a time, not a recipient.
+_TIME_NOUNS = (
+    "jutr", "poniedział", "wtork", "środ", "czwartk", "piątk", "sobot", "niedziel", "końca", "wieczor", "ran",
+    "połud", "godzin", "tygodni", "miesi", "завтр", "понедельн", "вторник", "сред", "четверг", "пятниц", "суббот",
+    "воскресень", "конц", "вечер", "утр", "недел", "месяц", "tomorrow", "monday", "friday", "end", "next",
+)
+# fmt: on
+
+
+def _whole(stems: tuple[str, ...], word: str) -> bool:
+    """`word` matches one of `stems`: "=" a whole word (with an English -s/-ed/-ing ending), else a prefix."""
+    return any(_stem_match(stem, word) if stem.startswith("=") else word.startswith(stem) for stem in stems)
+
+
+def _recipient(words: list[str], index: int) -> bool:
+    """A recipient at `index`: "to the client", "do klienta", a Russian dative ("клиенту", "всем")."""
+    word = words[index]
+    after = [w for w in words[index + 1 : index + 3] if w not in _DETERMINERS][:1]
+    if word in ("to", "do", "для", "dla"):
+        return bool(after) and after[0][0].isalpha() and not after[0].startswith(_TIME_NOUNS)
+    cyrillic = any("\u0400" <= ch <= "\u04ff" for ch in word)
+    previous = words[index - 1] if index else ""
+    dative = word in ("всем", "ему", "ей", "им") or (
+        len(word) > 3 and word.endswith(("у", "ю", "ам", "ям", "ому", "ему")) and not word.startswith(_TIME_NOUNS)
+    )
+    return cyrillic and dative and previous not in ("к", "до", "по", "в", "на")
+
+
+def _object_after(words: list[str], index: int, end: int) -> int | None:
+    """The first word after `index` (before `end`) that is not a determiner."""
+    return next((j for j in range(index + 1, end) if words[j] not in _DETERMINERS), None)
+
+
+def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
+    """Prohibitions that the negation chains do not read: holding an action until later, keeping something private,
+    touching a data object, an action fronted before a negative verb, an outbound message declared not needed."""
+    sentence = _sentences(words)
+    found: list[tuple[int, ForbiddenAction]] = []
+    n = len(words)
+    question = {sentence[k] for k, w in enumerate(words) if w == "?"}
+
+    def clause_end(k: int) -> int:
+        return next((j for j in range(k, n) if words[j] in _CLAUSE_BREAK), n)
+
+    for index, word in enumerate(words):
+        if sentence[index] in question or not word[0].isalpha():
+            continue
+        end = clause_end(index)
+        # 1. "hold the reply until I've read it": a holding verb, an action or message as object, an "until"
+        if _whole(_HOLDING, word):
+            target = _object_after(words, index, min(end, index + 4))
+            if target is not None and not (word.startswith("keep") and words[target].endswith("ing")):
+                effect = action_of(words, target)
+                if effect is None and _whole(_OUTBOUND_NOUNS, words[target]):
+                    effect = "external_transmission"
+                until = any(words[j] in _HOLD_UNTIL for j in range(target + 1, min(end, target + 5)))
+                if effect is not None and until:
+                    found.append((target, ForbiddenAction(effect, f"{word} … until (held)", words[target])))
+        # 2. "keep it to yourself", "niech zostanie między nami", "держи при себе": kept private
+        if _whole(_KEEPING, word):
+            for j in range(index + 1, min(end, index + 4)):
+                phrase = next((p for p in _PRIVATE_PHRASES if tuple(words[j : j + len(p)]) == p), None)
+                if phrase is not None:
+                    trigger = f"{word} {' '.join(phrase)}"
+                    found.append((index, ForbiddenAction("external_transmission", trigger, word)))
+                    break
+                if words[j] not in _DETERMINERS and not _whole(_KEEPING, words[j]):
+                    break
+        for alone in _PRIVATE_ALONE:
+            if tuple(words[index : index + len(alone)]) == alone:
+                found.append((index, ForbiddenAction("external_transmission", " ".join(alone), word)))
+        # "никому не показывай", "nikomu nie mów", "don't show it to anyone": nobody is to see it
+        if _whole(_SHOWING, word) and not _is_past(word):
+            start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+            negated = any(words[k] in _TOUCH_NEGATIONS for k in range(max(start, index - 3), index))
+            nobody = any(words[k] in _NOBODY for k in range(start, end)) or (
+                "one" in words[index:end] and "no" in words[index:end]
+            )
+            if (negated and nobody) or any(words[k : k + 2] == ["no", "one"] for k in range(index, end)):
+                found.append((index, ForbiddenAction("external_transmission", f"{word} (to nobody)", word)))
+        # 3. "without touching the spreadsheet", "nie ruszaj arkusza", "журнал не правь": a data object is written
+        if _whole(_TOUCHING, word) and not _is_past(word):
+            previous = words[max(0, index - 2) : index]
+            negation = next((w for w in reversed(previous) if w in _TOUCH_NEGATIONS), None)
+            describes = negation in ("nie", "не") and _describes(word)
+            start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+            near = [k for k in range(max(start, index - 4), min(end, index + 5)) if k != index]
+            data = next((k for k in near if _whole(_DATA_OBJECTS, words[k])), None)
+            device = any(_device(words[k]) for k in near)
+            if negation is not None and not describes and data is not None and not device:
+                found.append((index, ForbiddenAction("local_write", f"{negation} {word}", words[data])))
+        # 4. "Z instalacją poczekaj na Tomka", "С публикацией подожди", "With the installation, wait for Tom"
+        if word in _WITH and (index == 0 or words[index - 1] in _SENTENCE_END or words[index - 1] in _CLAUSE_BREAK):
+            target = _object_after(words, index, min(n, index + 4))
+            effect = action_of(words, target) if target is not None else None
+            if target is not None and effect is not None:
+                j = target + 1
+                if j < n and words[j] == ",":
+                    j += 1
+                elif j + 1 < n and words[j][0].isalpha() and _operator(words, j) is None and _operator(words, j + 1):
+                    j += 1  # "С отправкой отчёта подожди": the action's own object, with no comma after it
+                while j < n and words[j] in _FILLERS:
+                    j += 1
+                operator = _operator(words, j) if j < n else None
+                if operator is not None and words[j] not in _PARTICLES | _N_WORDS:
+                    found.append((target, ForbiddenAction(effect, f"{word} … {operator[0]}", words[target])))
+        # 5. "a report to the client is not needed", "raport do klienta nie jest potrzebny", "отчёт клиенту не нужен"
+        if _whole(_OUTBOUND_NOUNS, word):
+            recipient = next((j for j in range(index + 1, min(end, index + 5)) if _recipient(words, j)), None)
+            if recipient is not None:
+                needless = any(
+                    (found_ := _negated_necessity(words, k)) is not None and found_[1][0] in ("no", "nie", "не")
+                    for k in range(recipient + 1, min(end, recipient + 7))
+                )
+                after = words[recipient : min(end, recipient + 3)]
+                effect = "publication" if any(w.startswith(_AUDIENCE) for w in after) else "external_transmission"
+                if needless:
+                    found.append((index, ForbiddenAction(effect, "not needed", word)))
+    return found
 
 
 def _settle(readings: list[ForbiddenAction], positions: list[int]) -> list[ForbiddenAction]:
