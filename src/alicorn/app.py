@@ -71,9 +71,14 @@ def standard_registry() -> Registry:
     return registry
 
 
-def open_app(home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None) -> App:
+def open_app(
+    home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None, read_only: bool = False
+) -> App:
     """Open (or create) the home's journal with the built-in operations, the bundled packs' operations and those
-    the operator configured."""
+    the operator configured. `read_only` opens the journal read-only: nothing is created or changed.
+
+    The configuration is read (and its operations loaded) before the journal is touched, so a broken
+    alicorn.toml refuses the command with a ConfigError and changes nothing."""
     registry = standard_registry()
     config = load_config(home)
     for spec in config.operation_modules:
@@ -87,5 +92,9 @@ def open_app(home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | 
     except ValueError as exc:
         raise ConfigError(f"the configured operations do not fit together: {exc}") from None
     path = journal if journal is not None else home / "journal.db"
-    store = SQLiteStore(path, create=create)
-    return App(home, store, registry, config)
+    store = SQLiteStore(path, create=create and not read_only, read_only=read_only)
+    try:
+        return App(home, store, registry, config)
+    except BaseException:
+        store.close()
+        raise

@@ -2,13 +2,21 @@
 
 Exit codes: 0 done (run succeeded), 1 error (bad input: nothing was changed), 2 usage error, 3 the run finished but
 did not succeed (partial, failed, stopped, cancelled), 4 the run waits for a human (an approval, or a decision
-about an effect whose outcome is unknown).
+about an effect whose outcome is unknown), 5 the environment failed (disk full, I/O error, permission denied,
+read-only filesystem, a journal locked by another process or damaged).
+
+One error boundary (`_guard`, around every command) turns every failure into one sentence on stderr naming the file,
+what happened and what to do, with its exit code; a traceback is printed too only with `alicorn --debug` (or
+ALICORN_DEBUG=1). Read-only commands open the journal read-only and never create or change a file.
 """
 
 from __future__ import annotations
 
+import errno
 import getpass
 import json
+import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -20,7 +28,7 @@ if TYPE_CHECKING:
     from alicorn.app import App
     from alicorn.runtime.state import RunState
 
-EXIT_ERROR, EXIT_NOT_SUCCEEDED, EXIT_AWAITING = 1, 3, 4
+EXIT_ERROR, EXIT_USAGE, EXIT_NOT_SUCCEEDED, EXIT_AWAITING, EXIT_ENVIRONMENT = 1, 2, 3, 4, 5
 
 HomeOption = Annotated[
     Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home: journal.db and workspaces/.")
@@ -47,40 +55,162 @@ app = typer.Typer(
 journal_app = typer.Typer(cls=_JournalGroup, no_args_is_help=True, help="Read, pin, archive and move journal events.")
 app.add_typer(journal_app, name="journal")
 
+_debug = False
 
-def _fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
+
+@app.callback()
+def _options(
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", envvar="ALICORN_DEBUG", help="Print the traceback of a failure too, not only its sentence."
+        ),
+    ] = False,
+) -> None:
+    """Alicorn: the model proposes, the runtime disposes. Typed plans, a hash-chained journal, verified replay."""
+    global _debug
+    _debug = debug
+
+
+def _debugging() -> bool:
+    return _debug or os.environ.get("ALICORN_DEBUG", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _fail(message: str, code: int = EXIT_ERROR, exc: BaseException | None = None) -> NoReturn:
     from rich.console import Console
     from rich.markup import escape
 
+    console = Console(stderr=True)
+    if exc is not None and _debugging():
+        import traceback
+
+        console.print(escape("".join(traceback.format_exception(exc))), highlight=False, soft_wrap=True)
     # Escaped: messages quote config sections ("[anvil]") and rules, which are not markup.
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
-def _open(home: Path, *, create: bool = False) -> App:
-    from alicorn.app import open_app
-    from alicorn.errors import AlicornError
+#: Apps opened by the running command; the error boundary closes them when the command ends, however it ends.
+_opened: list[App] = []
 
-    try:
-        return open_app(home, create=create)
-    except AlicornError as exc:
-        _fail(str(exc))
+
+def _open(home: Path, *, create: bool = False, read_only: bool = False) -> App:
+    """The home's App, closed when the command ends. `read_only` opens the journal read-only (and never makes one)."""
+    from alicorn.app import open_app
+
+    application = open_app(home, create=create and not read_only, read_only=read_only)
+    _opened.append(application)
+    return application
+
+
+def _close_opened(keep: int) -> None:
+    import contextlib
+
+    while len(_opened) > keep:
+        with contextlib.suppress(Exception):
+            _opened.pop().close()
+
+
+#: OS errors that say a path the user gave cannot be used as given (bad input, exit 1), not that the machine failed.
+_PATH_ERRNOS = frozenset(
+    {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP, errno.EEXIST, errno.EINVAL}
+)
+
+
+def failure_exit(exc: BaseException, *, home: object = None) -> tuple[int, str] | None:
+    """The exit code and sentence for a failure at the command line's boundary; None when `exc` is not one this
+    boundary knows (a bug: it keeps its traceback)."""
+    from alicorn.errors import AlicornError, environment_failure
+
+    failure = environment_failure(exc, path=home if isinstance(home, str | Path) else None)
+    if failure is not None:
+        return EXIT_ENVIRONMENT, str(failure)
+    if isinstance(exc, AlicornError):
+        return EXIT_ERROR, str(exc)
+    if isinstance(exc, OSError) and exc.errno in _PATH_ERRNOS:
+        named = exc.filename if exc.filename is not None else home
+        return EXIT_ERROR, f"{named}: {exc.strerror or exc}; nothing was changed"
+    return None
 
 
 def _guard(fn: Any) -> Any:
-    """Turn Alicorn's errors into a clear message and exit code 1 (nothing half-done: the journal is the truth)."""
+    """The command line's one error boundary: Alicorn's errors become their sentence and exit code 1; failures of
+    the environment (disk full, I/O error, permission denied, read-only filesystem, a locked or damaged journal)
+    become a sentence naming the file, what happened and what to do, and exit code 5. Nothing is half-done: the
+    journal is the truth (`alicorn resume` continues a run from its last saved step)."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from alicorn.errors import AlicornError
 
+        opened = len(_opened)
         try:
             return fn(*args, **kwargs)
-        except AlicornError as exc:
-            _fail(str(exc))
+        except (AlicornError, OSError, sqlite3.Error) as exc:
+            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+                raise  # the reader of our output went away: click ends quietly
+            verdict = failure_exit(exc, home=kwargs.get("home"))
+            if verdict is None:
+                raise
+            _fail(verdict[1], verdict[0], exc)
+        except UnicodeDecodeError as exc:
+            _fail(
+                f"a file Alicorn had to read is not UTF-8 text ({exc.reason} at byte {exc.start}): check the files "
+                "named on the command line and in alicorn.toml (a policy file, data files); nothing was changed",
+                EXIT_ERROR,
+                exc,
+            )
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            _close_opened(opened)
+            verdict = _unverified_journal(exc, kwargs.get("home"))
+            if verdict is None:
+                raise  # the journal is sound: this is a bug, and its traceback is the report
+            _fail(verdict[1], verdict[0], exc)
+        finally:
+            _close_opened(opened)
 
     return wrapper
+
+
+def _unverified_journal(exc: BaseException, home: object) -> tuple[int, str] | None:
+    """When a command trips over events that do not verify (an edited or damaged journal whose rows still
+    decode), that is what to say, not a traceback; None when the home's journal verifies (then `exc` is a bug)."""
+    from alicorn.errors import AlicornError
+    from alicorn.journal.sqlite import SQLiteStore
+    from alicorn.journal.verify import verify_journal
+
+    if not isinstance(home, str | Path) or not (Path(home) / "journal.db").is_file():
+        return None
+    path = Path(home) / "journal.db"
+    try:
+        with SQLiteStore(path, read_only=True) as store:
+            report = verify_journal(store)
+    except AlicornError as failure:
+        return failure_exit(failure, home=home)
+    if report.ok:
+        return None
+    first = report.damage[0] if report.damage else str(report.problems[0])
+    return (
+        EXIT_ENVIRONMENT if report.damage else EXIT_ERROR,
+        f"{path} does not verify ({first}); this command stopped on it ({type(exc).__name__}: {exc}). "
+        "`alicorn verify` lists what is wrong; restore the journal from a backup.",
+    )
+
+
+def _read_text(path: Path, what: str) -> str:
+    """A file the user named, as UTF-8 text; a clear error (exit 1, or 5 when the machine failed) otherwise."""
+    from alicorn.errors import environment_failure
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        _fail(f"{what} {path} is not UTF-8 text (byte {exc.start}: {exc.reason}); nothing was changed")
+    except OSError as exc:
+        failure = environment_failure(exc, path=path)
+        if failure is not None:
+            raise failure from exc
+        _fail(f"cannot read {what} {path}: {exc.strerror or exc}; nothing was changed")
 
 
 def _exit_for(state: RunState) -> None:
@@ -135,16 +265,17 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Validate PLAN_FILE, let Anvil decide, journal it as a new run and execute it (or wait for an approval)."""
+    import math
+
     from alicorn.anvil.budget import parse_budget
     from alicorn.plan.validate import parse_plan
     from alicorn.render import Progress, print_run
 
-    try:
-        text = plan_file.read_text(encoding="utf-8")
-    except OSError as exc:
-        _fail(f"cannot read the plan file {plan_file}: {exc.strerror}")
-    plan = parse_plan(text)
+    plan = parse_plan(_read_text(plan_file, "the plan file"))
     limits = parse_budget(budget or [])
+    for name, limit in limits.limits().items():
+        if not math.isfinite(limit):
+            _fail(f"--budget {name}={limit}: a limit must be a finite number (for no limit, leave the budget out)")
     application = _open(home, create=True)
     proposer = proposed_by or f"human:{getpass.getuser()}"
     terms = application.anvil.terms(proposer, project=project, budget=limits, forbidden=tuple(forbid or ()))
@@ -253,7 +384,7 @@ def runs(home: HomeOption = Path(".alicorn"), as_json: Annotated[bool, typer.Opt
     """List runs with their status, goal and journal size."""
     from alicorn.render import print_runs, run_summaries
 
-    application = _open(home)
+    application = _open(home, read_only=True)
     summaries = run_summaries(application.store)
     if as_json:
         typer.echo(json.dumps(summaries, ensure_ascii=False, indent=2))
@@ -268,7 +399,7 @@ def show(run_id: RunArg, home: HomeOption = Path(".alicorn")) -> None:
     from alicorn.render import print_run
     from alicorn.runtime.state import fold
 
-    application = _open(home)
+    application = _open(home, read_only=True)
     application.store.require(run_id)
     print_run(fold(application.store.read(run_id), run_id), application.store, detailed=True)
 
@@ -285,7 +416,7 @@ def journal_events(
     """A run's events, filterable (`alicorn journal RUN --kind tool. --node load`)."""
     from alicorn.render import print_events
 
-    application = _open(home)
+    application = _open(home, read_only=True)
     application.store.require(run_id)
     events = [
         e
@@ -306,14 +437,25 @@ def journal_head(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file, not stdout.")] = None,
 ) -> None:
     """Print (or save) every stream's head; keep it elsewhere to detect truncation with `alicorn verify --head`."""
+    from alicorn.durable import write_atomically
+    from alicorn.errors import environment_failure
     from alicorn.journal.verify import save_head
 
-    text = json.dumps(save_head(_open(home).store), indent=2) + "\n"
+    text = json.dumps(save_head(_open(home, read_only=True).store), indent=2) + "\n"
     if output is None:
         typer.echo(text, nl=False)
-    else:
-        output.write_text(text, encoding="utf-8")
-        typer.echo(f"saved the heads of the journal's streams to {output}")
+        return
+    try:
+        if output.exists() and not output.is_file():  # a device or pipe (/dev/stdout): written in place
+            output.write_text(text, encoding="utf-8")
+        else:  # a file: whole or not at all, never a half-written head
+            write_atomically(output, text.encode("utf-8"))
+    except OSError as exc:
+        failure = environment_failure(exc, path=output)
+        if failure is not None:
+            raise failure from exc
+        _fail(f"cannot write the head to {output}: {exc.strerror or exc}; give a file in a folder that exists")
+    typer.echo(f"saved the heads of the journal's streams to {output}")
 
 
 @journal_app.command("archive")
@@ -327,17 +469,25 @@ def journal_archive(
 
     store = _open(home).store
     candidates = run_ids or [i.stream for i in store.streams() if not i.archived]
-    archived = 0
-    for run_id in candidates:
-        state = fold(store.read(run_id), run_id)
+    chosen = []
+    for run_id in dict.fromkeys(candidates):  # every named run is checked before any is archived
+        if run_ids:
+            store.require(run_id)
         if store.is_archived(run_id):
             if run_ids:
-                _fail(f"run {run_id} is already archived")
+                _fail(f"run {run_id} is already archived; nothing was archived")
             continue
+        state = fold(store.read(run_id), run_id)
         if not state.finished:
             if run_ids:
-                _fail(f"run {run_id} is {state.status}, not finished; only finished runs can be archived")
+                _fail(
+                    f"run {run_id} is {state.status}, not finished; only finished runs can be archived "
+                    "(nothing was archived)"
+                )
             continue
+        chosen.append(run_id)
+    archived = 0
+    for run_id in chosen:
         info = store.archive(run_id)
         archived += 1
         ratio = info.bytes / info.archived_bytes if info.archived_bytes else 0
@@ -349,7 +499,7 @@ def journal_archive(
 @_guard
 def journal_export(run_id: RunArg, home: HomeOption = Path(".alicorn")) -> None:
     """Write a run's events as JSON lines (exactly as stored) to stdout."""
-    store = _open(home).store
+    store = _open(home, read_only=True).store
     store.require(run_id)
     for event in store.read(run_id):
         typer.echo(event.line)
@@ -362,11 +512,13 @@ def journal_import(
     home: HomeOption = Path(".alicorn"),
 ) -> None:
     """Load exported runs into this journal; each must verify and keep its exact hashes."""
-    from alicorn.journal.transfer import import_lines
+    from alicorn.journal.transfer import import_events, read_export
 
+    # Every file is read and verified before the journal is opened: a bad file creates and changes nothing.
+    exports = [read_export(_read_text(path, "the export").splitlines()) for path in files]
     store = _open(home, create=True).store
-    for path in files:
-        stream, count = import_lines(store, path.read_text(encoding="utf-8").splitlines())
+    for stream, events in exports:
+        count = import_events(store, stream, events)
         typer.echo(f"imported {stream}: {count} events")
 
 
@@ -382,9 +534,9 @@ def replay(
     """Re-execute a run from its recorded inputs and prove the regenerated journal is byte-identical."""
     from alicorn.runtime.replay import replay_run
 
-    application = _open(home)
     if not verify:
         _fail("replay always compares what it regenerates; drop --no-verify", 2)
+    application = _open(home, read_only=True)
     report = replay_run(application.store, run_id, application.registry)
     rate = report.events / report.seconds if report.seconds else float("inf")
     typer.echo(
@@ -405,11 +557,22 @@ def verify(
     """Check the hash chain of every stream; report the first bad event of each."""
     from alicorn.journal.verify import load_head, verify_journal
 
-    saved = load_head(head.read_text(encoding="utf-8")) if head is not None else None
-    report = verify_journal(_open(home).store, head=saved, streams=run_ids or None)
+    saved = load_head(_read_text(head, "the saved head")) if head is not None else None
+    store = _open(home, read_only=True).store
+    report = verify_journal(store, head=saved, streams=run_ids or None)
+    for damage in report.damage:
+        typer.echo(f"DAMAGED {damage}", err=True)
     for problem in report.problems:
         typer.echo(f"BAD {problem}", err=True)
     against = " against the saved head" if saved is not None else ""
+    if report.damage:
+        bad = f"; {len(report.problems)} stream(s) failed verification" if report.problems else ""
+        _fail(
+            f"{store.path} is damaged (where, above): {report.events} event(s) of {report.streams} stream(s) could "
+            f"still be read and were checked{against}{bad}. Nothing was changed; restore the journal from a backup "
+            "(keep this copy for forensics).",
+            EXIT_ENVIRONMENT,
+        )
     if not report.ok:
         _fail(f"{len(report.problems)} stream(s) failed verification{against} (first bad events above)")
     typer.echo(f"ok: {report.streams} stream(s), {report.events} events verified{against}")

@@ -19,6 +19,7 @@ set by a plan.
 from __future__ import annotations
 
 import importlib
+import math
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from alicorn.anvil.labels import DataLabels
 from alicorn.anvil.settings import AnvilSettings, parse_settings
-from alicorn.errors import AlicornError
+from alicorn.errors import AlicornError, environment_failure
 from alicorn.ops.registry import Operation
 
 CONFIG_FILE = "alicorn.toml"
@@ -38,6 +39,8 @@ class ConfigError(AlicornError):
 
 #: The sections alicorn.toml may have.
 SECTIONS = ("operations", "anvil", "data", "projects")
+#: How deeply alicorn.toml may nest tables and arrays (its real sections need four levels at most).
+MAX_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -57,23 +60,62 @@ class Config:
 
 
 def load_config(home: Path) -> Config:
+    """Read `<home>/alicorn.toml`; ConfigError (nothing changed) when it cannot be used as written."""
     path = home / CONFIG_FILE
-    if not path.exists():
-        return Config()
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        if not path.exists():
+            return Config()
+        raw = path.read_bytes()
+    except OSError as exc:
+        failure = environment_failure(exc, path=path)
+        if failure is not None:
+            raise failure from exc
+        raise ConfigError(f"{path} cannot be read ({exc.strerror or exc}); fix it or remove it") from None
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text (byte {exc.start}: {exc.reason}); save it as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} cannot be read as TOML: {exc}; fix it or remove it") from None
+    except RecursionError:
+        raise ConfigError(f"{path} nests arrays or tables too deeply to be read; fix it or remove it") from None
+    _check_values(doc, path)
     unknown = set(doc) - set(SECTIONS)
     if unknown:
         known = ", ".join(f"[{s}]" for s in SECTIONS)
         raise ConfigError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}; known: {known}")
+    for section in SECTIONS:
+        if section in doc and not isinstance(doc[section], dict):
+            raise ConfigError(f"{path}: {section} must be a table ([{section}]), not a {type(doc[section]).__name__}")
     modules = doc.get("operations", {}).get("modules", [])
     if not isinstance(modules, list) or not all(isinstance(m, str) and ":" in m for m in modules):
         raise ConfigError(f'{path}: [operations] modules must be a list of "module:function" strings')
-    anvil, data = parse_settings(doc.get("anvil"), doc.get("data"), str(path))
+    try:
+        anvil, data = parse_settings(doc.get("anvil"), doc.get("data"), str(path))
+    except AlicornError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError, LookupError, RecursionError) as exc:
+        raise ConfigError(
+            f"{path}: [anvil] or [data] cannot be used as written ({type(exc).__name__}: {exc}); see docs/anvil.md"
+        ) from None
     projects = _projects(doc.get("projects", {}), path)
     return Config(operation_modules=list(modules), anvil=anvil, data=data, projects=projects)
+
+
+def _check_values(doc: dict[str, object], path: Path) -> None:
+    """Refuse what no setting can use and would break later: nesting deeper than MAX_DEPTH, and the TOML floats
+    inf and nan (settings are journaled as JSON, which has neither)."""
+    pending: list[tuple[str, object, int]] = [(key, value, 1) for key, value in doc.items()]
+    while pending:
+        where, value, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise ConfigError(f"{path}: {where.split('.')[0]} nests tables or arrays more than {MAX_DEPTH} levels deep")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{path}: {where} = {value}: give a finite number (no setting takes inf or nan)")
+        if isinstance(value, dict):
+            pending.extend((f"{where}.{k}", v, depth + 1) for k, v in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{where}[{i}]", v, depth + 1) for i, v in enumerate(value))
 
 
 def _projects(section: object, path: Path) -> dict[str, ProjectData]:
@@ -97,19 +139,54 @@ def _projects(section: object, path: Path) -> dict[str, ProjectData]:
             globs = [value] if isinstance(value, str) else value
             if not isinstance(globs, list) or not globs or not all(isinstance(g, str) and g for g in globs):
                 raise ConfigError(f'{where}.data {key} must be a glob or a list of globs, like "/srv/{key}/*.csv"')
-            sources[key] = tuple(g if Path(g).expanduser().is_absolute() else str(base / g) for g in globs)
-        projects[name] = ProjectData(tuple((base / Path(r).expanduser()).resolve() for r in roots), sources)
+            try:
+                sources[key] = tuple(g if Path(g).expanduser().is_absolute() else str(base / g) for g in globs)
+            except (ValueError, RuntimeError) as exc:  # a NUL in the path; ~user that does not exist
+                raise ConfigError(f"{where}.data {key}: {exc}; give a glob of a real path") from None
+        try:
+            project_roots = tuple((base / Path(r).expanduser()).resolve() for r in roots)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ConfigError(f'{where} roots: {exc}; give existing folders, like roots = ["/srv/{name}"]') from None
+        projects[name] = ProjectData(project_roots, sources)
     return projects
 
 
 def load_operations(spec: str) -> Iterable[Operation]:
-    """Import "module:function" and return the operations it declares."""
+    """Import "module:function" and return the operations it declares; ConfigError for anything that goes wrong
+    (the module does not import, or raises while importing; the function is missing, not callable, raises, or
+    returns something other than Operation declarations)."""
     module_name, _, attribute = spec.partition(":")
     try:
-        factory = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as exc:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
         raise ConfigError(f"operations {spec!r} cannot be loaded ({exc}); is the package installed?") from None
-    operations = list(factory())
+    except (Exception, SystemExit) as exc:
+        raise ConfigError(
+            f"operations {spec!r}: importing {module_name!r} failed ({type(exc).__name__}: {exc}); fix the module "
+            "or remove it from [operations] modules in alicorn.toml"
+        ) from None
+    factory = getattr(module, attribute, None) if attribute.isidentifier() else None
+    if factory is None:
+        raise ConfigError(f"operations {spec!r} cannot be loaded: {module_name!r} has no function {attribute!r}")
+    if not callable(factory):
+        raise ConfigError(
+            f"operations {spec!r}: {attribute!r} is a {type(factory).__name__}, not a function returning Operations"
+        )
+    try:
+        declared = factory()
+    except (Exception, SystemExit) as exc:
+        raise ConfigError(
+            f"operations {spec!r} raised {type(exc).__name__}: {exc}; fix it or remove it from [operations] modules"
+        ) from None
+    if not isinstance(declared, Iterable) or isinstance(declared, str | bytes | dict):
+        shown = repr(declared) if len(repr(declared)) <= 80 else type(declared).__name__
+        raise ConfigError(f"operations {spec!r} returned {shown}, not a list of Operation declarations")
+    try:
+        operations = list(declared)
+    except Exception as exc:
+        raise ConfigError(
+            f"operations {spec!r}: what it returned cannot be read ({type(exc).__name__}: {exc})"
+        ) from None
     bad = [o for o in operations if not isinstance(o, Operation)]
     if bad:
         raise ConfigError(f"operations {spec!r} returned something that is not an Operation: {bad[0]!r}")

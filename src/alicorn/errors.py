@@ -272,12 +272,13 @@ def _no_space_left(path: Path) -> bool:
 
 
 def environment_failure(
-    exc: BaseException, *, path: str | Path | None = None, where: str = ""
+    exc: BaseException, *, path: str | Path | None = None, where: str = "", writing: bool = False
 ) -> EnvironmentFailure | None:
     """The EnvironmentFailure `exc` stands for, or None when `exc` is not a failure of the environment.
 
     `path` is the file the caller was using (an OSError's own filename wins); `where` says what was being done
-    ("appending to run-1"), for the message. An EnvironmentFailure is returned as it is.
+    ("writing to the journal"), for the message, and `writing` whether it was a write. An EnvironmentFailure is
+    returned as it is.
     """
     if isinstance(exc, EnvironmentFailure):
         return exc
@@ -327,8 +328,9 @@ def environment_failure(
             "writable, or choose a --home you can write to.",
             path=named,
         )
+    unchanged = "the write that met the damage was not made" if writing else "nothing was changed"
     return DamagedJournalError(
-        f"{file} is damaged ({cause}){doing}; nothing was changed. `alicorn verify` salvages and checks what can "
-        "still be read; restore the journal from a backup.",
+        f"{file} is damaged ({cause}){doing}; {unchanged}. `alicorn verify` salvages and checks what can still be "
+        "read; restore the journal from a backup.",
         path=named,
     )

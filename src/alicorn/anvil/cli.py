@@ -230,10 +230,17 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         home: HomeOption = Path(".alicorn"),
     ) -> None:
         """Parse and validate policy rules against this Alicorn's operations and context."""
+        from alicorn.anvil.errors import PolicyError
         from alicorn.anvil.policy import load_policies
 
         application = open_app(home, create=True)
-        policies = load_policies(file, application.registry.names()) if file is not None else application.anvil.policies
+        try:
+            policies = (
+                load_policies(file, application.registry.names()) if file is not None else application.anvil.policies
+            )
+        except UnicodeDecodeError as exc:
+            named = file if file is not None else "in force ([anvil] policy in alicorn.toml)"
+            raise PolicyError(f"the policy file {named} is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
         typer.echo(f"ok: {policies.source}: {len(policies.rules)} rules ({', '.join(policies.rules)})")
         typer.echo(f"sha256 {policies.digest}")
 

@@ -162,7 +162,7 @@ def _prompt(text: str) -> str | None:
 
     try:
         answer: str = typer.prompt(text)
-    except click.exceptions.Abort:
+    except (typer.Abort, click.exceptions.Abort):  # typer's own click raises typer.Abort
         typer.echo("")
         return None
     return answer

@@ -3,27 +3,50 @@
 Durability settings are read back at open and the store refuses to run without them. Writers serialize with
 `BEGIN IMMEDIATE`; the expected-sequence check inside that transaction makes concurrent appends to one stream fail
 cleanly instead of interleaving. Archived segments live beside the database in `<journal>.segments/`.
+
+A new journal is built in a temporary file beside its place and linked there whole, so nobody ever sees a journal
+half made (an empty or schema-less file). `read_only=True` opens with SQLite's `mode=ro` and changes nothing: no
+file is created, and the -wal/-shm files SQLite makes for a reader are removed again when nobody else needs them.
+Every sqlite3 or OS error is raised as the Alicorn error it stands for (`alicorn.errors.environment_failure`), naming
+the file; a damaged file raises DamagedJournalError with the first unreadable point, and `salvage()` reads what is
+still readable for `alicorn verify`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import socket
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
+from urllib.parse import quote
 
-from alicorn.durable import retry_while_locked, write_atomically
-from alicorn.errors import JournalError, JournalIntegrityError, NotAJournalError, StreamLockedError
+from alicorn.durable import fsync_dir, retry_while_locked, write_atomically
+from alicorn.errors import (
+    AlicornError,
+    DamagedJournalError,
+    JournalError,
+    JournalIntegrityError,
+    NotAJournalError,
+    StreamLockedError,
+    environment_failure,
+)
 from alicorn.journal.events import Event, parse_line
-from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo, check_stream_name
+from alicorn.journal.store import Head, JournalStore, Salvage, SalvagedStream, Segment, StreamInfo, check_stream_name
 
 FORMAT = "alicorn-journal"
 VERSION = "1"
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_TABLES = {"alicorn_meta", "events", "archives"}
+
+#: How long a connection waits for another process's lock before giving up (seconds); tests shorten it.
+BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA = """
 CREATE TABLE alicorn_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,27 +75,43 @@ CREATE TABLE archives (
 
 
 class SQLiteStore(JournalStore):
-    """A journal in one SQLite file. `create=False` refuses to make a new file (for `verify`, `show`...)."""
+    """A journal in one SQLite file. `create=False` refuses to make a new file (for `resume`, `cancel`...);
+    `read_only=True` (which implies it) opens the file read-only and changes nothing (for `verify`, `show`...)."""
 
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True, read_only: bool = False) -> None:
         super().__init__()
         self.path = Path(path)
+        self.read_only = read_only
         self._lock = threading.RLock()
-        self._conn = _open(self.path, create)
+        self._closed = False
+        try:
+            self._conn = _open(self.path, create and not read_only, read_only)
+        except BaseException:
+            if read_only:
+                _drop_reader_sidecars(self.path)
+            raise
         self.segments_dir = self.path.with_name(self.path.name + ".segments")
 
     def close(self) -> None:
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
             self._conn.close()
+            if self.read_only:
+                _drop_reader_sidecars(self.path)
 
     @contextmanager
     def lock(self, stream: str) -> Iterator[None]:
         """An OS lock (flock) on `<journal>.locks/<stream>.lock`: released by the kernel if the holder dies."""
         check_stream_name(stream)
+        self._writable()
         with super().lock(stream):
             locks = self.path.with_name(self.path.name + ".locks")
-            locks.mkdir(exist_ok=True)
-            fd = os.open(locks / f"{stream}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            lock_file = locks / f"{stream}.lock"
+            with self._translated(f"taking the lock of run {stream!r}", lock_file):
+                locks.mkdir(exist_ok=True)
+                fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -82,43 +121,76 @@ class SQLiteStore(JournalStore):
                         f"run {stream!r} is being driven by {holder}; wait for it to finish, or stop it "
                         "(the lock is released the moment that process ends, even if it is killed)"
                     ) from None
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}".encode(), 0)
+                with self._translated(f"taking the lock of run {stream!r}", lock_file):
+                    os.ftruncate(fd, 0)
+                    os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}".encode(), 0)
                 yield
             finally:
                 os.close(fd)  # closing the descriptor releases the flock
 
     # ---- transactions -----------------------------------------------------------------------------------------
 
+    def _writable(self) -> None:
+        if self.read_only:
+            raise JournalError(f"{self.path} was opened read-only: this command does not write to the journal")
+
+    @contextmanager
+    def _translated(self, where: str = "", path: Path | None = None, *, writing: bool = False) -> Iterator[None]:
+        """Raise sqlite3 and OS errors as the Alicorn errors they stand for, naming this journal (or `path`)."""
+        try:
+            yield
+        except AlicornError:
+            raise
+        except (sqlite3.Error, OSError) as exc:
+            failure = _failure(exc, path or self.path, where, writing=writing)
+            if failure is None:
+                raise
+            raise failure from exc
+
+    def _rollback(self) -> None:
+        # SQLite rolls a transaction back by itself after some errors (SQLITE_FULL, some I/O errors): only roll back
+        # what is still open, and never let a failing ROLLBACK hide the error that caused it.
+        if self._conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+
     @contextmanager
     def _write_transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        self._writable()
+        with self._lock, self._translated("writing to the journal", writing=True):
             conn = self._conn
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                self._rollback()
                 raise
-            conn.execute("COMMIT")
 
     @contextmanager
     def _read_transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        with self._lock, self._translated("reading the journal"):
             conn = self._conn
             conn.execute("BEGIN")
             try:
                 yield conn
             finally:
-                conn.execute("COMMIT")
+                self._rollback()
 
     # ---- hooks ------------------------------------------------------------------------------------------------
 
     def _head_txn(self, tx: sqlite3.Connection, stream: str) -> Head | None:
-        row = tx.execute(
-            "SELECT seq, hash FROM events WHERE stream = ? ORDER BY seq DESC LIMIT 1", (stream,)
-        ).fetchone()
-        return Head(row[0], row[1]) if row else None
+        try:
+            row = tx.execute(
+                "SELECT seq, hash FROM events WHERE stream = ? ORDER BY seq DESC LIMIT 1", (stream,)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._read_failed(exc, f"the last event of {stream!r} cannot be read", stream)
+        if row is None:
+            return None
+        if not (isinstance(row[0], int) and isinstance(row[1], str)):
+            raise self._damaged(f"the last event of {stream!r} has a damaged row", stream=stream)
+        return Head(row[0], row[1])
 
     def _insert_txn(self, tx: sqlite3.Connection, events: list[Event]) -> None:
         tx.executemany(
@@ -127,9 +199,17 @@ class SQLiteStore(JournalStore):
         )
 
     def _read_txn(self, tx: sqlite3.Connection, stream: str, after: int) -> list[Event]:
-        rows = tx.execute(
-            "SELECT seq, body FROM events WHERE stream = ? AND seq > ? ORDER BY seq", (stream, after)
-        ).fetchall()
+        rows: list[tuple[int, str]] = []
+        try:  # row by row, so that damage is located at the first row that cannot be read
+            for seq, body in tx.execute(
+                "SELECT seq, body FROM events WHERE stream = ? AND seq > ? ORDER BY seq", (stream, after)
+            ):
+                if not (isinstance(seq, int) and isinstance(body, str)):
+                    raise self._damaged(f"event #{seq} of {stream!r} has a damaged row", stream=stream)
+                rows.append((seq, body))
+        except sqlite3.Error as exc:
+            last = rows[-1][0] if rows else after
+            self._read_failed(exc, f"{stream!r} can be read up to event #{last}, not beyond", stream, last + 1)
         try:
             return [parse_line(body) for _, body in rows]
         except JournalIntegrityError:
@@ -141,6 +221,12 @@ class SQLiteStore(JournalStore):
             raise
 
     def _streams_txn(self, tx: sqlite3.Connection) -> list[StreamInfo]:
+        try:
+            return self._stream_rows(tx)
+        except sqlite3.Error as exc:
+            self._read_failed(exc, "the list of its streams (runs) cannot be read")
+
+    def _stream_rows(self, tx: sqlite3.Connection) -> list[StreamInfo]:
         live = tx.execute(
             """SELECT e.stream, count(*), sum(length(CAST(e.body AS BLOB))),
                       (SELECT at FROM events f WHERE f.stream = e.stream ORDER BY seq ASC LIMIT 1),
@@ -148,31 +234,50 @@ class SQLiteStore(JournalStore):
                       max(e.seq), (SELECT hash FROM events h WHERE h.stream = e.stream ORDER BY seq DESC LIMIT 1)
                FROM events e GROUP BY e.stream"""
         ).fetchall()
-        infos = [StreamInfo(s, n, b, fa, la, Head(seq, h), False) for s, n, b, fa, la, seq, h in live]
         archived = tx.execute(
             "SELECT stream, events, raw_bytes, first_at, last_at, last_seq, last_hash, stored_bytes FROM archives"
         ).fetchall()
+        types = (str, int, int, str, str, int, str, int)
+        for row in [*live, *archived]:
+            if not all(isinstance(value, kind) for value, kind in zip(row, types, strict=False)):
+                name = row[0] if isinstance(row[0], str) else repr(row[0])
+                raise self._damaged(f"the list of its streams has a damaged row (stream {name})")
+        infos = [StreamInfo(s, n, b, fa, la, Head(seq, h), False) for s, n, b, fa, la, seq, h in live]
         infos.extend(StreamInfo(s, n, b, fa, la, Head(seq, h), True, sb) for s, n, b, fa, la, seq, h, sb in archived)
         return infos
 
     def _archive_record_txn(self, tx: sqlite3.Connection, stream: str) -> tuple[str, Head] | None:
-        row = tx.execute("SELECT digest, last_seq, last_hash FROM archives WHERE stream = ?", (stream,)).fetchone()
-        return (row[0], Head(row[1], row[2])) if row else None
+        try:
+            row = tx.execute("SELECT digest, last_seq, last_hash FROM archives WHERE stream = ?", (stream,)).fetchone()
+        except sqlite3.Error as exc:
+            self._read_failed(exc, f"the archive record of {stream!r} cannot be read", stream)
+        if row is None:
+            return None
+        if not (isinstance(row[0], str) and isinstance(row[1], int) and isinstance(row[2], str)):
+            raise self._damaged(f"the archive record of {stream!r} is damaged", stream=stream)
+        return (row[0], Head(row[1], row[2]))
 
     def _segment_path(self, segment: Segment) -> Path:
         # Named by content: two archivers racing on one stream can never overwrite each other's segment.
         return self.segments_dir / f"{segment.stream}.{segment.digest[:16]}.jsonl.gz"
 
     def _save_segment(self, segment: Segment) -> None:
-        self.segments_dir.mkdir(exist_ok=True)
-        write_atomically(self._segment_path(segment), segment.data)
+        self._writable()
+        with self._translated(f"archiving {segment.stream!r}"):
+            self.segments_dir.mkdir(exist_ok=True)
+            write_atomically(self._segment_path(segment), segment.data)
 
     def _load_segment(self, stream: str) -> bytes:
         with self._read_transaction() as tx:
-            row = tx.execute("SELECT segment FROM archives WHERE stream = ?", (stream,)).fetchone()
-        path = self.segments_dir / (row[0] if row else f"{stream}.jsonl.gz")
+            try:
+                row = tx.execute("SELECT segment FROM archives WHERE stream = ?", (stream,)).fetchone()
+            except sqlite3.Error as exc:
+                self._read_failed(exc, f"the archive record of {stream!r} cannot be read", stream)
+        name = row[0] if row and isinstance(row[0], str) else f"{stream}.jsonl.gz"
+        path = self.segments_dir / name
         try:
-            return path.read_bytes()
+            with self._translated(f"reading the archive segment of {stream!r}"):
+                return path.read_bytes()
         except FileNotFoundError:
             raise JournalError(
                 f"the archive segment of {stream!r} is missing: expected {path}. Restore it from a backup; "
@@ -197,6 +302,75 @@ class SQLiteStore(JournalStore):
         )
         tx.execute("DELETE FROM events WHERE stream = ?", (segment.stream,))
 
+    # ---- damage ------------------------------------------------------------------------------------------------
+
+    def _read_failed(
+        self, exc: sqlite3.Error, where: str, stream: str | None = None, seq: int | None = None
+    ) -> NoReturn:
+        """Raise what a failed read at `where` stands for: the environment failure (locked, I/O...) when it is one,
+        else DamagedJournalError naming the first unreadable point."""
+        failure = _failure(exc, self.path, "")
+        if failure is None and isinstance(exc, sqlite3.ProgrammingError | sqlite3.InterfaceError):
+            raise exc  # a misuse of the connection (a bug), not the file
+        if failure is not None and not isinstance(failure, DamagedJournalError):
+            raise failure from exc
+        raise self._damaged(where, _short(str(exc)), stream, seq) from exc
+
+    def _damaged(
+        self,
+        where: str,
+        cause: str = "a column holds a value of the wrong type",
+        stream: str | None = None,
+        seq: int | None = None,
+    ) -> DamagedJournalError:
+        return DamagedJournalError(
+            f"{self.path} is damaged: {where} ({cause}); nothing was changed. `alicorn verify` salvages and checks "
+            "what can still be read; restore the journal from a backup.",
+            path=self.path,
+            stream=stream,
+            seq=seq,
+        )
+
+    def storage_problems(self) -> list[str]:
+        """What SQLite's own check (`PRAGMA quick_check`) finds wrong with the file's pages; empty when sound."""
+        try:
+            with self._lock:
+                rows = self._conn.execute("PRAGMA quick_check(20)").fetchall()
+        except sqlite3.Error as exc:
+            failure = _failure(exc, self.path, "")
+            if failure is not None and not isinstance(failure, DamagedJournalError):
+                raise failure from exc
+            return [f"SQLite's integrity check of {self.path} cannot finish ({exc})"]
+        found = [
+            line.strip()
+            for row in rows
+            if row and row[0] != "ok"
+            for line in str(row[0]).splitlines()
+            if line.strip() and not line.startswith("*** in database")
+        ]
+        if not found:
+            return []
+        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+        return [f"SQLite's integrity check of {self.path} finds its pages damaged: {'; '.join(found[:3])}{more}"]
+
+    def salvage(self) -> Salvage:
+        """Read what can still be read of a damaged journal, without changing it: every stream that can be found,
+        its events from #1 up to the first one that cannot be read, and those after it that still can."""
+        with self._lock:
+            names, problems = _salvage_names(self._conn)
+            archived: set[str] = set()
+            try:
+                archived = {r[0] for r in self._conn.execute("SELECT stream FROM archives") if isinstance(r[0], str)}
+            except sqlite3.Error as exc:
+                problems.append(f"the archive records cannot be read ({exc})")
+            streams = [_salvage_stream(self._conn, name) for name in sorted(names - archived)]
+        for name in sorted(archived):
+            try:
+                streams.append(SalvagedStream(name, self.read(name)))
+            except AlicornError as exc:
+                streams.append(SalvagedStream(name, [], unreadable_from=1, reason=str(exc)))
+        return Salvage(sorted(streams, key=lambda s: s.stream), problems)
+
     # ---- raw access for tests and forensic tools ---------------------------------------------------------------
 
     def raw_connection(self) -> sqlite3.Connection:
@@ -204,28 +378,111 @@ class SQLiteStore(JournalStore):
         return self._conn
 
 
-def _open(path: Path, create: bool) -> sqlite3.Connection:
+def _failure(exc: BaseException, path: Path, where: str, *, writing: bool = False) -> AlicornError | None:
+    """The Alicorn error a sqlite3 or OS error stands for in this journal (None: not a failure we know)."""
+    text = str(exc).lower()
+    if isinstance(exc, sqlite3.Error) and (text.startswith(("no such table", "no such column"))):
+        return DamagedJournalError(
+            f"{path} is damaged: {exc} (Alicorn's tables are not all there); nothing was changed. Restore the "
+            "journal from a backup.",
+            path=path,
+        )
+    return environment_failure(exc, path=path, where=where, writing=writing)
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """An error message cut to a readable length (SQLite quotes whole undecodable rows)."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _uri(path: Path, mode: str) -> str:
+    return f"file:{quote(str(path.absolute()))}?mode={mode}"
+
+
+def _sidecars(path: Path) -> tuple[Path, Path]:
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def _drop_reader_sidecars(path: Path) -> None:
+    """Remove the -wal/-shm files a read-only connection leaves, when nobody else uses them.
+
+    A read-only connection cannot remove them itself. A plain connection that only reads does, on closing, if it
+    is the last connection to the file (SQLite decides that under its own lock, so a writer that opened the file
+    meanwhile keeps them). Only an empty log is removed this way: that changes nothing in the journal file, whereas
+    a log with frames (a writer that was killed) is left for the next writer to check into the file.
+    """
+    wal, shm = _sidecars(path)
+    try:
+        if not path.is_file() or not (wal.exists() or shm.exists()) or (wal.exists() and wal.stat().st_size > 0):
+            return
+    except OSError:
+        return
+    with contextlib.suppress(sqlite3.Error, OSError):
+        conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=0)  # rw, never create
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()
+        finally:
+            conn.close()
+
+
+def _open(path: Path, create: bool, read_only: bool) -> sqlite3.Connection:
+    try:
+        return _open_journal(path, create, read_only)
+    except AlicornError:
+        raise
+    except sqlite3.DatabaseError as exc:
+        failure = _failure(exc, path, "opening the journal")
+        if failure is not None and not isinstance(failure, DamagedJournalError):
+            raise failure from exc
+        not_a_database = getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB" or "file is not a database" in str(exc)
+        if failure is not None and not not_a_database:
+            raise DamagedJournalError(
+                f"{path} is an SQLite file but damaged where SQLite keeps its tables ({exc}), so Alicorn cannot tell "
+                "whether it is a journal; nothing was changed. Restore it from a backup, or point --home elsewhere.",
+                path=path,
+            ) from exc
+        raise NotAJournalError(f"{path} is not an Alicorn journal ({exc}); nothing was changed") from exc
+    except (sqlite3.Error, OSError) as exc:
+        failure = _failure(exc, path, "opening the journal")
+        if failure is None:
+            raise
+        raise failure from exc
+
+
+def _open_journal(path: Path, create: bool, read_only: bool) -> sqlite3.Connection:
     exists = path.exists()
     if not exists and not create:
         raise JournalError(f"no journal at {path}; run something first (`alicorn run PLAN.json`) or check --home")
-    if exists:
-        if path.is_dir():
-            raise NotAJournalError(f"{path} is a directory, not an Alicorn journal file")
-        with open(path, "rb") as fh:
-            magic = fh.read(16)
-        if magic and magic != _SQLITE_MAGIC:
-            raise NotAJournalError(f"{path} is not an Alicorn journal (not an SQLite database); nothing was changed")
-    elif path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    conn: sqlite3.Connection | None = None
+    if not exists:
+        _create_journal(path)
+    if path.is_dir():
+        raise NotAJournalError(f"{path} is a directory, not an Alicorn journal file")
+    with open(path, "rb") as fh:
+        magic = fh.read(16)
+    if not magic and not create:
+        raise NotAJournalError(
+            f"{path} is an empty file, not an Alicorn journal; nothing was changed. Alicorn never leaves an empty "
+            "journal: remove the file if it is a leftover, or point --home at the journal's folder."
+        )
+    if magic and magic != _SQLITE_MAGIC:
+        raise NotAJournalError(f"{path} is not an Alicorn journal (not an SQLite database); nothing was changed")
+    target, uri = (_uri(path, "ro"), True) if read_only else (str(path), False)
+    conn = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
     try:
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
-        conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if tables:
+        if tables or not create:
             # Decide whether the file is ours before changing anything in it (switching to WAL writes the header).
             _check_meta(conn, path, tables)
-        mode = retry_while_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        if read_only:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise JournalError(
+                    f"{path}: the journal is not in WAL mode (journal_mode={mode}): it was changed by another tool; "
+                    "open it once with a writing command (`alicorn resume`, `alicorn run`) to restore it"
+                )
+            return conn
+        mode = retry_while_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone()[0], BUSY_TIMEOUT_S)
         conn.execute("PRAGMA synchronous = FULL")
         sync = conn.execute("PRAGMA synchronous").fetchone()[0]
         if str(mode).lower() != "wal" or sync != 2:
@@ -233,21 +490,60 @@ def _open(path: Path, create: bool) -> sqlite3.Connection:
                 f"{path}: SQLite refused durable settings (journal_mode={mode}, synchronous={sync}; need wal and "
                 "FULL=2). Is the file on a filesystem without shared-memory support (e.g. some network mounts)?"
             )
-        if not tables:
-            retry_while_locked(lambda: _create_schema(conn))
-            _check_meta(conn, path, {"alicorn_meta"})
+        if not tables:  # an empty file a writer was asked to use (or another opener has just made a journal of)
+            retry_while_locked(lambda: _create_schema(conn), BUSY_TIMEOUT_S)
+            _check_meta(conn, path, _TABLES)
         return conn
-    except sqlite3.DatabaseError as exc:
-        if conn is not None:
-            conn.close()
-        raise NotAJournalError(f"{path} is not an Alicorn journal ({exc}); nothing was changed") from exc
     except BaseException:
-        if conn is not None:
-            conn.close()
+        conn.close()
         raise
 
 
+def _create_journal(path: Path) -> None:
+    """Build a new journal in a temporary file beside `path` and link it into place whole; if another process
+    got there first, theirs is kept. Nobody ever sees a half-made journal."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+    os.close(fd)
+    temp = Path(name)
+    try:
+        os.chmod(temp, 0o644)
+        conn = sqlite3.connect(temp, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            _create_schema(conn)
+            # Everything into the file itself now, so that a checkpoint that cannot finish (a full disk) is an
+            # error here, not a file that lacks its schema once the log beside it is gone.
+            busy, logged, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if busy or logged != done:
+                raise sqlite3.OperationalError("disk I/O error: the new journal could not be written whole")
+        finally:
+            conn.close()
+        if _sidecars(temp)[0].exists() and _sidecars(temp)[0].stat().st_size:
+            raise sqlite3.OperationalError("disk I/O error: the new journal could not be written whole")
+        with open(temp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass  # another process created the journal meanwhile: use theirs
+        except OSError:  # a filesystem without hard links: a rename, unless the journal appeared meanwhile
+            if not path.exists():
+                os.replace(temp, path)
+        fsync_dir(path.parent)
+    finally:
+        for leftover in (temp, *_sidecars(temp)):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+
 def _check_meta(conn: sqlite3.Connection, path: Path, tables: set[str]) -> None:
+    if not tables:
+        raise NotAJournalError(
+            f"{path} is an SQLite database without tables, not an Alicorn journal; nothing was changed. Point --home "
+            "at an Alicorn journal's folder, or run something (`alicorn run PLAN.json`) to create one."
+        )
     if "alicorn_meta" not in tables:
         raise NotAJournalError(
             f"{path} is an SQLite database but not an Alicorn journal (its tables: {', '.join(sorted(tables))}); "
@@ -268,6 +564,13 @@ def _check_meta(conn: sqlite3.Connection, path: Path, tables: set[str]) -> None:
         raise NotAJournalError(
             f"{path} is an Alicorn journal of version {meta.get('version')!r}; this Alicorn reads version {VERSION}"
         )
+    missing = _TABLES - tables
+    if missing:
+        raise DamagedJournalError(
+            f"{path} is an Alicorn journal without its {', '.join(sorted(missing))} table(s): the file is damaged or "
+            "was edited; nothing was changed. Restore it from a backup.",
+            path=path,
+        )
 
 
 def _create_schema(conn: sqlite3.Connection) -> None:
@@ -282,5 +585,87 @@ def _create_schema(conn: sqlite3.Connection) -> None:
             )
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (a full disk): never hide the cause
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         raise
+
+
+# ---- salvage ---------------------------------------------------------------------------------------------------
+
+
+def _rows(conn: sqlite3.Connection, sql: str, args: tuple[object, ...] = ()) -> tuple[list[tuple[object, ...]], str]:
+    """The rows a query yields before it fails, and why it failed ("" when it did not)."""
+    rows: list[tuple[object, ...]] = []
+    try:
+        for row in conn.execute(sql, args):
+            rows.append(tuple(row))
+    except sqlite3.Error as exc:
+        return rows, _short(str(exc)) or type(exc).__name__
+    return rows, ""
+
+
+def _salvage_names(conn: sqlite3.Connection) -> tuple[set[str], list[str]]:
+    """Every stream name that can be found: a scan in key order until it fails, then seeks forward and backward
+    from either side of the damage (each seek reads only the pages on its path through the tree)."""
+    rows, failed = _rows(conn, "SELECT DISTINCT stream FROM events ORDER BY stream")
+    names = {r[0] for r in rows if isinstance(r[0], str)}
+    problems = []
+    if failed:
+        problems.append(f"the events table cannot be read in full ({failed})")
+        last = max(names) if names else ""
+        for sql, bound in (
+            ("SELECT stream FROM events WHERE stream > ? ORDER BY stream LIMIT 1", last),
+            ("SELECT stream FROM events WHERE stream < ? ORDER BY stream DESC LIMIT 1", "\U0010ffff"),
+        ):
+            for _ in range(100_000):
+                found, failed_seek = _rows(conn, sql, (bound,))
+                if failed_seek or not found or not isinstance(found[0][0], str) or found[0][0] in names:
+                    break
+                bound = found[0][0]
+                names.add(bound)
+    return names, problems
+
+
+def _event(stream: str, seq: object, body: object) -> Event | str:
+    """A salvaged row as an event, or why it is not one."""
+    if not isinstance(seq, int) or not isinstance(body, bytes):
+        return f"a row of the stream has columns of the wrong type (seq {seq!r})"
+    try:
+        event = parse_line(body.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return f"event #{seq}'s stored text is not UTF-8 (byte {exc.start})"
+    except JournalIntegrityError:
+        return f"event #{seq}'s stored text is not an Alicorn event"
+    if event.seq != seq or event.stream != stream:
+        return f"the row of event #{seq} holds event #{event.seq} of {event.stream!r}"
+    return event
+
+
+def _salvage_stream(conn: sqlite3.Connection, stream: str) -> SalvagedStream:
+    """A stream's events from #1 up to the first that cannot be read, then (reading back from its end) those after
+    it that still can."""
+    sql = "SELECT seq, CAST(body AS BLOB) FROM events WHERE stream = ? ORDER BY seq"
+    rows, failed = _rows(conn, sql, (stream,))
+    events: list[Event] = []
+    for seq, body in rows:
+        event = _event(stream, seq, body)
+        if isinstance(event, str):
+            failed = event
+            break
+        events.append(event)
+    else:
+        if not failed:
+            return SalvagedStream(stream, events)
+    reached = events[-1].seq if events else 0
+    back, _ = _rows(conn, sql + " DESC", (stream,))
+    later: list[Event] = []
+    for seq, body in back:
+        if not isinstance(seq, int) or seq <= reached + 1:
+            break
+        event = _event(stream, seq, body)
+        if isinstance(event, str):
+            break
+        later.append(event)
+    later.reverse()
+    return SalvagedStream(stream, events, unreadable_from=reached + 1, reason=failed, later=later)

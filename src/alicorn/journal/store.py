@@ -16,7 +16,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Self
 
 from alicorn.crashpoints import DISARMED, CrashPoints
@@ -67,6 +67,27 @@ class StreamInfo:
     head: Head
     archived: bool
     archived_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class SalvagedStream:
+    """What could be read of one stream of a damaged journal: `events` from #1 up to `unreadable_from` (exclusive),
+    and `later`, events after the damage that could still be read (in order). `unreadable_from` is None when the
+    whole stream was read."""
+
+    stream: str
+    events: list[Event]
+    unreadable_from: int | None = None
+    reason: str = ""
+    later: list[Event] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Salvage:
+    """What could be read of a damaged journal, and what could not (`problems`, beyond single streams)."""
+
+    streams: list[SalvagedStream]
+    problems: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +335,15 @@ class JournalStore(ABC):
         finally:
             with self._locks_guard:
                 self._held.discard(stream)
+
+    def storage_problems(self) -> list[str]:
+        """What the engine finds wrong with its storage itself (damaged pages...); empty when sound or unknown."""
+        return []
+
+    def salvage(self) -> Salvage:
+        """Read what can be read of a journal whose storage is damaged. Engines without damage to salvage from
+        read every stream the ordinary way."""
+        return Salvage([SalvagedStream(info.stream, self.read(info.stream)) for info in self.streams()])
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources; the store is unusable afterwards."""

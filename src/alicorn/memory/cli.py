@@ -45,23 +45,38 @@ AsJson = Annotated[bool, typer.Option("--json", help="Machine-readable output.")
 
 def _fail(message: str, code: int = 1) -> NoReturn:
     from rich.console import Console
+    from rich.markup import escape
 
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
+    # Escaped: messages quote paths and values, which are not markup.
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
 def _guard(fn: Any) -> Any:
-    """Alicorn's errors become a clear message and exit code 1 (the store is unchanged: writes are transactions)."""
+    """Alicorn's errors become a clear message and exit code 1 (the store is unchanged: writes are transactions);
+    failures of the environment (disk full, I/O error, permission denied, read-only filesystem, a locked or damaged
+    database) a sentence naming the file and exit code 5, as everywhere in the command line."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import sqlite3
+
         from pydantic import ValidationError
 
-        from alicorn.errors import AlicornError
+        from alicorn.errors import AlicornError, environment_failure
 
         try:
             return fn(*args, **kwargs)
-        except AlicornError as exc:
+        except (AlicornError, OSError, sqlite3.Error) as exc:
+            home, store = kwargs.get("home"), kwargs.get("store")
+            where = store if isinstance(store, str) and "://" not in store else None
+            if where is None and isinstance(home, Path):
+                where = str(home / "memory.db")
+            failure = environment_failure(exc, path=where)
+            if failure is not None:
+                _fail(str(failure), 5)
+            if not isinstance(exc, AlicornError):
+                raise
             _fail(str(exc))
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
