@@ -355,7 +355,7 @@ def cancel(
     who: Annotated[str | None, typer.Option("--as", help="Your name (default: login).")] = None,
 ) -> None:
     """Cancel a run: no new effects start; completed effects are compensated; the journal stays consistent."""
-    from alicorn.errors import StreamLockedError
+    from alicorn.errors import RunError, StreamLockedError
     from alicorn.render import print_run
     from alicorn.runtime.executor import request_cancel
     from alicorn.runtime.state import fold
@@ -374,6 +374,13 @@ def cancel(
         state = application.executor(Path(state.data_root)).resume(run_id)
     except StreamLockedError:
         typer.echo(f"cancellation requested: the process driving {run_id} stops it at its next step")
+        return
+    except RunError:
+        # The process driving the run took the request and finished between our request and our resume.
+        state = fold(application.store.read(run_id), run_id)
+        if not state.finished:
+            raise
+        typer.echo(f"cancellation requested: the process driving {run_id} stopped it ({state.status})")
         return
     print_run(state, application.store)
 
