@@ -264,3 +264,17 @@ def test_debug_shows_the_traceback_too(finished_home: tuple[Path, str]) -> None:
 def test_exit_code_five_is_documented() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     assert "5 the environment failed" in " ".join(readme.split())
+
+
+def test_reading_the_policy_creates_and_changes_nothing(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh"
+    for command in (("policy", "show"), ("policy", "check")):
+        result = invoke(fresh, *command)
+        assert result.exit_code == 0, result.output
+        assert not fresh.exists()  # no home, no journal made just to read the rules
+    used = tmp_path / "used"
+    open_app(used).close()
+    before = listing(used)
+    for command in (("policy", "show"), ("policy", "check")):
+        assert invoke(used, *command).exit_code == 0
+    assert listing(used) == before

@@ -33,6 +33,21 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
     app.add_typer(agent_app, name="agent")
     app.add_typer(policy_app, name="policy")
 
+    def policy_home(home: Path) -> Any:
+        """An app for reading the policy in force that creates and changes nothing in `home`: the journal read-only
+        when there is one, else a scratch journal outside the home (removed when the command ends)."""
+        if (home / "journal.db").exists():
+            return open_app(home, read_only=True)
+        import atexit
+        import shutil
+        import tempfile
+
+        from alicorn.app import open_app as open_with_journal
+
+        scratch = Path(tempfile.mkdtemp(prefix="alicorn-policy-"))
+        atexit.register(shutil.rmtree, scratch, True)
+        return open_with_journal(home, journal=scratch / "journal.db")
+
     def drive(home: Path, run_id: str, quiet: bool, **kwargs: Any) -> None:
         from alicorn.render import Progress, print_run
         from alicorn.runtime.state import fold
@@ -233,7 +248,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         from alicorn.anvil.errors import PolicyError
         from alicorn.anvil.policy import load_policies
 
-        application = open_app(home, create=True)
+        application = policy_home(home)
         try:
             policies = (
                 load_policies(file, application.registry.names()) if file is not None else application.anvil.policies
@@ -248,7 +263,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
     @guard
     def policy_show(home: HomeOption = Path(".alicorn")) -> None:
         """Print the policy set in force, with its source and digest."""
-        policies = open_app(home, create=True).anvil.policies
+        policies = policy_home(home).anvil.policies
         typer.echo(f"// {policies.source}  sha256 {policies.digest}")
         typer.echo(policies.text, nl=False)
 
