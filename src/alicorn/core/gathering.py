@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from alicorn.app import App
+from alicorn.context.artifacts import ArtifactStore
 from alicorn.context.tap import JournalTap
 from alicorn.core.conversation import ConversationState
 from alicorn.core.data import DataSources, Located, evidence, locate, stage
@@ -30,6 +31,7 @@ from alicorn.core.intake import IntentEnvelope
 from alicorn.core.report import Report
 from alicorn.i18n import tr, tr_marked
 from alicorn.packs.workflow import Workflow
+from alicorn.periods import Period, coverage
 
 #: How often Core asks for data before it stops asking and reports what is missing.
 MAX_DATA_QUESTIONS = 3
@@ -39,9 +41,9 @@ def sources_for(app: App, state: ConversationState, intent: IntentEnvelope, samp
     """Where this request's data may come from: its attachments, its `--data` paths, the project's sources and
     roots (alicorn.toml), the folder the request was made in, and the samples when Core is allowed them."""
     attachments = []
-    store = app.home / "artifacts"
+    store = ArtifactStore(app.home / "artifacts")
     for sha in intent.attachments:
-        stored = store / sha[:2] / sha
+        stored = store.path(sha)
         try:
             name = str(json.loads(stored.with_suffix(".json").read_text(encoding="utf-8")).get("name") or sha)
         except (OSError, ValueError):
@@ -124,16 +126,13 @@ def coverage_of(workflow: Workflow, values: dict[str, Any], data: dict[str, Any]
     ]
     if not spans:
         return None
-    first = min(s for s, _ in spans)
-    last = max(e for _, e in spans)
-    wanted = {start + timedelta(days=i) for i in range((end - start).days)}
-    have = {d for d in wanted if first <= d <= last}
-    status = "covered" if have == wanted else ("partial" if have else "none")
+    first, last = min(s for s, _ in spans), max(e for _, e in spans)
+    found = coverage(Period(start, end, "", "range"), first, last)
     return {
-        "status": status,
-        "asked": _span(start, end - timedelta(days=1)),
+        "status": found.status,
+        "asked": _span(start, found.period.last),
         "found": _span(first, last),
-        "missing_days": len(wanted - have),
+        "missing_days": found.missing_days,
     }
 
 

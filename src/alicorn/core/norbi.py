@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from alicorn.app import App
+from alicorn.context.artifacts import ArtifactStore
 from alicorn.context.fence import injection_flags
 from alicorn.context.tap import JournalTap
 from alicorn.core import understand
@@ -445,8 +446,9 @@ class Norbi(Choosing, FollowUps, Execution):
 
     def _check_attachments(self, intent: IntentEnvelope) -> None:
         root = self.app.home / "artifacts"
+        store = ArtifactStore(root)
         for sha in intent.attachments:
-            if not (root / sha[:2] / sha).is_file():
+            if not store.path(sha).is_file():
                 raise CoreError(
                     f"attachment {sha[:16]}… is not in the artifact store {root}; attach the file itself "
                     '(`alicorn ask --attach FILE "…"`), which stores it first; nothing was journaled'
