@@ -21,11 +21,11 @@ a seeded random, never the bundled sample files (other content, so other digests
 Each request goes through Norbi Core with no model, as a user would give it: `Norbi(app, bundled_workflows(),
 clock=PinnedClock(AS_OF), workdir=<folder>)` on a fresh home, the data given as `IntentEnvelope(data=(folder,))`, a
 waiting plan approved as `human:bench`. Printed per case: the workflow chosen, the outcome, whether the report's
-evidence (its lines starting with "read" in the request's language) names every file given by its sha256 prefix
-and no bundled sample file, and the headline, checked against what the generator made: alarms (alarms on the day,
-duplicates merged and events needing a human, simulated from the generated rows), schedule (the month and the
-variant count, no data problem), incident (the change day and the hypothesis count), notes (the latest
-transcript's title and date), candidate (files copied and tests run, counted in the generated tree).
+evidence (its lines starting with "read" or "given" in the request's language) names every file given by its
+sha256 prefix and no bundled sample file, and the headline, checked against what the generator made: alarms
+(alarms on the day, duplicates merged and events needing a human, simulated from the generated rows), schedule
+(the month and the variant count, no data problem), incident (the change day and the hypothesis count), notes (the
+latest transcript's title and date), candidate (files copied and tests run, counted in the generated tree).
 
 Part 2, Core's own overhead per request without a model, excluding the workflow's work: for each run, the wall time
 of `receive` (+ `approve`) minus the time spent inside operations (the union over the run's nodes of [tool.call
@@ -68,6 +68,8 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from core_bench import source_version  # the same record of the checkout as the Core bench
+
 ROOT = Path(__file__).resolve().parent.parent
 AUTHOR = "human:bench"
 LANGUAGES = ("en", "pl", "ru")
@@ -75,6 +77,8 @@ COMMAND_NAMES = ("schedule", "incident", "notes", "candidate", "alarms")
 #: The evidence line Core writes per file read (alicorn.core.outcome.read_lines); its first word, translated, starts
 #: the lines this benchmark reads.
 READ_MSGID = "read {input} ({source}): {path}, sha256 {sha}…, {rows} rows, dates {span}"
+#: Of several transcripts the run reads the one its parameters name: the evidence says the others were given.
+GIVEN_MSGID = "given {input} ({source}): {path}, sha256 {sha}…, dates {span}"
 _SHA16 = re.compile(r"sha256 ([0-9a-f]{16})")
 _INT = re.compile(r"\d+")
 
@@ -641,19 +645,20 @@ def journal_floor(folder: Path, events: Sequence[Any]) -> float:
         store.close()
 
 
-def read_prefix(language: str) -> str:
-    from alicorn.i18n import tr
+def read_prefixes(language: str) -> tuple[str, ...]:
+    """How the evidence lines that name the data begin in `language` ("read …", "given …")."""
+    from alicorn.i18n import tr_marked
 
     marker = "\x00"
-    text = tr(language, READ_MSGID, input=marker, source="", path="", sha="", rows="", span="")
-    return text.split(marker)[0]
+    values = {"input": marker, "source": "", "path": "", "sha": "", "rows": "", "span": ""}
+    return tuple(tr_marked(language, m, **values).split(marker)[0] for m in (READ_MSGID, GIVEN_MSGID))
 
 
 def _read_evidence(
     result: Outcome, evidence: Sequence[str], language: str, given: Mapping[str, str], bundled: Mapping[str, str]
 ) -> None:
-    prefix = read_prefix(language)
-    named = {m for line in evidence if line.startswith(prefix) for m in _SHA16.findall(line)}
+    prefixes = read_prefixes(language)
+    named = {m for line in evidence if line.startswith(prefixes) for m in _SHA16.findall(line)}
     wanted = {sha[:16] for sha in given.values()}
     bundled16 = {sha[:16]: name for sha, name in bundled.items()}
     result.named = len(wanted & named)
@@ -829,19 +834,6 @@ def print_part2(cases: Sequence[Case], reps: Sequence[Sequence[Outcome]]) -> dic
         "nodes ran in parallel); the overhead holds Core's steps, Anvil's checks, the executor and the run's journaling"
     )
     return summary
-
-
-def source_version() -> str:
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "src"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return f"{ROOT} (not a git checkout)"
-    return f"commit {commit}{' with uncommitted changes in src/' if dirty else ''}"
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
