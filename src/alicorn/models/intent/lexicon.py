@@ -62,6 +62,7 @@ lifted readings are kept too (`read_actions`), so a prohibition that was *not* f
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from alicorn.models.intent.cues import imperative_form, known_verb
@@ -537,25 +538,25 @@ def _commands(words: list[str], start: int, end: int, language: str) -> bool:
     return False
 
 
-def _clauses(words: list[str]) -> list[int]:
-    """The clause number of every token (breaks belong to the clause they close)."""
+def _numbered(words: list[str], breaks: AbstractSet[str]) -> list[int]:
+    """The number of the span (clause, sentence) every token is in; a break belongs to the span it closes."""
     numbers: list[int] = []
     current = 0
     for word in words:
         numbers.append(current)
-        if word in _CLAUSE_BREAK:
+        if word in breaks:
             current += 1
     return numbers
+
+
+def _clauses(words: list[str]) -> list[int]:
+    """The clause number of every token."""
+    return _numbered(words, _CLAUSE_BREAK)
 
 
 def _sentences(words: list[str]) -> list[int]:
-    numbers: list[int] = []
-    current = 0
-    for word in words:
-        numbers.append(current)
-        if word in _SENTENCE_END:
-            current += 1
-    return numbers
+    """The sentence number of every token."""
+    return _numbered(words, _SENTENCE_END)
 
 
 def _nearest_action_before(words: list[str], index: int, sentence: list[int], *, back: int = 0) -> int | None:
