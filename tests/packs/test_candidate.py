@@ -290,7 +290,8 @@ def test_run_tests_gives_the_suite_a_clean_environment(tmp_path: Path, monkeypat
         "import os\nimport unittest\n\n\nclass EnvTest(unittest.TestCase):\n"
         "    def test_no_secrets(self) -> None:\n"
         "        self.assertNotIn('ALICORN_FAKE_TOKEN', os.environ)\n"
-        "        self.assertEqual(sorted(os.environ), ['HOME', 'LANG', 'LC_ALL', 'PATH', 'TZ'])\n",
+        "        self.assertEqual(sorted(os.environ), ['HOME', 'LANG', 'LC_ALL', 'PATH', 'PWD', 'TZ'])\n"
+        "        self.assertEqual(os.environ['PWD'], '/workspace')\n",
         encoding="utf-8",
     )
     out = run_tests(RunTestsInputs(root="candidate"), ctx(tmp_path))
@@ -449,7 +450,7 @@ def test_workflow_contract() -> None:
     assert effects == {
         "build.create_candidate": ("local_write", "idempotent"),
         "build.apply_variant": ("local_write", "idempotent"),
-        "build.run_tests": ("local_write", "idempotent"),
+        "build.run_tests": ("code_execution", "idempotent"),
         "build.diff": ("read", "repeatable"),
         "build.package": ("local_write", "idempotent"),
         "build.install": ("installation", "keyed"),

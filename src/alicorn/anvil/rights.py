@@ -108,9 +108,13 @@ MINIMAL_AGENT_RIGHTS = Rights(
     effects=("none", "read", "local_write"), operations=("*",), projects=("*",), hosts=(), paths=("**",)
 )
 #: What a human proposer may do without somebody else's approval (the default policy still asks a second human
-#: for anything above local_write).
+#: for anything above code_execution, which runs sandboxed without network).
 HUMAN_RIGHTS = Rights(
-    effects=("none", "read", "local_write"), operations=("*",), projects=("*",), hosts=("*",), paths=("**",)
+    effects=("none", "read", "local_write", "code_execution"),
+    operations=("*",),
+    projects=("*",),
+    hosts=("*",),
+    paths=("**",),
 )
 
 

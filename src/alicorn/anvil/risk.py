@@ -2,7 +2,8 @@
 
 A plan's risk is a set, not a list: five small sends to one host are one external transmission to that host, and
 any node whose declared destination (`url_input`) receives private-or-higher data counts as an external
-transmission of the plan, whatever its operation declares (a GET whose query carries HR records sends them). The
+transmission of the plan, whatever its operation declares (a GET whose query carries HR records sends them); so does
+any node granted hosts through its `hosts_input` (sandboxed code allowed to reach them). The
 policy sees only these aggregates (classes, hosts, paths, the most sensitive outbound label, the total amount), so
 splitting an operation into many small ones, renaming nodes or reordering them cannot change a decision.
 """
@@ -123,6 +124,15 @@ def _host(binding: Any) -> str:
     return UNKNOWN
 
 
+def _granted_hosts(binding: Any) -> tuple[str, ...]:
+    """The hosts a node's network grant names: literal names, or UNKNOWN for a list known only at run time."""
+    if isinstance(binding, LiteralInput):
+        if isinstance(binding.value, list):
+            return tuple(sorted({str(h).lower() for h in binding.value}))
+        return (UNKNOWN,) if binding.value is not None else ()
+    return (UNKNOWN,)
+
+
 def _path(binding: Any) -> str:
     if isinstance(binding, LiteralInput) and isinstance(binding.value, str):
         return normalize_path(binding.value)
@@ -143,7 +153,15 @@ def _node_risk(node: Node, op: Any, label: NodeLabel) -> NodeRisk:
             origin = f" from {', '.join(label.carriers)}" if label.carriers else ""
             where = "a host computed at run time" if hosts[0] == UNKNOWN else hosts[0]
             upgraded = f"sends {label.inputs} data{origin} to {where}: an external transmission"
-    if op.path_input is not None and declared == "local_write" and op.path_input in node.inputs:
+    if op.hosts_input is not None and op.hosts_input in node.inputs:
+        granted = _granted_hosts(node.inputs[op.hosts_input])
+        if granted:
+            hosts = tuple(sorted(set(hosts) | set(granted)))
+            if effect_rank(effective) < effect_rank(EXTERNAL):
+                effective = EXTERNAL
+                where = ", ".join("a host computed at run time" if h == UNKNOWN else h for h in granted)
+                upgraded = f"is granted network access to {where}: an external transmission"
+    if op.path_input is not None and declared in ("local_write", "code_execution") and op.path_input in node.inputs:
         paths = (_path(node.inputs[op.path_input]),)
     if op.amount_input is not None and op.amount_input in node.inputs:
         binding = node.inputs[op.amount_input]

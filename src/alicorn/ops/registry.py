@@ -34,6 +34,8 @@ class OperationContext:
     workspace: Path
     data_root: Path
     cancelled: threading.Event = field(default_factory=threading.Event)
+    #: Folders inside the data root that no read may enter: the Alicorn home (`ops.paths.read_path`).
+    hidden: tuple[Path, ...] = ()
 
 
 OperationFn = Callable[[Any, OperationContext], BaseModel]
@@ -75,11 +77,20 @@ class Operation:
     url_input: str | None = None
     path_input: str | None = None
     amount_input: str | None = None
+    #: The input holding the list of host names a sandboxed operation may reach (its network grant). A node whose
+    #: list is not empty counts as an external transmission to those hosts, whatever the operation declares.
+    hosts_input: str | None = None
 
     @property
     def has_effect(self) -> bool:
         """Whether running it changes something outside the run (a write or more; reads are not effects)."""
         return self.effect not in ("none", "read")
+
+    def _reaches(self) -> dict[str, str | None]:
+        reaches = {"url": self.url_input, "path": self.path_input, "amount": self.amount_input}
+        if self.hosts_input is not None:  # only when declared, so the contracts of other operations stay the same
+            reaches["hosts"] = self.hosts_input
+        return reaches
 
     def describe(self) -> dict[str, Any]:
         """The declaration as JSON (what `alicorn schema operations` prints and the fingerprint covers)."""
@@ -93,7 +104,7 @@ class Operation:
             "compensation": self.compensation,
             "resources": list(self.resources),
             "lookup": self.lookup is not None,
-            "reaches": {"url": self.url_input, "path": self.path_input, "amount": self.amount_input},
+            "reaches": self._reaches(),
             "inputs": self.inputs.model_json_schema(),
             "outputs": self.outputs.model_json_schema(),
         }
@@ -117,6 +128,7 @@ class Registry:
             ("url_input", op.url_input),
             ("path_input", op.path_input),
             ("amount_input", op.amount_input),
+            ("hosts_input", op.hosts_input),
         ):
             if named is not None and named not in op.inputs.model_fields:
                 raise ValueError(f"operation {op.name!r} declares {label}={named!r}, which is not one of its inputs")

@@ -15,12 +15,17 @@ from alicorn import canonical
 
 DSL_VERSION: Literal["alicorn.plan/1"] = "alicorn.plan/1"
 
-EffectClass = Literal["none", "read", "local_write", "external_transmission", "publication", "installation", "physical"]
-#: Effect classes in increasing order of risk.
+EffectClass = Literal[
+    "none", "read", "local_write", "code_execution", "external_transmission", "publication", "installation", "physical"
+]
+#: Effect classes in increasing order of risk. `code_execution` runs code a plan may have written (a candidate's
+#: tests), in a sandbox without network, environment or files beyond its own folder: more than a local write, since
+#: the code is not the operator's, less than sending anything out (a sandbox granted a host counts as that).
 EFFECT_ORDER: tuple[EffectClass, ...] = (
     "none",
     "read",
     "local_write",
+    "code_execution",
     "external_transmission",
     "publication",
     "installation",

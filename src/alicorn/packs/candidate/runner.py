@@ -1,10 +1,13 @@
-"""`build.run_tests`: run the candidate's unittest suite in a separate Python process and count the results.
+"""`build.run_tests`: run the candidate's unittest suite in a sandbox and count the results.
 
-The suite is the candidate's own code, so it runs in a child process: `python -I -B -m unittest discover -v` with
-the candidate as its working directory, an environment of a few harmless variables (no secrets, no PYTHON* settings
-inherited: -I isolates), no stdin, a timeout, and its own process group so a timeout or a cancellation ends every
-process it started. -B keeps it from writing bytecode into the candidate, so the diff and the package see only
-what the build wrote. A failing suite is a result (failed > 0), not an operation error.
+The suite is the candidate's own code, which anyone who wrote into the workspace may have changed, so it runs under
+bubblewrap (`alicorn.sandbox`): `python -I -B -m unittest discover -v` in the candidate's folder, with no network,
+an environment of a few harmless variables and nothing else, the system and Python read-only, only the candidate's
+folder writable (mounted at /workspace; the rest of the run's workspace, the Alicorn home, the journal and other
+workspaces are not there at all), CPU / memory / file-size limits, a timeout and a kill of everything it started. -B
+keeps it from writing bytecode into the candidate, so the diff and the package see only what the build wrote. A
+failing suite is a result (failed > 0), not an operation error; a sandbox that cannot start is an operation error
+and nothing runs. Its effect class is `code_execution`.
 
 Outputs depend only on the candidate: run times are cut from the transcript and the candidate's absolute path is
 replaced by `<candidate>`.
@@ -12,31 +15,49 @@ replaced by `<candidate>`.
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
 import sys
-import time
+from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
+from alicorn import sandbox
 from alicorn.errors import OperationError
 from alicorn.ops._common import Model, RelativePath
 from alicorn.ops.paths import confine
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.packs.candidate.tree import folder
+from alicorn.sandbox.bwrap import INSIDE, Limits, Spec
 
 MAX_TAIL = 4_000
+#: The largest file the suite may write (RLIMIT_FSIZE): a candidate's tests write small fixtures, never gigabytes.
+FILE_LIMIT = 64 * 1024 * 1024
 _RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$", re.MULTILINE)
 _SUMMARY = re.compile(r"^(OK|FAILED|NO TESTS RAN)(?: \(([^)]*)\))?\s*$", re.MULTILINE)
 _VERBOSE = re.compile(r" \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)", re.MULTILINE)
+
+
+#: A host name or IPv4 address, lower case (what the proxy compares, and what Anvil judged).
+HostName = Annotated[
+    str,
+    StringConstraints(
+        max_length=253, pattern=r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$"
+    ),
+]
 
 
 class RunTestsInputs(Model):
     root: RelativePath = Field(description="the candidate's folder in the workspace")
     pattern: str = Field("test*.py", pattern=r"^[A-Za-z0-9_*?.\-]{1,64}$", description="test file name pattern")
     timeout_s: float = Field(120.0, gt=0, le=300)
+    memory_mb: int = Field(1024, ge=64, le=8192, description="address-space limit of each process of the suite")
+    allow_hosts: list[HostName] = Field(
+        default_factory=list,
+        max_length=16,
+        description="hosts the suite may reach through the sandbox's proxy (a grant makes the node an external "
+        "transmission to them, which needs approval); empty: no network at all",
+    )
 
 
 class RunTestsOutputs(Model):
@@ -75,52 +96,34 @@ def parse(transcript: str) -> tuple[int, int, int, int]:
     return len(marks), failed, sum(1 for m in marks if m == "ERROR"), sum(1 for m in marks if m == "skipped")
 
 
-def _environment(cwd: str) -> dict[str, str]:
+def _environment() -> dict[str, str]:
     """The child's whole environment: nothing from ours (no tokens, no keys), only what Python needs."""
-    return {"PATH": os.defpath, "HOME": cwd, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC"}
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": INSIDE, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC"}
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        process.kill()
+def _clean(transcript: str, cwd: Path) -> str:
+    """The transcript with the candidate's paths (host and sandbox) as `<candidate>` and run times cut."""
+    text = transcript.replace(str(cwd), "<candidate>").replace(INSIDE, "<candidate>")
+    return re.sub(r"^(Ran \d+ tests?) in [\d.]+s$", r"\1", text, flags=re.MULTILINE)
 
 
 def run_tests(inputs: RunTestsInputs, ctx: OperationContext) -> RunTestsOutputs:
-    """Run the candidate's tests in a child process (see the module docstring) and count the results."""
+    """Run the candidate's tests in the sandbox (see the module docstring) and count the results."""
     cwd = folder(confine(ctx.workspace, inputs.root, "workspace"), inputs.root, "workspace")
-    command = [sys.executable, "-I", "-B", "-m", "unittest", "discover", "-v", "-s", ".", "-p", inputs.pattern]
-    try:
-        process = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=_environment(str(cwd)),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        raise OperationError(f"cannot start the test run in {inputs.root!r}: {exc.strerror or exc}") from None
-    deadline = time.monotonic() + inputs.timeout_s
-    timed_out = False
-    while True:
-        try:
-            raw, _ = process.communicate(timeout=0.2)
-            break
-        except subprocess.TimeoutExpired:
-            if ctx.cancelled.is_set() or time.monotonic() > deadline:
-                timed_out = not ctx.cancelled.is_set()
-                _stop(process)
-                raw, _ = process.communicate()
-                break
-    if ctx.cancelled.is_set() and not timed_out and process.returncode != 0:
+    limits = Limits(
+        cpu_s=int(inputs.timeout_s) + 1,
+        memory_bytes=inputs.memory_mb * 1024 * 1024,
+        file_bytes=FILE_LIMIT,
+    )
+    argv = [sys.executable, "-I", "-B", "-m", "unittest", "discover", "-v", "-s", ".", "-p", inputs.pattern]
+    spec = Spec(cwd, cwd, _environment(), limits, protected=(ctx.data_root,), hosts=frozenset(inputs.allow_hosts))
+    done = sandbox.run(spec, argv, inputs.timeout_s, ctx.cancelled)
+    if done.cancelled and done.returncode != 0:
         raise OperationError("the test run was cancelled", retryable=True)
-    transcript = raw.decode("utf-8", errors="replace").replace(str(cwd), "<candidate>")
-    transcript = re.sub(r"^(Ran \d+ tests?) in [\d.]+s$", r"\1", transcript, flags=re.MULTILINE)
-    total, failed, errors, skipped = parse(raw.decode("utf-8", errors="replace"))
-    finished = not timed_out and bool(_RAN.search(raw.decode("utf-8", errors="replace")))
+    raw = done.output.decode("utf-8", errors="replace")
+    transcript = _clean(raw, cwd)
+    total, failed, errors, skipped = parse(raw)
+    finished = not done.timed_out and bool(_RAN.search(raw))
     tail = transcript[-MAX_TAIL:]
     return RunTestsOutputs(
         ran=finished,
@@ -129,9 +132,9 @@ def run_tests(inputs: RunTestsInputs, ctx: OperationContext) -> RunTestsOutputs:
         failed=failed,
         errors=errors,
         skipped=skipped,
-        ok=finished and total > 0 and failed == 0 and errors == 0 and process.returncode == 0,
-        timed_out=timed_out,
-        returncode=process.returncode if process.returncode is not None else -1,
+        ok=finished and total > 0 and failed == 0 and errors == 0 and done.returncode == 0,
+        timed_out=done.timed_out,
+        returncode=done.returncode,
         command="python -I -B -m unittest discover -v -s . -p " + inputs.pattern,
         output_tail=("…" if len(transcript) > MAX_TAIL else "") + tail,
     )
@@ -139,14 +142,16 @@ def run_tests(inputs: RunTestsInputs, ctx: OperationContext) -> RunTestsOutputs:
 
 RUN_TESTS = Operation(
     "build.run_tests",
-    "Run the candidate's unittest suite in a child process (isolated environment, timeout); count the results.",
+    "Run the candidate's unittest suite in a sandbox (no network, empty environment, only the candidate writable, "
+    "CPU/memory/time limits); count the results.",
     RunTestsInputs,
     RunTestsOutputs,
-    # It executes the candidate's code inside the workspace: honest about that, it is a local write, not a read.
-    "local_write",
+    # It executes the candidate's code, which a plan may have written: code execution, confined by the sandbox.
+    "code_execution",
     "idempotent",
     run_tests,
     timeout_s=330.0,
     resources=("workspace",),
     path_input="root",
+    hosts_input="allow_hosts",
 )
