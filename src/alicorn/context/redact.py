@@ -28,6 +28,10 @@ from alicorn.context.names import find_names
 
 Severity = Literal["secret", "private"]
 
+#: What redaction leaves in place of a secret (`[SECRET:api_key]`, `[SECRET_3]`): never detected again, so redacting
+#: redacted text changes nothing (a replayed journal, a prompt built from journaled text).
+PLACEHOLDER = re.compile(r"\[SECRET(?::[a-z_]+|_\d+)\]")
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -196,6 +200,16 @@ SECRET_CATEGORIES = frozenset(d.category for d in _DETECTORS if d.severity == "s
 PRIVATE_CATEGORIES = frozenset({*(d.category for d in _DETECTORS if d.severity == "private"), "name"})
 
 
+def _placeholder_part(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether `text[start:end]` is part of a placeholder a previous redaction left, or nothing but placeholders
+    (and punctuation): redacting it again would only garble the placeholder."""
+    if any(s < start < e or (s <= start and end <= e) for s, e in spans):  # it starts inside one
+        return True
+    value = text[start:end]
+    rest = PLACEHOLDER.sub("", value)
+    return rest != value and not any(ch.isalnum() for ch in rest)
+
+
 def find(
     text: str, *, severities: Iterable[Severity] = ("secret", "private"), names: Iterable[str] = ()
 ) -> list[Finding]:
@@ -206,6 +220,7 @@ def find(
     """
     wanted = set(severities)
     found: list[Finding] = []
+    kept_spans = [m.span() for m in PLACEHOLDER.finditer(text)] if "[SECRET" in text else []
     for detector in _DETECTORS:
         if detector.severity not in wanted:
             continue
@@ -214,6 +229,8 @@ def find(
             if start < 0 or end <= start:
                 continue
             if detector.check is not None and not detector.check(match.group(detector.group)):
+                continue
+            if detector.severity == "secret" and _placeholder_part(text, start, end, kept_spans):
                 continue
             found.append(Finding(start, end, detector.category, detector.severity))
     if "private" in wanted:
@@ -274,9 +291,31 @@ class Redactor:
         return dict(sorted(self._counts.items()))
 
 
-def scrub_secrets(text: str) -> tuple[str, int]:
-    """`text` with every secret replaced by ``[SECRET:category]``; also how many were replaced."""
-    findings = find(text, severities=("secret",))
+#: The secrets that are credentials (keys, tokens, passwords), not a customer's payment card: what the journal
+#: scrubs from every event (a card's checksum also matches ordinary long numbers in data).
+CREDENTIAL_CATEGORIES = SECRET_CATEGORIES - {"payment_card"}
+
+
+#: Something every credential detector needs in its match (lower-cased): a few substring tests rule most text out
+#: (journaled events are many and mostly plain). Keep it in step with the credential detectors above
+#: (tests/secret_safety/test_known_secrets.py pins it).
+_CREDENTIAL_HINTS = (
+    "-----begin", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "xox", "aiza",
+    "_live_", "_test_", "hf_", "eyj", "bearer", "://", "pass", "pwd", "secret", "api", "access", "auth", "token",
+    "hasł", "hasl", "klucz", "tajn",
+    "парол", "токен", "ключ", "секрет",
+)  # fmt: skip
+
+
+def might_hold_credential(text: str) -> bool:
+    """False when `text` cannot hold anything a credential detector finds (a fast test before `scrub_secrets`)."""
+    lowered = text.lower()
+    return any(hint in lowered for hint in _CREDENTIAL_HINTS)
+
+
+def scrub_secrets(text: str, categories: frozenset[str] = SECRET_CATEGORIES) -> tuple[str, int]:
+    """`text` with every secret (of `categories`) replaced by ``[SECRET:category]``; also how many were replaced."""
+    findings = [f for f in find(text, severities=("secret",)) if f.category in categories]
     if not findings:
         return text, 0
     out: list[str] = []

@@ -29,6 +29,7 @@ from alicorn.errors import (
     UnknownStreamError,
 )
 from alicorn.journal.events import Draft, Event, chain, parse_line, verify_stream
+from alicorn.secrets import KnownSecrets
 
 _STREAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 SEGMENT_FORMAT = "alicorn-segment"
@@ -157,12 +158,16 @@ class JournalStore(ABC):
 
     `crash` lets tests kill the process inside an append (rows written, not committed); disarmed by default.
     `observe` lets a reader follow appends as they are committed (progress displays), without polling.
+    `secrets` are this home's known secrets: `append` redacts them (and whatever the pattern detectors find) from
+    every event before it is chained and stored, so the hash chain covers the redacted text (DESIGN.md invariant 7).
+    The default knows no values and applies the detectors only; `alicorn.app.open_app` gives it the home's.
 
     Subclasses implement the `_*_txn` hooks and `_write_transaction`/`_read_transaction`; all logic lives here.
     A store may be shared by threads of one process; separate processes each open their own.
     """
 
     crash: CrashPoints = DISARMED
+    secrets: KnownSecrets = KnownSecrets()
 
     def __init__(self) -> None:
         self._locks_guard = threading.Lock()
@@ -180,6 +185,7 @@ class JournalStore(ABC):
         check_stream_name(stream)
         if not drafts:
             return []
+        drafts = self.redacted(drafts)
         with self._write_transaction() as tx:
             head = self._head_txn(tx, stream)
             # An archived stream has no live events, so only a stream without a live head needs this look-up.
@@ -194,6 +200,14 @@ class JournalStore(ABC):
         if self._observers:  # the transaction has committed: only now are these events in the journal
             self._notify(stream, tuple(events))
         return events
+
+    def redacted(self, drafts: Sequence[Draft]) -> list[Draft]:
+        """`drafts` as `append` stores them: every known secret and detected secret replaced by a placeholder."""
+        out = []
+        for draft in drafts:
+            data = self.secrets.redact(draft.data)
+            out.append(draft if data is draft.data else Draft(draft.kind, draft.at, data))
+        return out
 
     def observe(self, callback: Observer) -> Callable[[], None]:
         """Call `callback(stream, events)` after every committed append through this store object; returns the

@@ -26,7 +26,16 @@ def import_events(store: JournalStore, stream: str, events: list[Event]) -> int:
     """Append `events` (from `read_export`) to `store` as a new stream with identical events; return the count."""
     if store.head(stream) is not None:
         raise JournalError(f"stream {stream!r} already exists in this journal; nothing was imported")
-    stored = store.append(stream, [Draft(e.kind, e.at, e.data) for e in events], expect=0)
+    drafts = [Draft(e.kind, e.at, e.data) for e in events]
+    held = [e.seq for e, d in zip(events, store.redacted(drafts), strict=True) if d.data != e.data]
+    if held:  # stored, they would be redacted and no longer reproduce the export's hashes
+        raise JournalIntegrityError(
+            f"refusing to import {stream!r}: event #{held[0]} holds a secret (a known value or one that looks like a "
+            "key); redact the export at its source; nothing was imported",
+            stream=stream,
+            seq=held[0],
+        )
+    stored = store.append(stream, drafts, expect=0)
     if stored[-1].hash != events[-1].hash:  # cannot happen for a verified stream; guards the encoding itself
         raise JournalIntegrityError(f"imported {stream!r} does not reproduce its hashes", stream=stream)
     return len(stored)

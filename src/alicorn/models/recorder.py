@@ -1,7 +1,8 @@
 """Calling a model through the journal: every request and response (or error) becomes an event.
 
     ModelClient.complete(request)
-        ─► secrets scrubbed from the messages (the prompt and the journal both get the scrubbed text)
+        ─► secrets scrubbed from the messages: the journal's known secrets (the home's config, the variables it
+           references, secret-labelled files) and the detectors; the prompt and the journal both get that text
         ─► llm.request  {call, profile, purpose, messages, schema digest, limits, secrets_scrubbed}
         ─► provider.complete
         ─► llm.response {call, profile, text, finish_reason, usage, latency_ms, cost, constrained}
@@ -23,14 +24,25 @@ from alicorn.models.errors import ProviderError
 from alicorn.models.messages import ChatMessage, ChatRequest, ChatResponse
 from alicorn.models.profiles import ModelProfile
 from alicorn.models.providers.base import Provider
+from alicorn.secrets import KnownSecrets
 
 
-def scrub_request(request: ChatRequest) -> tuple[ChatRequest, int]:
-    """The request with every secret in its messages replaced; also how many were replaced."""
+def scrub_text(text: str, secrets: KnownSecrets | None = None) -> tuple[str, int]:
+    """`text` without the home's known secrets and anything the detectors take for one; also how many."""
+    count = 0
+    if secrets is not None:
+        text, count = secrets.redact_text(text)
+    text, found = scrub_secrets(text)
+    return text, count + found
+
+
+def scrub_request(request: ChatRequest, secrets: KnownSecrets | None = None) -> tuple[ChatRequest, int]:
+    """The request with every secret in its messages replaced (known values too, given `secrets`); also how many
+    were replaced."""
     total = 0
     messages: list[ChatMessage] = []
     for message in request.messages:
-        text, count = scrub_secrets(message.content)
+        text, count = scrub_text(message.content, secrets)
         total += count
         messages.append(message if not count else ChatMessage(role=message.role, content=text))
     return (request.model_copy(update={"messages": tuple(messages)}) if total else request), total
@@ -42,11 +54,16 @@ class ModelCallRecorder:
     def __init__(self, tap: JournalTap) -> None:
         self.tap = tap
 
+    @property
+    def secrets(self) -> KnownSecrets:
+        """The known secrets of the journal the calls are recorded in (the home's)."""
+        return self.tap.store.secrets
+
     def complete(
         self, profile: ModelProfile, provider: Provider, request: ChatRequest, *, purpose: str = ""
     ) -> ChatResponse:
         """Call `provider` for `profile`, journaling the request and the response or the error."""
-        request, scrubbed = scrub_request(request)
+        request, scrubbed = scrub_request(request, self.secrets)
         started = self.tap.append(
             "llm.request",
             {
@@ -66,7 +83,7 @@ class ModelCallRecorder:
         try:
             response = provider.complete(request)
         except ProviderError as exc:
-            message, _ = scrub_secrets(str(exc))
+            message, _ = scrub_text(str(exc), self.secrets)
             self.tap.append(
                 "llm.error",
                 {
@@ -80,7 +97,7 @@ class ModelCallRecorder:
             raise
         finished = self.tap.now()
         latency = (parse_time(finished) - parse_time(started.at)).total_seconds() * 1000
-        text, leaked = scrub_secrets(response.text)
+        text, leaked = scrub_text(response.text, self.secrets)
         self.tap.append(
             "llm.response",
             {
@@ -108,6 +125,8 @@ class ModelClient:
     profile: ModelProfile
     provider: Provider
     recorder: ModelCallRecorder | None = None
+    #: Known secrets to take out of prompts sent without a recorder (with one, the recorder's journal's are used).
+    secrets: KnownSecrets | None = None
     calls: int = field(default=0, init=False)
 
     def complete(self, request: ChatRequest, *, purpose: str = "") -> ChatResponse:
@@ -115,5 +134,5 @@ class ModelClient:
         self.calls += 1
         if self.recorder is not None:
             return self.recorder.complete(self.profile, self.provider, request, purpose=purpose)
-        scrubbed, _ = scrub_request(request)
+        scrubbed, _ = scrub_request(request, self.secrets)
         return self.provider.complete(scrubbed)
