@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from alicorn.anvil.people import authenticate
 from alicorn.app import open_app
 from alicorn.clock import PinnedClock
 from alicorn.core.access import RECORDING, RecordingProvider, local_model_available, local_models, recorded_models
@@ -49,8 +50,10 @@ def run_demo(home: Path, *, record: bool = False) -> int:
         turn = core.receive(IntentEnvelope(utterance=UTTERANCE, author=OPERATOR))
         print_turn(turn, application.registry, source=access.source)
         if turn.phase == "waiting":
-            console.print(f"approving as {OPERATOR} (the demo's operator; `alicorn ask` asks you instead)")
-            turn = core.approve(turn.conversation, by=OPERATOR)
+            # You approve, as the OS user (an enrolled approver; on a new home, its first admin), signed by your key.
+            me, _ = authenticate(application.people, None, role="approver", doing="approve the demo's plan")
+            console.print(f"approving as {me} (you, the OS user; `alicorn ask` asks you instead)")
+            turn = core.approve(turn.conversation, by=me.id)
             print_turn(turn, application.registry, source=None)
         if recorders:
             recorders[0].save(RECORDING, access.profiles[0])

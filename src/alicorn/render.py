@@ -207,8 +207,8 @@ def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -
         for reason in state.awaiting.get("reasons", [state.awaiting.get("reason", "")]):
             console.print(f"  - {reason}", soft_wrap=True, markup=False)
         console.print(
-            f"approve with: alicorn approve {state.run_id} --plan-hash {state.plan_hash} --as NAME "
-            f"(a human other than {state.proposed_by}); or: alicorn reject {state.run_id} --reason WHY"
+            f"approve with: alicorn approve {state.run_id} --plan-hash {state.plan_hash} (run by an enrolled "
+            f"approver other than {state.proposed_by}); or: alicorn reject {state.run_id} --reason WHY"
         )
     if state.status in ("denied", "rejected", "replaced") and state.checks:
         console.print(f"decisions: alicorn why {state.run_id}#{state.checks[-1]} (and the other anvil.check events)")
@@ -280,7 +280,7 @@ def print_proposals(proposals: Sequence[Any]) -> None:
             console.print(f"  replan of {p.replan_of}: {escape(reasons)}")
         for reason in p.reasons:
             console.print(f"  - {reason}", soft_wrap=True, markup=False)
-        console.print(f"  approve: alicorn approve {p.run} --plan-hash {p.plan_hash} --as NAME")
+        console.print(f"  approve: alicorn approve {p.run} --plan-hash {p.plan_hash}")
 
 
 def print_explanation(explanation: Any) -> None:

@@ -5,12 +5,16 @@ AlicornError
     ├── PolicyError                  the policy set cannot be used
     │   ├── PolicyParseError         the policy text is not valid Cedar (or a rule lacks a unique @id)
     │   └── PolicyValidationError    a rule refers to an unknown operation or context field
-    ├── IdentityError                an id is not `human:NAME` or `agent:NAME`
+    ├── IdentityError                an id is not `human:NAME` or `agent:NAME`, or `--as` is not the OS user
+    ├── PeopleError                  the home's people cannot be changed as asked (only an admin may)
     ├── UnknownAgentError            the agent is not in the PermissionRegistry
     ├── ApprovalError                an approval or rejection is refused
     │   ├── AgentApprovalError       an agent tried to approve (only humans approve)
     │   ├── ProposerApprovalError    whoever proposed a plan tried to approve it
     │   ├── StaleApprovalError       the approval names a plan hash that is not the run's plan
+    │   ├── UnknownPersonError       the approver is not one of the home's people
+    │   ├── RoleError                the person's role does not allow approving (a viewer)
+    │   ├── SigningKeyError          the person's signing key is missing or is not the one journaled
     │   └── NotAwaitingApprovalError the run is not waiting for an approval
     ├── BudgetError                  a budget cannot be read (`--budget steps=ten`)
     │   └── BudgetExceededError      a model call would exceed a budget
@@ -86,6 +90,22 @@ class StaleApprovalError(ApprovalError):
 
 class NotAwaitingApprovalError(ApprovalError):
     """The run is not waiting for an approval."""
+
+
+class PeopleError(AnvilError):
+    """The home's list of people cannot be changed as asked (not an admin, the last admin, an unknown person)."""
+
+
+class UnknownPersonError(ApprovalError):
+    """The human who approves or rejects is not one of the home's people."""
+
+
+class RoleError(ApprovalError):
+    """The person's role does not allow what they tried (a viewer approving)."""
+
+
+class SigningKeyError(ApprovalError):
+    """The person's private signing key is missing, unreadable, or not the key the people stream journaled."""
 
 
 class BudgetError(AnvilError):

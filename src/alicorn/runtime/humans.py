@@ -1,36 +1,53 @@
 """Human decisions a session journals: approvals (granted, or carried over by a replan), rejections, resolutions.
 
 Each is an input like a tool result: journaled in the batch that opens a session, and read back from there by
-replay. Approvals are checked before anything is journaled: only a human may approve, never the plan's proposer,
-and an approval that names a plan hash must name the run's own (a stale hash is refused).
+replay. Approvals are checked before anything is journaled: only a human may approve, never the plan's proposer
+(compared in canonical form), and an approval that names a plan hash must name the run's own (a stale hash is
+refused). An executor given `Approvers` (the app gives the home's people) also refuses a decision by someone who is
+not an enrolled approver, and signs each one it journals: the `seal` (signer, key fingerprint, people seq, Ed25519
+signature over alicorn.anvil.signing.decision_message) is part of the event, so replay reads it back instead of
+signing again, and `alicorn verify` checks it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
 
 from alicorn.anvil.errors import StaleApprovalError
-from alicorn.anvil.identity import check_approver
+from alicorn.anvil.identity import canonical_id, check_approver
+from alicorn.anvil.signing import terms_digest
 from alicorn.errors import RunError
 
 if TYPE_CHECKING:
     from alicorn.runtime.session import Session
 
 
+class Approvers(Protocol):
+    """Who may decide about runs, and the signatures of their decisions (alicorn.anvil.people.People)."""
+
+    def authorize(self, who: str, run_id: str, action: str) -> None:
+        """Raise (an ApprovalError naming the rule and the fix) unless `who` may `action` the run and can sign."""
+
+    def seal(self, who: str, body: dict[str, Any]) -> dict[str, Any]:
+        """`who`'s signature of a decision: {signer, fingerprint, people_seq, signature}."""
+
+
 @dataclass(frozen=True)
 class Approval:
     """A human's decision to let a plan's effects happen; journaled as `approval.granted`.
 
-    `plan_hash`, when given, is the hash the human saw; it must be the run's plan hash.
+    `plan_hash`, when given, is the hash the human saw; it must be the run's plan hash. `seal` is the recorded
+    signature (replay passes it back); a live approval has none, and the executor's Approvers sign it.
     """
 
     by: str
     comment: str = ""
     plan_hash: str | None = None
+    seal: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.by.strip():
@@ -39,20 +56,23 @@ class Approval:
 
 @dataclass(frozen=True)
 class CarriedApproval:
-    """An approval of an earlier plan that a non-material replan keeps; journaled as `approval.carried`."""
+    """An approval of an earlier plan that a non-material replan keeps; journaled as `approval.carried`, naming
+    the original signed approval (`from_seal`: its signer, fingerprint and signature)."""
 
     by: str
     comment: str
     from_run: str
     from_plan_hash: str
+    from_seal: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
 class Rejection:
-    """A human's refusal of a proposal: the run finishes `rejected`, with no effect."""
+    """A human's refusal of a proposal: the run finishes `rejected`, with no effect (signed like an approval)."""
 
     by: str
     reason: str
+    seal: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.reason.strip():
@@ -82,11 +102,20 @@ class Resolution:
     output: dict[str, Any] | None = None
 
 
-def check_approvals(approvals: Iterable[Approval], proposer: str, run_id: str, plan_hash: str) -> list[Approval]:
-    """Refuse approvals by agents, by the proposer, or bound to another plan hash (nothing is journaled)."""
+def check_approvals(
+    approvals: Iterable[Approval],
+    proposer: str,
+    run_id: str,
+    plan_hash: str,
+    approvers: Approvers | None = None,
+) -> list[Approval]:
+    """Refuse approvals by agents, by the proposer, bound to another plan hash, or (with `approvers`) by someone
+    who may not approve or cannot sign; nothing is journaled."""
     checked = []
     for approval in approvals:
         check_approver(approval.by, proposer, run_id)
+        if approvers is not None and approval.seal is None:
+            approvers.authorize(approval.by, run_id, "approve")
         if approval.plan_hash is not None and approval.plan_hash != plan_hash:
             raise StaleApprovalError(
                 f"the approval names plan hash {approval.plan_hash[:16]}…, but run {run_id} executes plan "
@@ -98,17 +127,63 @@ def check_approvals(approvals: Iterable[Approval], proposer: str, run_id: str, p
     return checked
 
 
+def check_rejection(rejection: Rejection, proposer: str, run_id: str, approvers: Approvers | None = None) -> None:
+    """Refuse a rejection by an agent or (with `approvers`) by someone who may not reject or cannot sign."""
+    check_approver(rejection.by, proposer, run_id, action="reject")
+    if approvers is not None and rejection.seal is None:
+        approvers.authorize(rejection.by, run_id, "reject")
+
+
+def decision_body(session: Session, decision: str, by: str, note: str) -> dict[str, Any]:
+    """What a person signs about this run (alicorn.anvil.signing.decision_message, less the key's fields)."""
+    state = session.state
+    return {
+        "run": session.run_id,
+        "plan_hash": state.plan_hash,
+        "goal_hash": state.goal_hash,
+        "terms": terms_digest(state.terms),
+        "decision": decision,
+        "by": by,
+        "note": note,
+    }
+
+
+def _seal(session: Session, recorded: dict[str, Any] | None, decision: str, by: str, note: str) -> dict[str, Any]:
+    """The decision's seal: the recorded one (replay), else a new signature by the executor's Approvers."""
+    if recorded is not None:
+        return {"seal": recorded}
+    approvers = session.executor.approvers
+    if approvers is None:
+        return {}
+    return {"seal": approvers.seal(by, decision_body(session, decision, by, note))}
+
+
 def grant(session: Session, approvals: Iterable[Approval]) -> None:
     for approval in approvals:
+        by = canonical_id(approval.by)
         session.emit(
             "approval.granted",
             {
-                "by": approval.by,
+                "by": by,
                 "comment": approval.comment,
                 "plan_hash": session.state.plan_hash,
                 "effects": sorted(session.state.effects),
+                **_seal(session, approval.seal, "approved", by, approval.comment),
             },
         )
+
+
+def reject(session: Session, rejection: Rejection) -> None:
+    by = canonical_id(rejection.by)
+    session.emit(
+        "approval.rejected",
+        {
+            "by": by,
+            "reason": rejection.reason,
+            "plan_hash": session.state.plan_hash,
+            **_seal(session, rejection.seal, "rejected", by, rejection.reason),
+        },
+    )
 
 
 def carry(session: Session, carried: Iterable[CarriedApproval]) -> None:
@@ -121,6 +196,7 @@ def carry(session: Session, carried: Iterable[CarriedApproval]) -> None:
                 "from_run": item.from_run,
                 "from_plan_hash": item.from_plan_hash,
                 "plan_hash": session.state.plan_hash,
+                **({"from_seal": item.from_seal} if item.from_seal is not None else {}),
             },
         )
 

@@ -172,11 +172,17 @@ def _session_inputs(recorded: Sequence[Event], position: int) -> _SessionInputs:
             break
         data = event.data
         if event.kind == "approval.granted":
-            found.approvals.append(Approval(data["by"], data.get("comment", ""), data.get("plan_hash")))
+            found.approvals.append(
+                Approval(data["by"], data.get("comment", ""), data.get("plan_hash"), data.get("seal"))
+            )
         elif event.kind == "approval.carried":
-            found.carried.append(CarriedApproval(data["by"], data["comment"], data["from_run"], data["from_plan_hash"]))
+            found.carried.append(
+                CarriedApproval(
+                    data["by"], data["comment"], data["from_run"], data["from_plan_hash"], data.get("from_seal")
+                )
+            )
         elif event.kind == "approval.rejected":
-            found.rejection = Rejection(data["by"], data["reason"])
+            found.rejection = Rejection(data["by"], data["reason"], data.get("seal"))
         elif event.kind == "proposal.withdrawn":
             found.withdrawal = Withdrawal(data["by"], data["reason"])
         elif event.kind == "run.finished" and data.get("status") == "replaced":

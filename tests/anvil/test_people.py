@@ -1,0 +1,99 @@
+"""The home's people: bootstrap, roles, admin-only changes, and the `alicorn people` commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from alicorn.anvil.errors import PeopleError, RoleError, UnknownPersonError
+from alicorn.anvil.identity import claimed
+from alicorn.anvil.people import PEOPLE_STREAM, People, authenticate
+from alicorn.cli import app
+from alicorn.journal.memory import InMemoryStore
+from alicorn.testing.people import act_as
+
+ROOT = claimed("root")
+
+
+def _people(tmp_path: Path) -> People:
+    return People(InMemoryStore(), tmp_path / "keys")
+
+
+def test_the_first_authenticated_human_of_a_new_home_is_its_admin_and_only_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    people = _people(tmp_path)
+    act_as(monkeypatch, "Root")
+    me, enrolled = authenticate(people, None, role="approver", doing="approve runs")
+    assert (me.id, enrolled) == ("human:root", True)
+    first = people.store.read(PEOPLE_STREAM)[0]
+    assert first.kind == "person.added" and first.data["bootstrap"] is True and first.data["role"] == "admin"
+    act_as(monkeypatch, "eve")  # a second OS user is not enrolled by running a command
+    with pytest.raises(UnknownPersonError, match="human:eve is not one of this home's people"):
+        authenticate(people, None, role="approver", doing="approve runs")
+    assert len(people.store.read(PEOPLE_STREAM)) == 1
+
+
+def test_roles_and_who_may_change_them(tmp_path: Path) -> None:
+    people = _people(tmp_path)
+    people.bootstrap(ROOT)
+    people.add("vic", "viewer", by=ROOT)
+    with pytest.raises(RoleError, match=r"human:vic is a viewer .* needs the role approver"):
+        people.require(claimed("vic"), "approver", doing="approve run r")
+    with pytest.raises(PeopleError, match=r"only an admin may add human:zed, and human:vic is viewer"):
+        people.add("zed", "approver", by=claimed("vic"))
+    old = people.roster().people["human:vic"].fingerprint
+    people.add("VIC", "approver", by=ROOT)  # again: a new role and a new key; the old key ends here
+    roster = people.roster()
+    assert roster.people["human:vic"].role == "approver" and roster.people["human:vic"].fingerprint != old
+    assert roster.keys[old].ended_seq == roster.people["human:vic"].added_seq
+    with pytest.raises(PeopleError, match="choose viewer, approver or admin"):
+        people.add("zed", "boss", by=ROOT)
+    with pytest.raises(PeopleError, match="is an agent"):
+        people.add("agent:planner", "approver", by=ROOT)
+
+
+def test_removal_ends_the_key_and_the_last_admin_stays(tmp_path: Path) -> None:
+    people = _people(tmp_path)
+    people.bootstrap(ROOT)
+    with pytest.raises(PeopleError, match="human:root is the last admin"):
+        people.remove("root", by=ROOT)
+    people.add("bob", "approver", by=ROOT)
+    fingerprint = people.roster().people["human:bob"].fingerprint
+    assert people.key_file("human:bob").exists()
+    people.remove("Bob", by=ROOT)
+    roster = people.roster()
+    assert "human:bob" not in roster.people and roster.keys[fingerprint].ended_seq == roster.seq
+    assert not people.key_file("human:bob").exists()
+    with pytest.raises(PeopleError, match="human:bob is not one of this home's people"):
+        people.remove("bob", by=ROOT)
+    # A home whose people were all enrolled once never bootstraps again.
+    assert people.bootstrap(claimed("mallory")) is None
+
+
+def _cli(home: Path, *args: str) -> Any:
+    return CliRunner().invoke(app, ["people", *args, "--home", str(home)], catch_exceptions=False)
+
+
+def test_the_people_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    assert "no people yet" in _cli(home, "list").stdout and not home.exists()  # listing creates nothing
+    act_as(monkeypatch, "alice")
+    added = _cli(home, "add", "bob", "--role", "viewer")
+    assert added.exit_code == 0 and "human:bob: viewer" in added.stdout and "(mode 0600)" in added.stdout
+    assert "human:alice is this home's first person: enrolled as admin" in added.stderr
+    listed = _cli(home, "list")
+    assert "human:alice: admin (first admin)" in listed.stdout and "human:bob: viewer" in listed.stdout
+    act_as(monkeypatch, "bob")
+    refused = _cli(home, "add", "carol")
+    assert refused.exit_code == 1 and "needs the role admin" in refused.stderr
+    assert "alicorn people add bob --role admin" in refused.stderr
+    assert _cli(home, "remove", "alice").exit_code == 1
+    act_as(monkeypatch, "alice")
+    assert _cli(home, "remove", "bob").exit_code == 0
+    assert "human:bob" not in _cli(home, "list").stdout
+    mismatch = _cli(home, "add", "carol", "--as", "bob")
+    assert mismatch.exit_code == 1 and "runs as the OS user 'alice'" in mismatch.stderr
