@@ -9,7 +9,7 @@ import pytest
 
 from alicorn.anvil.agents import PermissionRegistry, fold_agent
 from alicorn.anvil.errors import AnvilError, IdentityError, UnknownAgentError
-from alicorn.anvil.reputation import ReputationSettings, RunOutcome, Tier, changes
+from alicorn.anvil.reputation import ReputationSettings, RunOutcome, Standing, Tier, changes
 from alicorn.anvil.rights import MINIMAL_AGENT_RIGHTS, Rights, RightsChange, gaps, granted, revoked
 from alicorn.anvil.risk import assess
 from alicorn.anvil.terms import RunTerms
@@ -128,7 +128,7 @@ def test_builtin_roles_register_themselves_on_first_use(store: JournalStore) -> 
 
 
 def outcome(status: str, ops: tuple[str, ...] = (), incidents: tuple[str, ...] = ()) -> RunOutcome:
-    return RunOutcome("run-1", "agent:a", status, ops, incidents)
+    return RunOutcome("run-1", "agent:a", status, ops, incidents, "shape-1", ("read", "local_write"), ops)
 
 
 @pytest.mark.parametrize(
@@ -145,21 +145,22 @@ def outcome(status: str, ops: tuple[str, ...] = (), incidents: tuple[str, ...] =
     ],
 )
 def test_each_run_outcome_moves_reputation(status: str, kinds: list[str], total: int) -> None:
-    found = changes(outcome(status), frozenset(), 0, ReputationSettings())
+    found = changes(outcome(status), Standing(), ReputationSettings())
     assert [c.kind for c in found] == kinds and sum(c.delta for c in found) == total
     assert all("run-1" in c.cause for c in found)
 
 
 def test_incidents_cost_most_and_curiosity_rewards_first_uses_up_to_a_cap() -> None:
     settings = ReputationSettings(curiosity=2, curiosity_cap=3)
-    found = changes(outcome("succeeded", ("a.op", "b.op", "c.op"), ("pay",)), frozenset({"a.op"}), 0, settings)
+    used = Standing(used=frozenset({"a.op"}))
+    found = changes(outcome("succeeded", ("a.op", "b.op", "c.op"), ("pay",)), used, settings)
     assert [(c.kind, c.delta, c.operation) for c in found] == [
         ("success", 2, None),
         ("incident", -10, None),
         ("curiosity", 2, "b.op"),
         ("curiosity", 1, "c.op"),  # the cap (3) leaves one point
     ]
-    assert [c.kind for c in changes(outcome("succeeded", ("d.op",)), frozenset(), 3, settings)] == ["success"]
+    assert [c.kind for c in changes(outcome("succeeded", ("d.op",)), Standing(curiosity=3), settings)] == ["success"]
 
 
 def test_tiers_must_be_ordered() -> None:
@@ -178,7 +179,7 @@ def test_run_ends_settle_reputation_once_with_curiosity_and_tier_changes(store: 
             Tier(name="trusted", min=6, effects=("none", "read", "local_write", "external_transmission")),
         ),
     )
-    agents = PermissionRegistry(store, reputation=settings)
+    agents = PermissionRegistry(store, reputation=settings, now=Ticks())
     agents.register("agent:scout", cause="test", by="human:ops")
     ex = executor(store, reg, tmp_path, on_finished=lambda state: agents.settle(state.run_id))
     terms = RunTerms(proposed_by="agent:scout")
@@ -186,23 +187,28 @@ def test_run_ends_settle_reputation_once_with_curiosity_and_tier_changes(store: 
     assert first.status == "succeeded"
     record = agents.record("agent:scout")
     assert record.reputation == 6 and record.used == {"t.read", "t.write"}  # 4 + a curiosity point per new op
-    assert "external_transmission" in record.rights.effects and record.tier == "trusted"
+    # Reaching "trusted" ranks the agent and makes it eligible; it does not widen its rights beyond local writes.
+    assert record.tier == "trusted" and record.eligible == ("external_transmission",)
+    assert "external_transmission" not in record.rights.effects
     kinds = [(e.kind, e.data.get("kind")) for e in store.read("agent:scout")]
     assert kinds[1:] == [
         ("reputation.changed", "success"),
         ("reputation.changed", "curiosity"),
         ("reputation.changed", "curiosity"),
-        ("rights.granted", None),
+        ("tier.changed", None),
     ]
-    granted_event = store.read("agent:scout")[-1].data
-    assert "moved agent:scout from tier standard to trusted" in granted_event["cause"]
+    moved = store.read("agent:scout")[-1].data
+    assert "moved agent:scout from tier standard to trusted" in moved["cause"]
+    assert "eligible for external_transmission, which only a human grant gives" in moved["cause"]
     assert agents.settle(first.run_id) == []  # once per run
-    second = ex.start(plan([node("r", "t.read", path="a.csv")]), terms=terms)
-    assert agents.record("agent:scout").reputation == 10 and second.status == "succeeded"
+    second = ex.start(plan([node("r", "t.read", path="a.csv")]), terms=terms)  # a new shape, read-only: +1
+    assert agents.record("agent:scout").reputation == 7 and second.status == "succeeded"
     denied = ex.start(
         plan([node("r", "t.read", path="a.csv")]), terms=terms.model_copy(update={"forbidden": ("read",)})
     )
-    assert denied.status == "denied" and agents.record("agent:scout").reputation == 5
+    assert denied.status == "denied" and agents.record("agent:scout").reputation == 2
+    after = agents.record("agent:scout")
+    assert after.tier == "standard" and after.eligible == () and store.read("agent:scout")[-1].kind == "tier.changed"
     replays(store, first.run_id, reg)
     replays(store, denied.run_id, reg)
 

@@ -3,7 +3,10 @@
 `alicorn why RUN#SEQ` explains a decision event (`anvil.check` or `budget.exceeded`) from the journal alone: the
 decision, its sentence, the rules that decided (with their text, from the policy journaled with the run), the
 principal's snapshot and the request the policy evaluated. `alicorn why RUN NODE` finds the decisions that covered
-a node. `alicorn rights AGENT --at TIME` folds the agent's stream up to TIME and lists which events granted what.
+a node; `alicorn why RUN` every decision of the run. For an agent, each explanation also names where every effect
+class it held came from (its registration, a tier, or a human grant: event, by whom, when), folded from the agent's
+stream up to the snapshot the decision used. `alicorn rights AGENT --at TIME` folds the agent's stream up to TIME and
+lists which events granted what, and what its tier makes it eligible for without holding it.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from alicorn.anvil.agents import AgentRecord
+from alicorn.anvil.agents import AgentRecord, fold_agent
 from alicorn.anvil.errors import AnvilError
 from alicorn.anvil.policy import rule_sources
 from alicorn.anvil.rights import Rights, describe_gap
@@ -131,10 +134,52 @@ def explain(events: list[Event], seq: int) -> Explanation:
     return _check(events, event) if event.kind == "anvil.check" else _budget(event)
 
 
+def origin_lines(record: AgentRecord, indent: str = "  ") -> list[str]:
+    """Each effect class the agent holds and where it came from; then what its tier makes it eligible for."""
+    lines = []
+    for effect in record.rights.effects:
+        origin = record.origins.get(effect)
+        lines.append(f"{indent}{effect}: " + (origin.describe(record.id) if origin else "origin not recorded"))
+    if record.eligible:
+        lines.append(
+            f"{indent}eligible by tier {record.tier}, not held: {', '.join(record.eligible)} (reputation alone never "
+            f"grants a class above local_write; a human does: `alicorn agent grant {record.id} --effect "
+            f"{record.eligible[0]} --cause WHY`)"
+        )
+    return lines
+
+
+def _explained(store: JournalStore, events: list[Event], seq: int) -> Explanation:
+    """Explain decision #`seq`; for a check of a registered agent's plan, add where each of its rights came from,
+    as of the snapshot the decision used (the agent's stream folded up to `as_of`)."""
+    found = explain(events, seq)
+    check = next(e for e in events if e.seq == seq)
+    source = next((e for e in events if e.seq == check.data.get("inputs") and e.kind == "anvil.inputs"), None)
+    principal = source.data.get("principal", {}) if source is not None else {}
+    agent = str(principal.get("id", ""))
+    if principal.get("kind") != "agent" or not principal.get("registered") or store.head(agent) is None:
+        return found
+    as_of = int(principal.get("as_of", 0))
+    record = fold_agent(agent, [e for e in store.read(agent) if e.seq <= as_of])
+    lines = [f"where {agent}'s rights came from (as of {agent}#{as_of}):", *origin_lines(record)]
+    return Explanation(found.title, [*found.lines, *lines], found.decision)
+
+
 def explain_ref(store: JournalStore, ref: str) -> Explanation:
     run, seq = parse_ref(ref)
     store.require(run)
-    return explain(store.read(run), seq)
+    return _explained(store, store.read(run), seq)
+
+
+def explain_run(store: JournalStore, text: str) -> list[Explanation]:
+    """`RUN#SEQ`: that decision; a bare run id: every decision of the run (in journal order)."""
+    if "#" in text or store.head(text) is None:
+        return [explain_ref(store, text)]
+    events = store.read(text)
+    found = decisions(events)
+    if not found:
+        raise AnvilError(f"run {text} has no decision to explain (a run recorded before Anvil, or not a run)")
+    return [_explained(store, events, e.seq) for e in found]
 
 
 def explain_node(store: JournalStore, run_id: str, node: str) -> list[Explanation]:
@@ -145,7 +190,7 @@ def explain_node(store: JournalStore, run_id: str, node: str) -> list[Explanatio
     if node not in nodes:
         raise AnvilError(f"run {run_id} has no node {node!r}; its nodes are: {', '.join(nodes)}")
     found = [
-        explain(events, e.seq)
+        _explained(store, events, e.seq)
         for e in decisions(events)
         if (e.kind == "anvil.check" and node in e.data["nodes"]) or e.data.get("node") == node
     ]
@@ -163,7 +208,10 @@ def rights_report(record: AgentRecord, at: str | None) -> Explanation:
         f"roles: {', '.join(record.roles) or 'none'}",
         f"reputation: {record.reputation} (tier {record.tier or '-'})",
         f"rights: {record.rights.describe()}",
+        "effect classes held, and where each came from:",
+        *origin_lines(record, "  "),
         f"operations used successfully: {', '.join(sorted(record.used)) or 'none'}",
+        f"plan shapes credited as new work: {len(record.shapes)}",
         "history (each event with its cause):",
     ]
     for entry in record.history:
