@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from alicorn.anvil.people import People
 from alicorn.anvil.service import Anvil
 from alicorn.config import Config, ConfigError, load_config, load_operations
+from alicorn.errors import AlicornError
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.ops.registry import Registry
 from alicorn.runtime.executor import Durability, EventListener, Executor, RunEnvironment
 from alicorn.runtime.state import RunState
+from alicorn.secrets import home_secrets, labelled_file_secrets
 
 DEFAULT_HOME = Path(".alicorn")
+_PROJECT = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 
 
 @dataclass
@@ -29,8 +34,18 @@ class App:
         self.anvil = Anvil(self.store, self.registry, self.config.anvil, self.config.data, home=self.home.resolve())
 
     @property
+    def people(self) -> People:
+        """The home's people and roles (`control:people`), whose keys sign every human decision."""
+        return People(self.store, self.home.resolve() / "keys")
+
+    @property
     def workspaces(self) -> Path:
         return self.home / "workspaces"
+
+    def artifacts(self, project: str) -> Path:
+        """Where `project`'s attachments are stored: each project has its own store, so a request in one project
+        can never name (by digest) a file attached in another."""
+        return artifact_root(self.home, project)
 
     def executor(
         self,
@@ -40,8 +55,14 @@ class App:
         on_events: EventListener | None = None,
         durability: Durability = "step",
     ) -> Executor:
-        """An executor over this home: Anvil's live gate, and reputations settled whenever a run finishes."""
-        environment = RunEnvironment(self.workspaces.resolve(), data_root.resolve(), max_parallel=max_parallel)
+        """An executor over this home: Anvil's live gate, and reputations settled whenever a run finishes.
+
+        The contents of the files under `data_root` that `[data] secret` labels become known secrets of the
+        journal (redacted from every event), whether or not a run reads them."""
+        self.store.secrets = self.store.secrets.merged(labelled_file_secrets(data_root.resolve(), self.config.data))
+        environment = RunEnvironment(
+            self.workspaces.resolve(), data_root.resolve(), max_parallel=max_parallel, hidden=(self.home.resolve(),)
+        )
         return Executor(
             self.store,
             self.registry,
@@ -51,6 +72,7 @@ class App:
             gate=self.anvil.gate(),
             on_finished=self._settle,
             default_terms=self.anvil.terms("human:operator"),
+            approvers=self.people,
         )
 
     def _settle(self, state: RunState) -> None:
@@ -58,6 +80,16 @@ class App:
 
     def close(self) -> None:
         self.store.close()
+
+
+def artifact_root(home: Path, project: str) -> Path:
+    """`<home>/artifacts` for the default project (as before projects had stores), `<home>/projects/P/artifacts`."""
+    if not _PROJECT.fullmatch(project):
+        raise AlicornError(
+            f"project {project!r} is not a project name: lower-case letters, digits and _ . - (at most 64, starting "
+            "with a letter or digit); nothing was stored"
+        )
+    return home / "artifacts" if project == "default" else home / "projects" / project / "artifacts"
 
 
 def standard_registry() -> Registry:
@@ -93,6 +125,7 @@ def open_app(
         raise ConfigError(f"the configured operations do not fit together: {exc}") from None
     path = journal if journal is not None else home / "journal.db"
     store = SQLiteStore(path, create=create and not read_only, read_only=read_only)
+    store.secrets = home_secrets(home)  # redacted from every event this home journals
     try:
         return App(home, store, registry, config)
     except BaseException:

@@ -13,7 +13,6 @@ ALICORN_DEBUG=1). Read-only commands open the journal read-only and never create
 from __future__ import annotations
 
 import errno
-import getpass
 import json
 import os
 import sqlite3
@@ -81,10 +80,12 @@ def _fail(message: str, code: int = EXIT_ERROR, exc: BaseException | None = None
     from rich.markup import escape
 
     console = Console(stderr=True)
+    message = _scrubbed(message)
     if exc is not None and _debugging():
         import traceback
 
-        console.print(escape("".join(traceback.format_exception(exc))), highlight=False, soft_wrap=True)
+        trace = _scrubbed("".join(traceback.format_exception(exc)))
+        console.print(escape(trace), highlight=False, soft_wrap=True)
     # Escaped: messages quote config sections ("[anvil]") and rules, which are not markup.
     console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
@@ -94,12 +95,25 @@ def _fail(message: str, code: int = EXIT_ERROR, exc: BaseException | None = None
 _opened: list[App] = []
 
 
+def _scrubbed(text: str) -> str:
+    """`text` without the secrets of the environment and of the homes this command opened (DESIGN.md invariant 7:
+    an error may quote a file or an answer that holds one)."""
+    from alicorn.secrets import collect
+
+    secrets = collect()
+    for application in _opened:
+        secrets = secrets.merged(application.store.secrets)
+    return secrets.redact_text(text)[0]
+
+
 def _open(home: Path, *, create: bool = False, read_only: bool = False) -> App:
     """The home's App, closed when the command ends. `read_only` opens the journal read-only (and never makes one)."""
     from alicorn.app import open_app
+    from alicorn.secrets import install_log_redaction
 
     application = open_app(home, create=create and not read_only, read_only=read_only)
     _opened.append(application)
+    install_log_redaction(lambda: application.store.secrets)  # what anything logs while the command runs
     return application
 
 
@@ -220,14 +234,24 @@ def _exit_for(state: RunState) -> None:
         raise typer.Exit(EXIT_NOT_SUCCEEDED)
 
 
-def _approvals(approve: bool, who: str | None, comment: str) -> list[Any]:
-    """`--approve` as an approval by the invoking human (`--as NAME`, default the login); never the proposer's."""
-    from alicorn.anvil.identity import claimed
+def _human(application: App, who: str | None, *, role: str = "approver", doing: str = "approve runs") -> str:
+    """The authenticated human of this command: the OS user (`--as` must name them), enrolled with `role`. On a
+    home that never had people, they become its first admin (journaled, and said here)."""
+    from alicorn.anvil.people import authenticate
+
+    me, enrolled = authenticate(application.people, who, role=role, doing=doing)
+    if enrolled:
+        typer.echo(f"{me} is this home's first person: enrolled as admin (`alicorn people list`)", err=True)
+    return me.id
+
+
+def _approvals(application: App, approve: bool, who: str | None, comment: str) -> list[Any]:
+    """`--approve` as an approval by the authenticated human (never the proposer's)."""
     from alicorn.runtime.executor import Approval
 
     if not approve:
         return []
-    return [Approval(claimed(who or getpass.getuser()).id, comment)]
+    return [Approval(_human(application, who), comment)]
 
 
 @app.command()
@@ -239,13 +263,14 @@ def run(
         Path | None, typer.Option(help="Directory that relative data paths are read from (default: the plan's).")
     ] = None,
     approve: Annotated[
-        bool, typer.Option(help="Approve the plan yourself, as a human who did not propose it (see --proposed-by).")
+        bool,
+        typer.Option(
+            help="Refused: the process that proposes a plan never approves it (`alicorn approve RUN` instead)."
+        ),
     ] = False,
-    who: Annotated[str | None, typer.Option("--as", help="Your name for the approval (default: login).")] = None,
-    comment: Annotated[str, typer.Option(help="A comment journaled with the approval.")] = "",
     proposed_by: Annotated[
         str | None,
-        typer.Option(help="Who wrote the plan: agent:NAME or human:NAME (default: you, human:<login>)."),
+        typer.Option(help="Who wrote the plan: agent:NAME or human:NAME (default: you, the OS user)."),
     ] = None,
     project: Annotated[str, typer.Option(help="The project the run belongs to (budgets, scope).")] = "default",
     budget: Annotated[
@@ -253,6 +278,13 @@ def run(
     ] = None,
     forbid: Annotated[
         list[str] | None, typer.Option(help="An effect class this run must not have, e.g. publication (repeatable).")
+    ] = None,
+    allow_secret_read: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A secret-labelled path (or pattern, like keys/**) this run may read once a human approves it "
+            "(repeatable; rule forbid-secret-read)."
+        ),
     ] = None,
     parallel: Annotated[int, typer.Option(min=1, max=64, help="Node calls running at once.")] = 4,
     grouped: Annotated[
@@ -268,6 +300,9 @@ def run(
     import math
 
     from alicorn.anvil.budget import parse_budget
+    from alicorn.anvil.errors import ProposerApprovalError
+    from alicorn.anvil.identity import acting_human, canonical_id
+    from alicorn.anvil.secret_reads import allowing
     from alicorn.plan.validate import parse_plan
     from alicorn.render import Progress, print_run
 
@@ -276,9 +311,16 @@ def run(
     for name, limit in limits.limits().items():
         if not math.isfinite(limit):
             _fail(f"--budget {name}={limit}: a limit must be a finite number (for no limit, leave the budget out)")
+    proposer = canonical_id(proposed_by) if proposed_by else acting_human().id
+    if approve:
+        raise ProposerApprovalError(
+            f"a process can never both propose and approve: this `alicorn run` proposes the plan as {proposer}, so "
+            "it cannot approve it too. Start it without --approve; it waits for an approval, which a person other "
+            "than its proposer gives with `alicorn approve RUN`. Nothing was run"
+        )
     application = _open(home, create=True)
-    proposer = proposed_by or f"human:{getpass.getuser()}"
     terms = application.anvil.terms(proposer, project=project, budget=limits, forbidden=tuple(forbid or ()))
+    terms = allowing(terms, allow_secret_read or ())
     application.anvil.prepare(terms)
     with Progress(len(plan.nodes), enabled=not quiet) as progress:
         executor = application.executor(
@@ -287,13 +329,15 @@ def run(
             on_events=progress.update,
             durability="grouped" if grouped else "step",
         )
-        state = executor.start(plan, approvals=_approvals(approve, who, comment), terms=terms)
+        state = executor.start(plan, terms=terms)
     print_run(state, application.store)
     _exit_for(state)
 
 
 def _resolutions(specs: list[str] | None, outputs: list[str] | None, who: str | None) -> list[Any]:
-    """Parse `--resolve NODE=applied|not-applied` (and `--output NODE=JSON` for applied effects)."""
+    """Parse `--resolve NODE=applied|not-applied` (and `--output NODE=JSON` for applied effects), as decided by
+    the authenticated human (the OS user)."""
+    from alicorn.anvil.identity import acting_human
     from alicorn.runtime.executor import Resolution
 
     given: dict[str, Any] = {}
@@ -308,7 +352,7 @@ def _resolutions(specs: list[str] | None, outputs: list[str] | None, who: str | 
         node, _, verdict = spec.partition("=")
         if verdict not in ("applied", "not-applied"):
             _fail(f"--resolve {spec!r}: write NODE=applied or NODE=not-applied")
-        out.append(Resolution(node, verdict == "applied", f"human:{who or getpass.getuser()}", given.get(node)))
+        out.append(Resolution(node, verdict == "applied", acting_human(who).id, given.get(node)))
     return out
 
 
@@ -317,8 +361,12 @@ def _resolutions(specs: list[str] | None, outputs: list[str] | None, who: str | 
 def resume(
     run_id: RunArg,
     home: HomeOption = Path(".alicorn"),
-    approve: Annotated[bool, typer.Option(help="Approve, as a human, the effects the run waits for.")] = False,
-    who: Annotated[str | None, typer.Option("--as", help="Your name for the approval (default: login).")] = None,
+    approve: Annotated[
+        bool, typer.Option(help="Approve, as yourself (the OS user, an enrolled approver), what the run waits for.")
+    ] = False,
+    who: Annotated[
+        str | None, typer.Option("--as", help="Optional: your name, which must be the OS user running this.")
+    ] = None,
     comment: Annotated[str, typer.Option(help="A comment journaled with the approval.")] = "",
     resolve: Annotated[
         list[str] | None,
@@ -340,7 +388,9 @@ def resume(
     with Progress(len(before.nodes), enabled=not quiet) as progress:
         executor = application.executor(Path(before.data_root), on_events=progress.update)
         state = executor.resume(
-            run_id, approvals=_approvals(approve, who, comment), resolutions=_resolutions(resolve, output, who)
+            run_id,
+            approvals=_approvals(application, approve, who, comment),
+            resolutions=_resolutions(resolve, output, who),
         )
     print_run(state, application.store)
     _exit_for(state)
@@ -352,7 +402,9 @@ def cancel(
     run_id: RunArg,
     home: HomeOption = Path(".alicorn"),
     reason: Annotated[str, typer.Option(help="Why; journaled with the cancellation.")] = "cancelled by the operator",
-    who: Annotated[str | None, typer.Option("--as", help="Your name (default: login).")] = None,
+    who: Annotated[
+        str | None, typer.Option("--as", help="Optional: your name, which must be the OS user running this.")
+    ] = None,
 ) -> None:
     """Cancel a run: no new effects start; completed effects are compensated; the journal stays consistent."""
     from alicorn.errors import RunError, StreamLockedError
@@ -369,7 +421,9 @@ def cancel(
         _fail(f"run {run_id} already finished ({state.status}); there is nothing to cancel")
     if state.status == "awaiting_approval":
         _fail(f"run {run_id} waits for an approval (nothing ran); refuse it: `alicorn reject {run_id} --reason WHY`")
-    request_cancel(application.store, run_id, f"human:{who or getpass.getuser()}", reason, default_clock().now())
+    from alicorn.anvil.identity import acting_human
+
+    request_cancel(application.store, run_id, acting_human(who).id, reason, default_clock().now())
     try:
         state = application.executor(Path(state.data_root)).resume(run_id)
     except StreamLockedError:
@@ -561,12 +615,15 @@ def verify(
         Path | None, typer.Option(help="A head saved by `alicorn journal head`: catches truncation.")
     ] = None,
 ) -> None:
-    """Check the hash chain of every stream; report the first bad event of each."""
+    """Check the hash chain of every stream and the signature of every human decision; report each bad event."""
     from alicorn.journal.verify import load_head, verify_journal
+    from alicorn.runtime.signatures import audit_decisions
 
     saved = load_head(_read_text(head, "the saved head")) if head is not None else None
     store = _open(home, read_only=True).store
     report = verify_journal(store, head=saved, streams=run_ids or None)
+    if not report.damage:
+        report.problems.extend(audit_decisions(store, run_ids or None))
     for damage in report.damage:
         typer.echo(f"DAMAGED {damage}", err=True)
     for problem in report.problems:
@@ -581,7 +638,7 @@ def verify(
             EXIT_ENVIRONMENT,
         )
     if not report.ok:
-        _fail(f"{len(report.problems)} stream(s) failed verification{against} (first bad events above)")
+        _fail(f"{len(report.problems)} problem(s) found{against} (the bad events above); nothing was changed")
     typer.echo(f"ok: {report.streams} stream(s), {report.events} events verified{against}")
 
 

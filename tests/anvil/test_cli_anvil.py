@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 from pathlib import Path
 from typing import Any
@@ -14,9 +13,9 @@ from alicorn.anvil.explain import decisions
 from alicorn.cli import app
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.plan.dsl import goal_digest
+from alicorn.testing.people import act_as
 
 runner = CliRunner()
-ME = f"human:{getpass.getuser()}"
 
 
 def cli(home: Path, *args: str) -> Any:
@@ -52,19 +51,39 @@ def get_node(url: str = "http://127.0.0.1:9/q", params: Any = None) -> dict[str,
     return {"node_id": "ask", "operation": "http.get_json", "inputs": inputs}
 
 
-def test_the_proposer_cannot_approve_their_own_plan_from_the_command_line(tmp_path: Path) -> None:
+def test_the_process_that_proposes_a_plan_never_approves_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     plan = write_plan(tmp_path / "get.json", [get_node()])
-    refused = cli(home, "run", str(plan), "--approve", "-q", "--proposed-by", "human:carol", "--as", "carol")
-    assert refused.exit_code == 1 and "human:carol proposed run" in refused.stderr
-    assert "--proposed-by agent:NAME" in refused.stderr
-    assert runs(home) == []  # nothing journaled
-    mine = cli(home, "run", str(plan), "--approve", "-q")  # default proposer: the invoking human
-    assert mine.exit_code == 1 and f"{ME} proposed run" in mine.stderr
+    act_as(monkeypatch, "carol")
+    for proposer in ("agent:planner", "human:dana", None):  # an agent's plan, someone else's, your own
+        named = ["--proposed-by", proposer] if proposer else []
+        refused = cli(home, "run", str(plan), "--approve", "-q", *named)
+        assert refused.exit_code == 1 and "a process can never both propose and approve" in refused.stderr
+        assert f"proposes the plan as {proposer or 'human:carol'}" in refused.stderr
+        assert "`alicorn approve RUN`" in refused.stderr
+    assert not home.exists()  # nothing journaled, not even a home made
+    # Proposed as Carol (any spelling), approved by Carol: the canonical ids are one person.
+    post = {
+        "node_id": "send",
+        "operation": "http.post_json",
+        "inputs": {"url": {"value": "http://127.0.0.1:9/x"}, "payload": {"value": {}}},
+    }
+    assert (
+        cli(
+            home, "run", str(write_plan(tmp_path / "post.json", [post])), "-q", "--proposed-by", "human:CAROL"
+        ).exit_code
+        == 4
+    )
+    mine = cli(home, "approve", runs(home)[0])
+    assert mine.exit_code == 1 and "human:carol proposed run" in mine.stderr
+    assert [e.kind for e in events(home, runs(home)[0])].count("approval.granted") == 0
 
 
-def test_an_agents_plan_waits_then_a_human_approves_it_bound_to_its_hash(tmp_path: Path) -> None:
+def test_an_agents_plan_waits_then_a_human_approves_it_bound_to_its_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "home"
+    act_as(monkeypatch, "dana")  # the OS user running every command; on this new home, its first admin
     plan = write_plan(tmp_path / "write.json", [write_node()])
     assert cli(home, "agent", "register", "agent:scribe", "--role", "executor").exit_code == 0
     revoked = cli(home, "agent", "revoke", "agent:scribe", "--effect", "local_write", "--cause", "probation")
@@ -79,12 +98,13 @@ def test_an_agents_plan_waits_then_a_human_approves_it_bound_to_its_hash(tmp_pat
     assert plan_hash in shown.stdout and "beyond agent:scribe's rights" in shown.stdout
     stale = cli(home, "approve", run_id, "--plan-hash", "0" * 64, "--as", "dana")
     assert stale.exit_code == 1 and "bound to the plan it was given for" in stale.stderr
-    agent = cli(home, "approve", run_id, "--as", "agent:decision")
-    assert agent.exit_code == 1 and "agent:decision is an agent and agents never approve" in agent.stderr
-    done = cli(home, "approve", run_id, "--plan-hash", plan_hash, "--as", "dana", "--comment", "fine", "-q")
+    agent = cli(home, "approve", run_id, "--as", "agent:decision")  # --as asserts who you are, never changes it
+    assert agent.exit_code == 1 and "runs as the OS user 'dana'" in agent.stderr
+    done = cli(home, "approve", run_id, "--plan-hash", plan_hash, "--as", "Dana", "--comment", "fine", "-q")
     assert done.exit_code == 0, done.output
     granted = next(e.data for e in events(home, run_id) if e.kind == "approval.granted")
     assert granted["by"] == "human:dana" and granted["plan_hash"] == plan_hash and granted["comment"] == "fine"
+    assert granted["seal"]["signer"] == "human:dana" and granted["seal"]["fingerprint"].startswith("sha256:")
     again = cli(home, "approve", run_id, "--as", "dana")
     assert again.exit_code == 1 and "not waiting for an approval" in again.stderr
     assert cli(home, "replay", run_id).exit_code == 0
@@ -93,14 +113,15 @@ def test_an_agents_plan_waits_then_a_human_approves_it_bound_to_its_hash(tmp_pat
     assert "first successful use of workspace.write_file" in rights.stdout
 
 
-def test_reject_finishes_the_run_with_no_effect(tmp_path: Path) -> None:
+def test_reject_finishes_the_run_with_no_effect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
+    act_as(monkeypatch, "erin")
     plan = write_plan(tmp_path / "get.json", [get_node()])
     assert cli(home, "run", str(plan), "-q", "--proposed-by", "agent:planner").exit_code == 4
     run_id = runs(home)[0]
     cancel = cli(home, "cancel", run_id)
     assert cancel.exit_code == 1 and f"alicorn reject {run_id}" in cancel.stderr
-    rejected = cli(home, "reject", run_id, "--reason", "wrong host", "--as", "erin")
+    rejected = cli(home, "reject", run_id, "--reason", "wrong host")
     assert rejected.exit_code == 3 and "rejected" in rejected.stdout
     assert [e.kind for e in events(home, run_id)].count("tool.call") == 0
     assert cli(home, "proposals").stdout.startswith("no run is waiting")
@@ -129,8 +150,9 @@ def test_why_explains_a_decision_and_a_node(tmp_path: Path) -> None:
     assert cli(home, "why", run_id, "nope").exit_code == 1
 
 
-def test_rights_at_a_moment_show_what_an_agent_could_do_then(tmp_path: Path) -> None:
+def test_rights_at_a_moment_show_what_an_agent_could_do_then(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
+    act_as(monkeypatch, "ops")
     assert cli(home, "agent", "register", "agent:scout").exit_code == 0
     before = events(home, "agent:scout")[0].at
     grant = cli(home, "agent", "grant", "agent:scout", "--host", "api.x.io", "--cause", "needs the API", "--as", "ops")
@@ -212,7 +234,7 @@ def test_policy_files_are_checked_and_a_bad_one_stops_everything(tmp_path: Path)
     assert cli(home, "run", str(plan), "-q").exit_code == 0
     assert '@id("all")' in cli(home, "policy", "show").stdout
     default = cli(home, "policy", "check", str(Path(__file__).parents[2] / "src/alicorn/anvil/policies/default.cedar"))
-    assert default.exit_code == 0 and "6 rules" in default.stdout
+    assert default.exit_code == 0 and "8 rules" in default.stdout
 
 
 @pytest.mark.parametrize(

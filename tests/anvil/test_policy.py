@@ -60,6 +60,8 @@ def test_the_default_policy_validates_against_the_builtin_registry_and_names_eve
         "forbid-unknown-agent",
         "forbid-forbidden-effects",
         "forbid-secret-outbound",
+        "untrusted-origin-needs-human",
+        "forbid-secret-read",
         "material-change-needs-approval",
         "permit-within-rights",
         "permit-human-approved",

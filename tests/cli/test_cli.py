@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from alicorn.cli import app
 from alicorn.packs import pack_dir
 from alicorn.plan.dsl import goal_digest
+from alicorn.testing.people import act_as
 
 runner = CliRunner()
 ALARMS = pack_dir("alarms") / "plan.json"
@@ -172,7 +173,9 @@ def sink() -> Iterator[str]:
     server.shutdown()
 
 
-def test_external_effect_waits_for_approval_then_sends_once(tmp_path: Path, sink: str) -> None:
+def test_external_effect_waits_for_approval_then_sends_once(
+    tmp_path: Path, sink: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "home"
     plan = write_plan(
         tmp_path / "send.json",
@@ -190,6 +193,7 @@ def test_external_effect_waits_for_approval_then_sends_once(tmp_path: Path, sink
     run_id = only_run(home)
     refused = cli(home, "resume", run_id)
     assert refused.exit_code == 1 and "--approve" in refused.stderr
+    act_as(monkeypatch, "alice")  # another person (the OS user) approves: on this new home, its first admin
     done = cli(home, "resume", run_id, "--approve", "--as", "alice", "--comment", "send it")
     assert done.exit_code == 0, done.output
     assert len(_Sink.received) == 1 and _Sink.received[0][1] == {"alarm": 4154}

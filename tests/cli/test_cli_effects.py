@@ -67,12 +67,18 @@ def _runs(home: Path) -> list[str]:
 
 
 def _start_long_run(home: Path, tmp_path: Path) -> subprocess.Popen[str]:
-    """`alicorn run` of the post-wait-post plan in another process, approved by a reviewer (not the proposer)."""
+    """The post-wait-post plan, proposed by the planner (`alicorn run`, which waits for an approval), then approved
+    and driven in another process by the OS user (`alicorn resume --approve`: never the process that proposed)."""
     home.mkdir(exist_ok=True)
     (home / "alicorn.toml").write_text(LEDGER_CONFIG)
-    command = [ALICORN, "run", str(_plan(tmp_path)), "--home", str(home), "--data", str(tmp_path), "--approve"]
+    command = [ALICORN, "run", str(_plan(tmp_path)), "--home", str(home), "--data", str(tmp_path), "-q"]
+    proposed = subprocess.run([*command, "--proposed-by", "agent:planner"], capture_output=True, text=True, timeout=60)
+    assert proposed.returncode == 4, proposed.stderr
     return subprocess.Popen(
-        [*command, "--as", "reviewer", "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [ALICORN, "resume", _runs(home)[0], "--home", str(home), "--approve", "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -83,7 +89,7 @@ def test_cancel_a_run_driven_by_another_process(tmp_path: Path) -> None:
     run_id = _runs(home)[0]
     _wait_for(lambda: _events(home, run_id).count("tool.call") >= 2)
     cancel = subprocess.run(
-        [ALICORN, "cancel", run_id, "--home", str(home), "--reason", "wrong account", "--as", "bob"],
+        [ALICORN, "cancel", run_id, "--home", str(home), "--reason", "wrong account"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -162,8 +168,6 @@ def test_resolve_an_unknown_effect_from_the_command_line(tmp_path: Path) -> None
             "blind=applied",
             "--output",
             f"blind={output}",
-            "--as",
-            "carol",
             "-q",
         ],
         capture_output=True,

@@ -410,6 +410,12 @@ def _resolutions(workdir: Path, run_id: str) -> list[str]:
     return args
 
 
+def _decisions(workdir: Path, run_id: str) -> list[str]:
+    """What the human at the terminal decides before a resume: approve a waiting run (the planner proposed it, the
+    OS user approves), or resolve its blocked effects."""
+    return ["--approve"] if _status(workdir, run_id) == "awaiting_approval" else _resolutions(workdir, run_id)
+
+
 def _status(workdir: Path, run_id: str) -> str:
     with SQLiteStore(workdir / "journal.db", read_only=True) as store:
         return fold(store.read(run_id), run_id).status
@@ -474,7 +480,7 @@ def fault_loop(scenarios: int, *, seed: int, base: Path) -> FaultReport:
             SQLiteStore(workdir / "journal.db").close()
         first = _faulted(
             report,
-            ["run", str(plan), *home, "-q", "--approve", "--as", "tester"],
+            ["run", str(plan), *home, "-q", "--proposed-by", "agent:planner"],
             Fault.draw(rng),
             workdir / "journal.db",
         )
@@ -490,14 +496,14 @@ def fault_loop(scenarios: int, *, seed: int, base: Path) -> FaultReport:
         while rounds < 2 and rng.random() < 0.7 and _status(workdir, run_id) not in TERMINAL_RUN:
             again = _faulted(
                 report,
-                ["resume", run_id, *home, "-q", *_resolutions(workdir, run_id)],
+                ["resume", run_id, *home, "-q", *_decisions(workdir, run_id)],
                 Fault.draw(rng),
                 workdir / "journal.db",
             )
             acked += again.acked
             rounds += 1
         while _status(workdir, run_id) not in TERMINAL_RUN and rounds < 12:
-            plain = _cli_child(["resume", run_id, *home, "-q", *_resolutions(workdir, run_id)], None)
+            plain = _cli_child(["resume", run_id, *home, "-q", *_decisions(workdir, run_id)], None)
             _check_said(report, plain, ["resume"])
             acked += plain.acked
             rounds += 1

@@ -26,6 +26,7 @@ from alicorn.packs.alarms import WORKFLOW as ALARMS
 from alicorn.packs.workflow import BuiltPlan, ResultSummary, Workflow
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
+from alicorn.testing.people import enrol
 from alicorn.validate.base import CheckResult, ValidationReport
 
 SEED_ALARMS = "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human."
@@ -165,7 +166,12 @@ def scripted(script: Sequence[ScriptItem], *, profile: ModelProfile = PROFILE) -
 AS_OF = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 
 
+#: The people Core tests approve and reject as, enrolled (with signing keys) in every home `core` opens.
+PEOPLE = ("ann", "bob", "alice", "a")
+
+
 def core(app: App, workflows: Sequence[Workflow] = (ALARMS, GREET), **options: Any) -> Norbi:
+    enrol(app, *PEOPLE)
     options.setdefault("clock", PinnedClock(AS_OF))
     options.setdefault("samples", True)  # the bundled sample data stands in for the user's where none is given
     return Norbi(app, workflows, data_root=ALARMS.data_dir, **options)

@@ -6,22 +6,30 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from alicorn.cli import app
 from alicorn.core.conversation import fold
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.runtime.state import fold as fold_run
+from alicorn.testing.people import act_as
 from tests.core.support import samples_as_project_data
 
 runner = CliRunner()
 SEND = "From the conversation, prepare a note and tasks and send the draft reply to the participants"
 
 
+@pytest.fixture(autouse=True)
+def _ann_at_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ann is the OS user asking (and, on each new home, its first admin, so she may approve at the prompt)."""
+    act_as(monkeypatch, "ann")
+
+
 def ask(home: Path, *args: str, stdin: str | None = None):
     if not (home / "alicorn.toml").exists():
         samples_as_project_data(home)
-    return runner.invoke(app, ["ask", *args, "--home", str(home), "--model", "none", "--as", "ann"], input=stdin)
+    return runner.invoke(app, ["ask", *args, "--home", str(home), "--model", "none"], input=stdin)
 
 
 def _conversations(home: Path) -> list[str]:
@@ -56,14 +64,18 @@ def test_refused_at_the_prompt_nothing_is_sent(tmp_path: Path) -> None:
     assert status == "rejected" and "effect.intended" not in kinds
 
 
-def test_without_input_it_waits_and_continues_after_a_later_approval(tmp_path: Path) -> None:
+def test_without_input_it_waits_and_continues_after_a_later_approval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result = ask(tmp_path, SEND, "--no-input")
     assert result.exit_code == 4, result.output
     conversation = _conversations(tmp_path)[0]
     with SQLiteStore(tmp_path / "journal.db", create=False) as store:
         run = fold(store.read(conversation)).run
+    act_as(monkeypatch, "bob")  # another person, in another process, approves: the home's first admin
     approved = runner.invoke(app, ["approve", run, "--as", "bob", "--home", str(tmp_path)])
     assert approved.exit_code == 0, approved.output
+    act_as(monkeypatch, "ann")
     done = ask(tmp_path, "--conversation", conversation)
     assert done.exit_code == 0 and "[complete]" in done.output
 
@@ -95,6 +107,13 @@ def test_a_trigger_cannot_approve_at_the_prompt(tmp_path: Path) -> None:
     assert "cannot approve its own plan" in result.output
     status, _ = _run_status(tmp_path, _conversations(tmp_path)[0])
     assert status == "awaiting_approval"
+    # Continuing the conversation as a person, with --approve, does not make it a person's request.
+    conversation = _conversations(tmp_path)[0]
+    again = ask(tmp_path, "--conversation", conversation, "--approve")
+    assert again.exit_code == 4, again.output
+    assert "came from a trigger channel" in again.output
+    status, kinds = _run_status(tmp_path, conversation)
+    assert status == "awaiting_approval" and "approval.granted" not in kinds
 
 
 def test_bad_requests_are_refused_and_journal_nothing(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from alicorn.models.messages import ChatRequest
 from alicorn.packs.catalog import bundled_workflows
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.state import fold as fold_run
+from alicorn.testing.people import enrol
 from tests.core.support import label, scripted
 
 COMMANDS = {
@@ -75,6 +76,7 @@ def _model_for(expected: str, language: str):
 
 def _run(tmp_path: Path, text: str, models=None):
     app = open_app(tmp_path / "home")
+    enrol(app, "ann")
     core = Norbi(app, bundled_workflows(), models=models, clock=PinnedClock(AS_OF), samples=True)
     turn = core.receive(IntentEnvelope(utterance=text, author="human:ann"))
     if turn.phase == "waiting":

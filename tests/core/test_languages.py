@@ -4,16 +4,20 @@ the request's language."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
 
+from alicorn.anvil.people import People
 from alicorn.core import cli, render
 from alicorn.core.report import Report, fallback, run_facts
 from alicorn.core.turn import Turn
+from alicorn.journal.memory import InMemoryStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.runtime.state import EffectState, NodeState, RunState
+from alicorn.testing.people import act_as, enrol
 
 
 def _report(language: str) -> Report:
@@ -127,9 +131,14 @@ def test_repeated_causes_are_counted_in_the_right_plural() -> None:
 class _Core:
     """Just enough of Norbi for `alicorn ask`'s prompts."""
 
-    def __init__(self) -> None:
-        self.app = type("App", (), {"registry": builtin_registry()})()
+    def __init__(self, keys: Path) -> None:
+        people = enrol(People(InMemoryStore(), keys), "ann")
+        self.app = type("App", (), {"registry": builtin_registry(), "people": people})()
         self.calls: list[str] = []
+        self.origin = "human"
+
+    def provenance(self, conversation: str) -> str:
+        return self.origin
 
     def approve(self, conversation: str, by: str) -> Turn:
         self.calls.append("approve")
@@ -141,7 +150,7 @@ class _Core:
 
 
 def test_the_prompts_ask_in_the_requests_language(
-    monkeypatch: pytest.MonkeyPatch, printed: io.StringIO, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, printed: io.StringIO, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     asked: list[str] = []
     answers = iter(["tak", "н", "потому что"])
@@ -151,17 +160,18 @@ def test_the_prompts_ask_in_the_requests_language(
         return next(answers)
 
     monkeypatch.setattr(cli, "_prompt", prompt)
-    core = _Core()
+    act_as(monkeypatch, "ann")
+    core = _Core(tmp_path / "keys")
     waiting = Turn("conv-1", "waiting", language="pl")
-    cli._interact(core, waiting, "ann", approve=False, interactive=True, provenance="human")
-    cli._interact(
-        core, Turn("conv-1", "waiting", language="ru"), "ann", approve=False, interactive=True, provenance="human"
-    )
+    cli._interact(core, waiting, "ann", approve=False, interactive=True)
+    cli._interact(core, Turn("conv-1", "waiting", language="ru"), "ann", approve=False, interactive=True)
     assert asked == [
         "zatwierdzić ten plan? [t = zatwierdź / n = odrzuć]",
         "одобрить этот план? [д = одобрить / н = отклонить]",
         "почему (будет записано в журнал)",
     ]
     assert core.calls == ["approve", "reject: потому что"]
-    cli._interact(core, waiting, "ann", approve=False, interactive=True, provenance="trigger")
+    core.origin = "trigger"  # the conversation's provenance, whatever the continuing command says
+    cli._interact(core, waiting, "ann", approve=True, interactive=True)
+    assert core.calls == ["approve", "reject: потому что"]  # nothing approved
     assert "ta prośba przyszła kanałem trigger, więc nie może zatwierdzić własnego planu" in capsys.readouterr().out

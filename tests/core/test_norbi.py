@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from alicorn.anvil.people import PEOPLE_STREAM
 from alicorn.core.contract import ContractBreach, OutcomeContract
 from alicorn.core.conversation import fold, run_id_for
 from alicorn.core.intake import IntentEnvelope
@@ -253,7 +254,7 @@ def test_unknown_attachment_is_refused_before_anything_is_journaled(tmp_path: Pa
     app = make_app(tmp_path)
     with pytest.raises(CoreError, match="attachment"):
         core(app).receive(_ask(SEED_ALARMS, attachments=("a" * 64,)))
-    assert list(app.store.streams()) == []
+    assert [i.stream for i in app.store.streams()] == [PEOPLE_STREAM]  # only the people `core` enrols
 
 
 @pytest.mark.parametrize(

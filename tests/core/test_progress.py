@@ -185,7 +185,7 @@ def test_disabled_it_subscribes_to_nothing_and_writes_nothing() -> None:
 
 
 def _plain(home: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli_app, ["ask", *args, "--home", str(home), "--model", "none", "--as", "ann"])
+    result = CliRunner().invoke(cli_app, ["ask", *args, "--home", str(home), "--model", "none"])
     return result.exit_code, re.sub(r"(conv|run)-\d{8}-[0-9a-f]+", r"\1-ID", result.output)
 
 

@@ -24,6 +24,7 @@ from alicorn.packs.notes.slots import DATA_DIR as NOTES_DATA
 from alicorn.packs.schedule import DATA_DIR as SCHEDULE_DATA
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.state import fold as fold_run
+from alicorn.testing.people import enrol
 
 AS_OF = datetime(2026, 12, 1, 7, 30, tzinfo=UTC)  # "yesterday" is 2026-11-30
 ALARMS = "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human."
@@ -201,6 +202,7 @@ def test_a_stated_constraint_is_checked_and_a_picked_variant_gets_its_own_public
     state = fold(app.store.read(turn.conversation))
     assert state.contract is not None and state.contract["follows"] is not None
     assert state.contract["forbidden"] == []  # a new human decision, separate from the first request's "do not"
+    enrol(app, "bob")
     done = core.approve(turn.conversation, by="human:bob")
     assert done.report is not None and done.report.outcome == "complete", done.report
     run = fold_run(app.store.read(done.report.run or ""), done.report.run or "")

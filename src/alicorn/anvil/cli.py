@@ -1,4 +1,4 @@
-"""Anvil's commands: proposals, approve, reject, rights, why, and the `agent` and `policy` groups.
+"""Anvil's commands: proposals, approve, reject, rights, why, and the `agent`, `people` and `policy` groups.
 
 `register(app, ...)` adds them to the main CLI. Like the rest of the CLI, this module imports only typer at its top;
 each command imports what it needs, so `alicorn --help` stays fast.
@@ -6,7 +6,6 @@ each command imports what it needs, so `alicorn --help` stays fast.
 
 from __future__ import annotations
 
-import getpass
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -17,19 +16,36 @@ import typer
 HomeOption = Annotated[
     Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home: journal.db and workspaces/.")
 ]
-AsOption = Annotated[str | None, typer.Option("--as", help="Your name (default: your login).")]
+AsOption = Annotated[
+    str | None, typer.Option("--as", help="Optional: your name, which must be the OS user running this.")
+]
 
 
 def _me(who: str | None) -> str:
-    from alicorn.anvil.identity import claimed
+    """The authenticated human: the OS user running the command (`--as` may only repeat it)."""
+    from alicorn.anvil.identity import acting_human
 
-    return claimed(who or getpass.getuser()).id
+    return acting_human(who).id
+
+
+def _person(application: Any, who: str | None, role: str, doing: str) -> str:
+    """The OS user, enrolled in the home with at least `role` (bootstrapped as the first admin on a new home)."""
+    from alicorn.anvil.people import authenticate
+
+    me, enrolled = authenticate(application.people, who, role=role, doing=doing)
+    if enrolled:
+        typer.echo(f"{me} is this home's first person: enrolled as admin (`alicorn people list`)", err=True)
+    return str(me.id)
 
 
 def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[..., Any], exit_for: Any) -> None:
     """Add Anvil's commands to `app` (the helpers come from alicorn.cli)."""
     agent_app = typer.Typer(no_args_is_help=True, help="Register agents and grant or revoke their rights.")
     policy_app = typer.Typer(no_args_is_help=True, help="Check and show the policy rules (Cedar) in force.")
+    people_app = typer.Typer(
+        no_args_is_help=True, help="The home's people and their roles: viewer, approver, admin (signing keys)."
+    )
+    app.add_typer(people_app, name="people")
     app.add_typer(agent_app, name="agent")
     app.add_typer(policy_app, name="policy")
 
@@ -47,6 +63,21 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         scratch = Path(tempfile.mkdtemp(prefix="alicorn-policy-"))
         atexit.register(shutil.rmtree, scratch, True)
         return open_with_journal(home, journal=scratch / "journal.db")
+
+    def waiting(application: Any, run_id: str, action: str) -> Any:
+        """The state of `run_id`, which must be waiting for a decision (else a clear refusal, nothing changed)."""
+        from alicorn.anvil.errors import NotAwaitingApprovalError
+        from alicorn.runtime.state import fold
+
+        state = fold(application.store.read(run_id), run_id)
+        if not state.plan:
+            raise typer.BadParameter(f"no run {run_id!r}; `alicorn runs` lists the runs")
+        if state.status != "awaiting_approval":
+            more = f"; it was replaced by run {state.replaced_by}: {action} that one" if state.replaced_by else ""
+            raise NotAwaitingApprovalError(
+                f"run {run_id} is {state.status}, not waiting for an approval{more}", run_id=run_id
+            )
+        return state
 
     def drive(home: Path, run_id: str, quiet: bool, **kwargs: Any) -> None:
         from alicorn.render import Progress, print_run
@@ -89,20 +120,20 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         comment: Annotated[str, typer.Option(help="A comment journaled with the approval.")] = "",
         quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     ) -> None:
-        """Approve a waiting run as a human (never its proposer), bound to its plan hash, and run it."""
-        from alicorn.anvil.errors import NotAwaitingApprovalError
+        """Approve a waiting run as yourself (the OS user, an enrolled approver, never its proposer): the approval
+        is signed with your key, bound to the plan hash, and the run proceeds."""
+        from alicorn.anvil.identity import acting_human
         from alicorn.runtime.executor import Approval
-        from alicorn.runtime.state import fold
+        from alicorn.runtime.humans import check_approvals
 
-        store = open_app(home).store
-        store.require(run_id)
-        state = fold(store.read(run_id), run_id)
-        if state.plan and state.status != "awaiting_approval":
-            more = f"; it was replaced by run {state.replaced_by}: approve that one" if state.replaced_by else ""
-            raise NotAwaitingApprovalError(
-                f"run {run_id} is {state.status}, not waiting for an approval{more}", run_id=run_id
-            )
-        drive(home, run_id, quiet, approvals=[Approval(_me(who), comment, plan_hash)])
+        application = open_app(home)
+        application.store.require(run_id)
+        state = waiting(application, run_id, "approve")
+        # Every refusal that needs no person comes first, so a refused approval changes nothing (not even people).
+        mine = Approval(acting_human(who).id, comment, plan_hash)
+        check_approvals([mine], state.proposed_by, run_id, state.plan_hash)
+        me = _person(application, who, "approver", f"approve run {run_id}")
+        drive(home, run_id, quiet, approvals=[Approval(me, comment, plan_hash)])
 
     @app.command()
     @guard
@@ -112,10 +143,16 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         home: HomeOption = Path(".alicorn"),
         who: AsOption = None,
     ) -> None:
-        """Refuse a waiting run: it finishes `rejected`, with no effect."""
+        """Refuse a waiting run as yourself (an enrolled approver; signed): it finishes `rejected`, with no effect."""
+        from alicorn.anvil.identity import acting_human
         from alicorn.runtime.executor import Rejection
+        from alicorn.runtime.humans import check_rejection
 
-        drive(home, run_id, True, rejection=Rejection(_me(who), reason))
+        application = open_app(home)
+        state = waiting(application, run_id, "reject")
+        check_rejection(Rejection(acting_human(who).id, reason), state.proposed_by, run_id)
+        me = _person(application, who, "approver", f"reject run {run_id}")
+        drive(home, run_id, True, rejection=Rejection(me, reason))
 
     @app.command()
     @guard
@@ -145,6 +182,8 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
                 "reputation": record.reputation,
                 "tier": record.tier,
                 "rights": record.rights.model_dump(mode="json"),
+                "origins": {c: o.__dict__ for c, o in sorted(record.origins.items())},
+                "eligible": list(record.eligible),
                 "history": [e.__dict__ for e in record.history],
             }
             typer.echo(json.dumps(data, indent=2))
@@ -154,16 +193,19 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
     @app.command()
     @guard
     def why(
-        decision: Annotated[str, typer.Argument(help="RUN#SEQ of a decision, or a run id (then give NODE).")],
+        decision: Annotated[
+            str, typer.Argument(help="RUN#SEQ of a decision, or a run id (all its decisions, or give NODE).")
+        ],
         node: Annotated[str | None, typer.Argument(help="A node of the run: the decisions that covered it.")] = None,
         home: HomeOption = Path(".alicorn"),
     ) -> None:
-        """Explain a decision: the rules that made it, its inputs, and a sentence a person understands."""
-        from alicorn.anvil.explain import explain_node, explain_ref
+        """Explain a decision: the rules that made it, its inputs, where the proposer's rights came from, and a
+        sentence a person understands."""
+        from alicorn.anvil.explain import explain_node, explain_run
         from alicorn.render import print_explanation
 
         store = open_app(home).store
-        found = [explain_ref(store, decision)] if node is None else explain_node(store, decision, node)
+        found = explain_run(store, decision) if node is None else explain_node(store, decision, node)
         for item in found:
             print_explanation(item)
 
@@ -204,6 +246,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
 
             from alicorn.anvil.errors import AnvilError
             from alicorn.anvil.explain import rights_report
+            from alicorn.anvil.reputation import needs_grant
             from alicorn.anvil.rights import RightsChange
             from alicorn.render import print_explanation
 
@@ -220,10 +263,20 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
                 )
             except ValidationError as exc:
                 raise AnvilError(f"cannot read the rights: {exc.errors()[0]['msg']}") from None
-            record = open_app(home).anvil.agents.change(agent, delta, grant=grant, cause=cause, by=_me(who))
+            application = open_app(home)
+            application.anvil.agents.check_change(agent, delta, cause)  # before anyone is signed in (or enrolled)
+            wide = [c for c in delta.effects if needs_grant(c)]
+            # Reputation never gives a class above local_write: a person with the approver role does, signed in.
+            doing = f"grant {', '.join(wide)} to {agent}"
+            by = _person(application, who, "approver", doing) if grant and wide else _me(who)
+            record = application.anvil.agents.change(agent, delta, grant=grant, cause=cause, by=by)
             print_explanation(rights_report(record, None))
 
-        command.__doc__ = "Grant rights to an agent, with a cause." if grant else "Revoke rights, with a cause."
+        command.__doc__ = (
+            "Grant rights to an agent, with a cause (a class above local_write: an approver only)."
+            if grant
+            else "Revoke rights, with a cause."
+        )
         return command
 
     agent_app.command("grant")(guard(change(True)))
@@ -237,6 +290,65 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         for name in registry.agents():
             record = registry.record(name)
             typer.echo(f"{name}: reputation {record.reputation} ({record.tier}); {record.rights.describe()}")
+
+    @people_app.command("add")
+    @guard
+    def people_add(
+        name: Annotated[str, typer.Argument(help="The person's login name (their OS user), e.g. alice.")],
+        role: Annotated[str, typer.Option(help="viewer | approver | admin")] = "approver",
+        home: HomeOption = Path(".alicorn"),
+        who: AsOption = None,
+    ) -> None:
+        """Enrol a person with a role and a new signing key (an admin only; again: a new role and key)."""
+        application = open_app(home, create=True)
+        me = _person(application, who, "admin", "manage people")
+        from alicorn.anvil.identity import parse_principal
+
+        person = application.people.add(name, role, by=parse_principal(me))
+        key = application.people.key_file(person.id)
+        typer.echo(f"{person.id}: {person.role}; key {person.fingerprint[:23]}…, private key in {key} (mode 0600)")
+
+    @people_app.command("remove")
+    @guard
+    def people_remove(
+        name: Annotated[str, typer.Argument(help="The person to remove.")],
+        home: HomeOption = Path(".alicorn"),
+        who: AsOption = None,
+    ) -> None:
+        """Remove a person (an admin only): their key stops being valid and its file is deleted."""
+        from alicorn.anvil.identity import parse_principal
+
+        application = open_app(home)
+        me = _person(application, who, "admin", "manage people")
+        person = application.people.remove(name, by=parse_principal(me))
+        typer.echo(f"removed {person.id} (was {person.role}); their decisions so far stay verifiable")
+
+    @people_app.command("list")
+    @guard
+    def people_list(
+        home: HomeOption = Path(".alicorn"), as_json: Annotated[bool, typer.Option("--json")] = False
+    ) -> None:
+        """The home's people, their roles and key fingerprints (read-only)."""
+        from alicorn.anvil.people import People
+
+        if not (home / "journal.db").exists():
+            roster_people: list[Any] = []
+        else:
+            application = open_app(home, read_only=True)
+            roster = People(application.store, home / "keys").roster()
+            roster_people = sorted(roster.people.values(), key=lambda p: p.id)
+        if as_json:
+            rows = [
+                {"person": p.id, "role": p.role, "fingerprint": p.fingerprint, "added_by": p.added_by}
+                for p in roster_people
+            ]
+            typer.echo(json.dumps(rows, indent=2))
+            return
+        if not roster_people:
+            typer.echo("no people yet: the first person to approve, reject or add people becomes the admin")
+        for p in roster_people:
+            first = " (first admin)" if p.bootstrap else ""
+            typer.echo(f"{p.id}: {p.role}{first}; key {p.fingerprint[:23]}…; added by {p.added_by} at #{p.added_seq}")
 
     @policy_app.command("check")
     @guard

@@ -18,6 +18,7 @@ from alicorn.anvil.labels import label_rank
 from alicorn.anvil.policy import Policies
 from alicorn.anvil.rights import Subject, gaps
 from alicorn.anvil.risk import PlanRisk
+from alicorn.anvil.secret_reads import not_allowed
 from alicorn.anvil.sentences import decision_sentence
 from alicorn.plan.dsl import effect_rank
 
@@ -41,6 +42,12 @@ class Facts:
     approved_by: tuple[str, ...] = ()
     material: bool = False
     material_reasons: tuple[str, ...] = ()
+    #: Where the run's request came from (its terms): human, trigger or external, and through which channel.
+    provenance: str = "human"
+    channel: str = "cli"
+    #: The plan's secret-labelled sources (`anvil.secret_reads.secret_sources`) and the terms' allowed patterns.
+    secret_sources: tuple[str, ...] = ()
+    secret_allowed: tuple[str, ...] = ()
 
     @cached_property
     def gaps(self) -> tuple[str, ...]:
@@ -140,9 +147,20 @@ def entities(facts: Facts) -> list[dict[str, Any]]:
             "tier": subject.tier,
         }
     plan = {"type": "Plan", "id": facts.plan_hash}
+    # Provenance is a fact of the plan (its run's request), not of one check: `resource.provenance` in a rule.
+    plan_attrs = {
+        "project": facts.project,
+        "goal_hash": facts.goal_hash,
+        "provenance": facts.provenance,
+        "channel": facts.channel,
+        # Secret reads are facts of the plan too (as attributes, the journaled requests of plans that read no secret
+        # stay byte for byte what they were): `resource.reads_secret`, `resource.secret_reads_allowed`.
+        "reads_secret": bool(facts.secret_sources),
+        "secret_reads_allowed": not not_allowed(facts.secret_sources, facts.secret_allowed),
+    }
     return [
         {"uid": uid, "attrs": attrs, "parents": []},
-        {"uid": plan, "attrs": {"project": facts.project, "goal_hash": facts.goal_hash}, "parents": []},
+        {"uid": plan, "attrs": plan_attrs, "parents": []},
     ]
 
 

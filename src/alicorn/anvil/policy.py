@@ -54,7 +54,14 @@ AGENT_FIELDS: dict[str, dict[str, Any]] = {
     "roles": _STRINGS,
     "tier": _STRING,
 }
-PLAN_FIELDS: dict[str, dict[str, Any]] = {"project": _STRING, "goal_hash": _STRING}
+PLAN_FIELDS: dict[str, dict[str, Any]] = {
+    "project": _STRING,
+    "goal_hash": _STRING,
+    "provenance": _STRING,
+    "channel": _STRING,
+    "reads_secret": _BOOL,
+    "secret_reads_allowed": _BOOL,
+}
 
 
 def _record(fields: dict[str, dict[str, Any]]) -> dict[str, Any]:

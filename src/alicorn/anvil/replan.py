@@ -1,10 +1,16 @@
 """Material change: when a new plan for the same goal needs a new human decision.
 
-A replan is material when it changes the goal hash, adds effect classes, reaches hosts the old plan did not, sends
-more sensitive data outside, or raises the plan's cost (its most possible calls, its effects, the money it moves)
-by more than `threshold` (a fraction: 0.25 is +25 %). Everything is compared on whole-plan aggregates, so a replan
-that splits one send into five is caught by the cost rule even though its effect classes did not change. Anything
-else may proceed within the approved goal. Core calls `material_change`; `Executor.replan` applies it.
+A replan is material when it changes the goal hash, adds effect classes, uses operations the old plan did not,
+reaches hosts or writes paths the old plan did not, routes data differently (an operation's output now feeds one it
+did not feed), sends more sensitive data outside, or raises the plan's cost (its most possible calls, its effects,
+the money it moves) by more than `threshold` (a fraction: 0.25 is +25 %). It is material whatever it costs when its
+cause came from data or a tool's output (an error message, a failed check's detail): text an attacker may have
+written decided what the new plan is. Everything is compared on whole-plan aggregates, so a replan that splits one
+send into five is caught by the cost rule even though its effect classes did not change. Anything else may proceed
+within the approved goal. Core calls `material_change`; `Executor.replan` applies it.
+
+Summaries journaled before operations, flows and paths were compared lack those keys; they are compared on what
+they hold, so their runs replay as they ran.
 """
 
 from __future__ import annotations
@@ -41,6 +47,12 @@ def plan_cost(plan: Plan, catalog: Any, risk: PlanRisk) -> PlanCost:
     return PlanCost(steps, effects, risk.amount)
 
 
+def data_flows(plan: Plan) -> list[str]:
+    """Which operation's output feeds which operation (`load→send`), over every reference of the plan."""
+    operation = {n.node_id: n.operation for n in plan.nodes}
+    return sorted({f"{operation[ref.node]}→{n.operation}" for n in plan.nodes for ref in n.refs()})
+
+
 def summarize(plan: Plan, catalog: Any, risk: PlanRisk) -> dict[str, Any]:
     """The facts of a plan a later replan is compared with (journaled with the successor run)."""
     return {
@@ -50,6 +62,9 @@ def summarize(plan: Plan, catalog: Any, risk: PlanRisk) -> dict[str, Any]:
         "hosts": list(risk.hosts),
         "outbound": risk.outbound,
         "cost": plan_cost(plan, catalog, risk).to_json(),
+        "operations": list(risk.operations),
+        "paths": list(risk.paths),
+        "flows": data_flows(plan),
     }
 
 
@@ -79,9 +94,24 @@ def _grew(before: float, after: float, threshold: float) -> bool:
     return before == 0 or after > before * (1 + threshold)
 
 
-def compare(old: dict[str, Any], new: dict[str, Any], threshold: float = DEFAULT_THRESHOLD) -> MaterialChange:
-    """Compare two plan summaries (see `summarize`); pure, so replay recomputes it from the journaled summary."""
+def _added(old: dict[str, Any], new: dict[str, Any], key: str) -> list[str]:
+    """What `new[key]` holds that `old[key]` does not; nothing when either summary predates the key."""
+    if key not in old or key not in new:
+        return []
+    return [item for item in new[key] if item not in old[key]]
+
+
+def compare(
+    old: dict[str, Any], new: dict[str, Any], threshold: float = DEFAULT_THRESHOLD, *, from_data: bool = False
+) -> MaterialChange:
+    """Compare two plan summaries (see `summarize`); pure, so replay recomputes it from the journaled summary.
+
+    `from_data`: the replan's cause came from data or tool output, which makes it material whatever it changes."""
     reasons: list[str] = []
+    if from_data:
+        reasons.append(
+            "its cause came from the data or a tool's output (an error or a failed check), so a person decides"
+        )
     if old["goal_hash"] != new["goal_hash"]:
         reasons.append(f"it changes the goal (goal hash {old['goal_hash'][:12]}… → {new['goal_hash'][:12]}…)")
     added = tuple(c for c in EFFECT_ORDER if c in new["classes"] and c not in old["classes"] and c != "none")
@@ -91,6 +121,15 @@ def compare(old: dict[str, Any], new: dict[str, Any], threshold: float = DEFAULT
     if hosts:
         shown = ", ".join("a host computed at run time" if h == "?" else h for h in hosts)
         reasons.append(f"it reaches new external destination(s): {shown}")
+    for key, sentence in (
+        ("operations", "it uses operation(s) the approved plan did not: {}"),
+        ("paths", "it writes to new destination(s): {}"),
+        ("flows", "it routes data differently: {}"),
+    ):
+        found = _added(old, new, key)
+        if found:
+            shown = ("a path computed at run time" if item == "?" else item for item in found)
+            reasons.append(sentence.format(", ".join(shown)))
     if label_rank(new["outbound"]) > label_rank(old["outbound"]):
         reasons.append(f"it sends more sensitive data outside ({new['outbound']}, before {old['outbound']})")
     before, after = old["cost"], new["cost"]
@@ -108,8 +147,10 @@ def material_change(
     registry: Any,
     threshold: float = DEFAULT_THRESHOLD,
     labels: DataLabels | None = None,
+    *,
+    from_data: bool = False,
 ) -> MaterialChange:
     """Whether replacing `old_plan` with `new_plan` needs a new human decision (both plans must be valid)."""
     old = summarize(old_plan, registry, assess(old_plan, registry, labels))
     new = summarize(new_plan, registry, assess(new_plan, registry, labels))
-    return compare(old, new, threshold)
+    return compare(old, new, threshold, from_data=from_data)

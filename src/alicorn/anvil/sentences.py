@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from alicorn.anvil.rights import describe_gap
+from alicorn.anvil.secret_reads import COMPUTED, describe, not_allowed
 
 if TYPE_CHECKING:
     from alicorn.anvil.decide import Facts
@@ -24,7 +25,8 @@ def _list(items: Sequence[str]) -> str:
 
 def _above_local_write(facts: Facts) -> str:
     risk = facts.risk
-    classes = [c for c in risk.classes if c not in ("none", "read", "local_write")]
+    # code_execution (sandboxed, no network) is within what the default policy lets run unapproved: not a reason.
+    classes = [c for c in risk.classes if c not in ("none", "read", "local_write", "code_execution")]
     hosts = [h if h != "?" else "a host computed at run time" for h in risk.hosts]
     where = f" to {_list(hosts)}" if hosts and "external_transmission" in classes else ""
     return f"{_list(classes)}{where}"
@@ -53,16 +55,35 @@ def rule_phrase(rule: str, facts: Facts) -> str:
         return f"the plan has {_list(banned)}, which this run forbids"
     if rule == "forbid-secret-outbound":
         return f"secret data would leave for {_list(list(risk.hosts))}"
+    if rule == "untrusted-origin-needs-human":
+        return (
+            f"the request came from {facts.provenance} channel {facts.channel!r}, so nothing happens before an "
+            f"authenticated human approves (`alicorn approve RUN`)"
+        )
+    if rule == "forbid-secret-read":
+        return _secret_read(facts)
     if rule == "material-change-needs-approval":
         return "it replans the goal with a material change (" + "; ".join(facts.material_reasons) + ")"
     return f"rule {rule!r} says so"
+
+
+def _secret_read(facts: Facts) -> str:
+    missing = not_allowed(facts.secret_sources, facts.secret_allowed)
+    if missing:
+        first = next((s for s in missing if s != COMPUTED), "PATTERN")
+        return (
+            f"the plan reads {describe(facts.secret_sources)}, labelled secret, and this run's terms do not allow "
+            f"reading {describe(missing)} (run it with `--allow-secret-read {first}` and have a human approve it)"
+        )
+    sources = describe(facts.secret_sources)
+    return f"the plan reads secret data ({sources}), which its terms allow only once a human approves"
 
 
 def _why_not(facts: Facts, blocked: tuple[str, ...]) -> str:
     parts = [rule_phrase(rule, facts) for rule in blocked]
     if facts.gaps:
         parts.append(f"it goes beyond {facts.subject.id}'s rights ({_list([describe_gap(g) for g in facts.gaps])})")
-    if facts.risk.rank > 2:
+    if facts.risk.rank > 3:
         parts.append(f"the plan has effects above local_write ({_above_local_write(facts)})")
     parts += facts.risk.upgrades()
     return "; ".join(parts) or "no rule allows it without an approval"

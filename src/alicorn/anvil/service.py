@@ -63,10 +63,18 @@ class Anvil:
         project: str = "default",
         budget: Budget | None = None,
         forbidden: tuple[str, ...] = (),
+        provenance: str = "human",
+        channel: str = "cli",
     ) -> RunTerms:
-        """A run's terms from the operator's settings and the run's own choices."""
+        """A run's terms from the operator's settings and the run's own choices (and where its request came from)."""
         return self.settings.terms(
-            proposed_by=proposed_by, project=project, budget=budget, forbidden=forbidden, labels=self.labels
+            proposed_by=proposed_by,
+            project=project,
+            budget=budget,
+            forbidden=forbidden,
+            labels=self.labels,
+            provenance=provenance,
+            channel=channel,
         )
 
     def prepare(self, terms: RunTerms, *, strict: bool = True) -> None:

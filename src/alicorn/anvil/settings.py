@@ -66,6 +66,8 @@ class AnvilSettings(BaseModel):
         budget: Budget | None = None,
         forbidden: tuple[str, ...] = (),
         labels: DataLabels | None = None,
+        provenance: str = "human",
+        channel: str = "cli",
     ) -> RunTerms:
         """A run's terms: the operator's defaults, with the run's own budget limits and forbidden effects added.
 
@@ -80,6 +82,8 @@ class AnvilSettings(BaseModel):
                     "project_budget": self.projects.get(project, Budget()),
                     "forbidden": (*self.forbidden, *forbidden),
                     "labels": labels or DataLabels(),
+                    "provenance": provenance,
+                    "channel": channel,
                 }
             )
         except ValidationError as exc:

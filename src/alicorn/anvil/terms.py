@@ -7,7 +7,7 @@ that run's plan, which is what `replan.compare` judges the new plan against.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -19,6 +19,9 @@ from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
 
 ProjectName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$")]
 DEFAULT_PROPOSER = "human:operator"
+#: Who started the work a run serves: an authenticated human, an automated trigger, or an external channel.
+Provenance = Literal["human", "trigger", "external"]
+ChannelName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_.-]{0,39}$")]
 
 
 class ReplanOrigin(BaseModel):
@@ -28,6 +31,8 @@ class ReplanOrigin(BaseModel):
     run: str
     summary: dict[str, Any]
     threshold: float = Field(DEFAULT_THRESHOLD, ge=0)
+    #: The replan's cause came from data or tool output (an error text, a failed check): material whatever it costs.
+    from_data: bool = False
 
 
 class RunTerms(BaseModel):
@@ -41,6 +46,24 @@ class RunTerms(BaseModel):
     forbidden: tuple[EffectClass, ...] = ()
     labels: DataLabels = DataLabels()
     replan_of: ReplanOrigin | None = None
+    #: Where the request came from. A run started for a trigger or an external channel keeps that provenance for
+    #: its whole life (replans and follow-ups included): no later step may upgrade it to "human".
+    provenance: Provenance = "human"
+    channel: ChannelName = "cli"
+    #: Path patterns (relative to the data root) of secret-labelled sources this run may read, once a human approved
+    #: its plan (`alicorn run --allow-secret-read PATTERN`; rule forbid-secret-read, `anvil.secret_reads`).
+    secret_reads: tuple[str, ...] = ()
+
+    @field_validator("secret_reads")
+    @classmethod
+    def _secret_patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in value:
+            if not pattern.strip() or pattern.startswith("/") or ".." in pattern.split("/"):
+                raise ValueError(
+                    f"secret read {pattern!r} is not a pattern relative to the data root; give one like 'keys/api.txt' "
+                    "or 'keys/**'"
+                )
+        return tuple(sorted(set(pattern.strip() for pattern in value)))
 
     @field_validator("proposed_by")
     @classmethod
@@ -62,7 +85,14 @@ class RunTerms(BaseModel):
             "labels": self.labels.model_dump(mode="json"),
         }
         if self.replan_of is not None:
-            data["replan_of"] = self.replan_of.model_dump(mode="json")
+            data["replan_of"] = self.replan_of.model_dump(mode="json", exclude_defaults=False)
+            if not self.replan_of.from_data:
+                del data["replan_of"]["from_data"]  # as journaled before the field existed
+        if (self.provenance, self.channel) != ("human", "cli"):  # journals from before provenance stay as they were
+            data["provenance"] = self.provenance
+            data["channel"] = self.channel
+        if self.secret_reads:  # journals from before secret reads stay as they were
+            data["secret_reads"] = list(self.secret_reads)
         return data
 
     @classmethod
@@ -77,4 +107,7 @@ class RunTerms(BaseModel):
             forbidden=tuple(data.get("forbidden", ())),
             labels=DataLabels.model_validate(data.get("labels", {})),
             replan_of=ReplanOrigin.model_validate(data["replan_of"]) if data.get("replan_of") else None,
+            provenance=data.get("provenance", "human"),
+            channel=data.get("channel", "cli"),
+            secret_reads=tuple(data.get("secret_reads", ())),
         )

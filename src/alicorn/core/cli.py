@@ -12,7 +12,6 @@ This module imports only typer at its top, so `alicorn --help` stays fast.
 
 from __future__ import annotations
 
-import getpass
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,9 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         conversation: Annotated[
             str | None, typer.Option("--conversation", "-c", help="Continue this conversation.")
         ] = None,
-        who: Annotated[str | None, typer.Option("--as", help="Who is asking (default: your login).")] = None,
+        who: Annotated[
+            str | None, typer.Option("--as", help="Optional: who is asking, which must be the OS user running this.")
+        ] = None,
         project: Annotated[str, typer.Option(help="The project the request belongs to.")] = "default",
         provenance: Annotated[
             str, typer.Option(help="human, or trigger / external: such requests can never approve anything.")
@@ -81,7 +82,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         validates and reports."""
         import sys
 
-        from alicorn.anvil.identity import claimed
+        from alicorn.anvil.identity import acting_human
         from alicorn.core.progress import ProgressView
         from alicorn.core.render import console, print_turn
 
@@ -93,7 +94,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         progress = ProgressView(console, enabled=not quiet and sys.stdout.isatty())
         ctx.call_on_close(progress.observe(application.store))
         core = progress.around(_core(application, model))
-        person = claimed(who or getpass.getuser()).id
+        person = acting_human(who).id  # the OS user: who asks, and who approves at the prompt
         interactive = not no_input
         if close is not None:
             if conversation is None:
@@ -107,18 +108,18 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             request = _Request(
                 text, person, project, provenance, channel, forbid or [], constraint or [], deadline, data or []
             )
-            turn = core.receive(_envelope(request, _attachments(home, attach or [])))
+            turn = core.receive(_envelope(request, _attachments(application.artifacts(project), attach or [])))
         else:
             state = core.state(conversation)
             progress.language = str((state.classification or {}).get("language") or "en")
             # An answer, or the conversation's next message (Core says so when it cannot take it).
             turn = core.reply(conversation, text, by=person) if text else core.advance(conversation)
         print_turn(turn, application.registry, source=core.models.source if core.models else "no model")
-        turn = _interact(core, turn, person, approve=approve, interactive=interactive, provenance=provenance)
+        turn = _interact(core, turn, person, approve=approve, interactive=interactive)
         raise typer.Exit(_exit_code(turn))
 
 
-def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: bool, provenance: str) -> Any:
+def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: bool) -> Any:
     from alicorn.core.render import print_turn
     from alicorn.i18n import tr
 
@@ -129,7 +130,8 @@ def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: 
             if answer is None:
                 return turn
             turn = core.reply(turn.conversation, answer, by=person)
-        elif turn.phase == "waiting" and provenance != "human":
+        elif turn.phase == "waiting" and (provenance := core.provenance(turn.conversation)) != "human":
+            # the conversation's provenance, whoever continues it: continuing never makes it a person's request
             typer.echo(
                 tr(
                     lang,
@@ -142,6 +144,8 @@ def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: 
             )
             return turn
         elif turn.phase == "waiting" and (approve or interactive):
+            # The planner (agent:planner) proposed; the person at the terminal decides, if enrolled to.
+            _authenticate(core.app, turn)
             decision = "y" if approve else _prompt(tr(lang, "approve this plan? [y = approve / n = reject]"))
             if decision is None:
                 return turn
@@ -154,6 +158,16 @@ def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: 
             return turn
         print_turn(turn, core.app.registry, source=None)
     return turn
+
+
+def _authenticate(application: Any, turn: Any) -> None:
+    """The OS user must be an enrolled approver to decide at the prompt (the first admin of a new home)."""
+    from alicorn.anvil.people import authenticate
+
+    run = turn.proposal.run if turn.proposal else "the plan"
+    me, enrolled = authenticate(application.people, None, role="approver", doing=f"approve or reject run {run}")
+    if enrolled:
+        typer.echo(f"{me} is this home's first person: enrolled as admin (`alicorn people list`)", err=True)
 
 
 def _prompt(text: str) -> str | None:
@@ -216,7 +230,7 @@ def _envelope(request: _Request, attachments: list[str]) -> Any:
         raise CoreError(f"the request is not valid: {where}: {err['msg']}; nothing was journaled") from None
 
 
-def _attachments(home: Path, files: list[Path]) -> list[str]:
+def _attachments(root: Path, files: list[Path]) -> list[str]:
     """Store each file in the home's artifact store (content-addressed: storing twice is storing once); their
     digests go in the envelope. A file that cannot be read is refused before anything is stored."""
     from alicorn.context.artifacts import ArtifactStore
@@ -225,7 +239,7 @@ def _attachments(home: Path, files: list[Path]) -> list[str]:
     for path in files:
         if not path.is_file():
             raise CoreError(f"--attach {path}: no such file; nothing was stored or journaled")
-    store = ArtifactStore(home / "artifacts")
+    store = ArtifactStore(root)
     digests = []
     for path in files:
         view = store.put_file(path)

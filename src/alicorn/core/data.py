@@ -191,6 +191,38 @@ def stage(located: Sequence[Located], into: Path) -> Path:
     return into
 
 
+def stage_given(sources: DataSources, into: Path) -> Path:
+    """A free plan's data root: a copy of what the request gave (its attachments, under their names, and the
+    `--data` files and folders that lie under the project's roots), and nothing else: never the home, so a plan
+    reads neither the journal nor another run's or project's files. Symlinks are not followed."""
+    into.mkdir(parents=True, exist_ok=True)
+    for name, stored in sources.attachments:
+        target = into / _safe_name(name)
+        if stored.is_file() and not target.exists():
+            shutil.copyfile(stored, target)
+    for _name, path in sources.given:
+        if not _inside(path, sources.roots) or path.is_symlink():
+            continue
+        target = into / _safe_name(path.name)
+        if target.exists():
+            continue
+        if path.is_dir():
+            shutil.copytree(path, target, symlinks=True, ignore=_links)
+        elif path.is_file():
+            shutil.copyfile(path, target)
+    return into
+
+
+def _safe_name(name: str) -> str:
+    """A file name with no folder part and nothing hidden (`../x` and `/etc/x` become `x`)."""
+    return Path(name).name.lstrip(".") or "attachment"
+
+
+def _links(folder: str, names: list[str]) -> list[str]:
+    """For copytree: leave out symlinks (kept as links, they could lead anywhere) and Alicorn homes."""
+    return [n for n in names if (Path(folder) / n).is_symlink() or n == ".alicorn"]
+
+
 def _merged_csv(paths: Sequence[Path], want: DataInput) -> str:
     """Rows of several CSV files of one input under the first file's header (columns the others lack are empty)."""
     out = io.StringIO()

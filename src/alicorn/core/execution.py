@@ -16,9 +16,12 @@ from typing import Any
 from alicorn.anvil.proposals import envelope
 from alicorn.anvil.replan import material_change
 from alicorn.app import App
+from alicorn.context.fence import DATA_RULE, clean, fence, injection_flags
 from alicorn.context.tap import JournalTap
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState, run_id_for
+from alicorn.core.data import stage_given
+from alicorn.core.gathering import sources_for
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.outcome import final_report, validate_run
 from alicorn.core.planner import PlanningError, ProposedPlan, plan_from_model, plan_from_template
@@ -131,13 +134,19 @@ class Execution:
         run_id = run_id_for(state.id, len(state.runs) + 1)
         if self.app.store.head(run_id) is None:  # not started before a crash: start it now
             terms = self.app.anvil.terms(
-                PLANNER, project=contract.project, budget=contract.budget, forbidden=tuple(contract.forbidden)
+                PLANNER,
+                project=contract.project,
+                budget=contract.budget,
+                forbidden=tuple(contract.forbidden),
+                provenance=intent.provenance,  # the conversation's, for every run it starts: never upgraded
+                channel=intent.channel,
             )
             self.app.anvil.prepare(terms)
             executor = self._executor(state, contract)
             previous = state.run
             if state.replans and previous is not None:
-                executor.replan(previous, plan, new_run_id=run_id)
+                from_data = bool(state.replans[-1].get("from_data", False))
+                executor.replan(previous, plan, new_run_id=run_id, from_data=from_data)
             else:
                 executor.start(plan, run_id=run_id, terms=terms)
         tap.append("run.linked", {"run": run_id, "plan_hash": plan.plan_hash(), "goal_hash": plan.goal_hash})
@@ -222,6 +231,7 @@ class Execution:
         reason = f"run {run.run_id} ended {run.status} ({'; '.join(problems)[:400]})"
         contract = OutcomeContract.model_validate(state.contract)
         intent = IntentEnvelope.model_validate(state.envelope)
+        from_data = False
         try:
             if source.startswith("template:") and contract.workflow is not None:
                 workflow = self.workflows[contract.workflow]
@@ -232,19 +242,27 @@ class Execution:
                 client = self._client("planner", state, tap)
                 if client is None:
                     return False
-                feedback = as_data(intent.utterance, not intent.authoritative) + f"\nThe previous plan failed: {reason}"
+                feedback = as_data(intent.utterance, not intent.authoritative) + "\n" + failure_feedback(reason)
                 proposed = plan_from_model(client, feedback, contract, self.app.registry)
+                from_data = True  # the errors and failed checks it was told about came from data and tool output
         except PlanningError:
             return False
-        self._propose_replan(state, proposed, reason, tap)
+        self._propose_replan(state, proposed, reason, tap, from_data=from_data)
         return True
 
-    def _propose_replan(self, state: ConversationState, proposed: ProposedPlan, reason: str, tap: JournalTap) -> None:
+    def _propose_replan(
+        self, state: ConversationState, proposed: ProposedPlan, reason: str, tap: JournalTap, *, from_data: bool
+    ) -> None:
         """Journal a new plan for the same goal with why, and how it differs from the last one (the runtime judges
-        again, against the plan a human approved, when it starts the successor run)."""
+        again, against the plan a human approved, when it starts the successor run). `from_data`: the new plan was
+        written from error texts or check details, so it is material and waits for a person."""
         old = Plan.model_validate(state.plan)
-        change = material_change(old, proposed.plan, self.app.registry, labels=self.app.anvil.labels)
-        tap.append("replan.proposed", {**proposed.to_json(), "reason": reason, "change": change.to_json()})
+        registry, labels = self.app.registry, self.app.anvil.labels
+        change = material_change(old, proposed.plan, registry, labels=labels, from_data=from_data)
+        data = {**proposed.to_json(), "reason": reason, "change": change.to_json()}
+        if from_data:
+            data["from_data"] = True
+        tap.append("replan.proposed", data)
 
     # ---- helpers --------------------------------------------------------------------------------------------
 
@@ -256,8 +274,22 @@ class Execution:
         workflow = self.workflows.get(contract.workflow or "")
         if state.data is not None:  # the user's data, staged for this conversation
             return self.app.executor(Path(state.data["root"]))
-        root = self.data_root or (workflow.data_dir if workflow is not None else self.app.home)
-        return self.app.executor(root)
+        if self.data_root is not None:
+            return self.app.executor(self.data_root)
+        if workflow is not None:
+            return self.app.executor(workflow.data_dir)
+        # A free plan reads what the request gave, staged for this conversation: never the home.
+        intent = IntentEnvelope.model_validate(state.envelope)
+        sources = sources_for(self.app, state, intent, None)
+        return self.app.executor(stage_given(sources, self.app.home / "inputs" / state.id))
+
+
+def failure_feedback(reason: str) -> str:
+    """Why the last plan failed, for the planner: fenced as data, since error texts and check details carry what the
+    data and the tools said (a CSV cell, an HTTP body), never an instruction."""
+    source = "errors and failed checks of the last run"
+    body = fence("previous-run", source, "internal", clean(reason), injection_flags(reason))
+    return "The previous plan failed; what its run reported:\n" + DATA_RULE + "\n" + body
 
 
 def _picked(predicted: dict[str, Any]) -> dict[str, Any]:

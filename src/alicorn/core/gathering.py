@@ -41,7 +41,7 @@ def sources_for(app: App, state: ConversationState, intent: IntentEnvelope, samp
     """Where this request's data may come from: its attachments, its `--data` paths, the project's sources and
     roots (alicorn.toml), the folder the request was made in, and the samples when Core is allowed them."""
     attachments = []
-    store = ArtifactStore(app.home / "artifacts")
+    store = ArtifactStore(app.artifacts(intent.project))
     for sha in intent.attachments:
         stored = store.path(sha)
         try:

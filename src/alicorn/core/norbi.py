@@ -124,11 +124,25 @@ class Norbi(Choosing, FollowUps, Execution):
         return self.advance(conversation)
 
     def approve(self, conversation: str, *, by: str, comment: str = "") -> Turn:
-        """A human approves the conversation's waiting plan; the run proceeds, then validation and the report."""
+        """A human approves the conversation's waiting plan; the run proceeds, then validation and the report.
+
+        Only in a conversation a human started: one that came from a trigger or an external channel keeps that
+        provenance whoever continues it, so its plan is approved deliberately with `alicorn approve RUN`."""
         state = self.state(conversation)
         run = self._waiting_run(state)
+        origin = self.provenance(conversation)
+        if origin != "human":
+            raise CoreError(
+                f"conversation {conversation} came from a {origin} channel, and continuing it does not make it a "
+                f"person's request: approve its plan deliberately with `alicorn approve {run}`, then "
+                f"`alicorn ask -c {conversation}`; nothing was done"
+            )
         self._executor(state).resume(run, approvals=[Approval(by, comment)])
         return self.advance(conversation)
+
+    def provenance(self, conversation: str) -> str:
+        """Where the conversation's request came from (human, trigger, external): fixed when it was received."""
+        return IntentEnvelope.model_validate(self.state(conversation).envelope).provenance
 
     def reject(self, conversation: str, *, by: str, reason: str) -> Turn:
         """A human refuses the waiting plan: the run ends with no effect, and the report says so."""
@@ -180,7 +194,8 @@ class Norbi(Choosing, FollowUps, Execution):
         registry = self.app.registry
         plan = validate_plan(plan, registry)
         check_plan(plan, contract, lambda name: registry.get(name).effect)
-        self._propose_replan(state, ProposedPlan(plan, "replan", problems=(reason,)), reason, self._tap(conversation))
+        proposed = ProposedPlan(plan, "replan", problems=(reason,))
+        self._propose_replan(state, proposed, reason, self._tap(conversation), from_data=False)
         return self.advance(conversation)
 
     def state(self, conversation: str) -> ConversationState:
@@ -445,7 +460,7 @@ class Norbi(Choosing, FollowUps, Execution):
         return self.clients.get(role, () if role == "classifier" else (self._language(state),), tap)
 
     def _check_attachments(self, intent: IntentEnvelope) -> None:
-        root = self.app.home / "artifacts"
+        root = self.app.artifacts(intent.project)
         store = ArtifactStore(root)
         for sha in intent.attachments:
             if not store.path(sha).is_file():

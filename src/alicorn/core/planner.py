@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from alicorn.context.fence import clean, fence, injection_flags
 from alicorn.core.contract import ContractBreach, OutcomeContract, check_plan
 from alicorn.errors import PlanError
 from alicorn.models.errors import ModelError
@@ -172,6 +173,12 @@ def operation_menu(registry: Registry, contract: OutcomeContract) -> list[dict[s
     return menu
 
 
+def _invalid_plan_feedback(problems: str) -> str:
+    """The validator's findings for the model: fenced, since they quote the plan's values, which may echo data."""
+    body = fence("plan-problems", "plan validation", "internal", clean(problems), injection_flags(problems))
+    return f"The plan is invalid; the problems found:\n{body}\nFix these problems and reply again."
+
+
 def plan_from_model(
     client: ModelClient, request_text: str, contract: OutcomeContract, registry: Registry, *, max_repairs: int = 2
 ) -> ProposedPlan:
@@ -208,9 +215,7 @@ def plan_from_model(
             messages.extend(
                 [
                     ChatMessage(role="assistant", content=answer.value.model_dump_json()[:3000]),
-                    ChatMessage(
-                        role="user", content=f"The plan is invalid:\n{text}\nFix these problems and reply again."
-                    ),
+                    ChatMessage(role="user", content=_invalid_plan_feedback(text)),
                 ]
             )
             continue

@@ -21,7 +21,7 @@ from pydantic import Field, JsonValue, model_validator
 
 from alicorn.errors import OperationError
 from alicorn.ops._common import MAX_RECORDS, Model, Records, RelativePath
-from alicorn.ops.paths import confine
+from alicorn.ops.paths import read_path
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.plan import criteria
 from alicorn.plan.dsl import RetryPolicy
@@ -102,7 +102,7 @@ def _coerce(raw: str, kind: ColumnType) -> Any:
 
 def read_csv(inputs: ReadCsvInputs, ctx: OperationContext) -> ReadCsvOutputs:
     """Read a CSV file with a header row under the data root, coercing the named columns."""
-    path = confine(ctx.data_root, inputs.path, "data root")
+    path = read_path(ctx, inputs.path)
     shown = inputs.path
     records: list[dict[str, Any]] = []
     header: list[str] = []
@@ -190,7 +190,7 @@ def _reject_constant(name: str) -> Any:
 
 def read_json(inputs: ReadJsonInputs, ctx: OperationContext) -> ReadJsonOutputs:
     """Read a JSON document under the data root; its records are the list of objects at `field` (or the top)."""
-    path = confine(ctx.data_root, inputs.path, "data root")
+    path = read_path(ctx, inputs.path)
     shown = inputs.path
     with _reading(shown, ctx.data_root), path.open("rb") as handle:
         data = handle.read(MAX_READ_BYTES + 1)

@@ -19,6 +19,7 @@ from alicorn.anvil.policy import Policies
 from alicorn.anvil.replan import compare, summarize
 from alicorn.anvil.rights import Subject
 from alicorn.anvil.risk import PlanRisk
+from alicorn.anvil.secret_reads import secret_sources
 from alicorn.errors import RunError
 from alicorn.ops.registry import Operation
 from alicorn.plan.dsl import effect_rank
@@ -56,7 +57,8 @@ def change_of(session: Session) -> Any:
     origin = session.terms.replan_of
     if origin is None:
         return None
-    return compare(origin.summary, summarize(session.plan, session.registry, session.risk), origin.threshold)
+    new = summarize(session.plan, session.registry, session.risk)
+    return compare(origin.summary, new, origin.threshold, from_data=origin.from_data)
 
 
 def admit(session: Session, operations: frozenset[str] | None = None) -> Verdict:
@@ -80,6 +82,10 @@ def admit(session: Session, operations: frozenset[str] | None = None) -> Verdict
         approved_by=approvers,
         material=bool(change is not None and change.material),
         material_reasons=tuple(change.reasons) if change is not None else (),
+        provenance=session.terms.provenance,
+        channel=session.terms.channel,
+        secret_sources=secret_sources(session.plan, session.registry, session.terms.labels),
+        secret_allowed=session.terms.secret_reads,
     )
     policy = inputs["policy"]
     verdict = decide(Policies(policy["text"], policy["source"]), facts)

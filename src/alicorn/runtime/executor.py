@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 
 from alicorn.anvil.errors import NotAwaitingApprovalError
 from alicorn.anvil.gate import Gate, LiveGate
-from alicorn.anvil.identity import check_approver, parse_principal
+from alicorn.anvil.identity import canonical_id, parse_principal
 from alicorn.anvil.replan import DEFAULT_THRESHOLD, compare, summarize
 from alicorn.anvil.risk import assess
 from alicorn.anvil.terms import ReplanOrigin, RunTerms
@@ -36,13 +36,16 @@ from alicorn.runtime import admission, saga
 from alicorn.runtime.dispatch import Call, Dispatcher, ThreadDispatcher
 from alicorn.runtime.humans import (
     Approval,
+    Approvers,
     CarriedApproval,
     Rejection,
     Resolution,
     Withdrawal,
     carry,
     check_approvals,
+    check_rejection,
     grant,
+    reject,
     resolve,
 )
 from alicorn.runtime.session import Session
@@ -72,9 +75,17 @@ class RunEnvironment:
     data_root: Path
     resources: frozenset[str] = DEFAULT_RESOURCES
     max_parallel: int = 4
+    #: Folders no run reads, wherever its data root is (the Alicorn home: journal, keys, every run's workspace).
+    hidden: tuple[Path, ...] = ()
 
     def workspace(self, run_id: str) -> Path:
         return self.workspace_root / run_id
+
+    def hidden_under(self, data_root: Path) -> tuple[Path, ...]:
+        """The hidden folders a run with `data_root` could otherwise reach: those at or under it (a data root inside
+        the home, such as the inputs Core staged for a conversation, is that run's own data)."""
+        root = data_root.resolve()
+        return tuple(h for h in (p.resolve() for p in self.hidden) if h.is_relative_to(root))
 
 
 class Controls(Protocol):
@@ -116,7 +127,9 @@ class Executor:
     `gate` supplies Anvil's inputs (policy, the proposer's rights, project usage): the live journal by default,
     the recording in replay. `on_finished` is called with the state of every run this executor sees finish (the
     app settles reputations there). `default_terms` are the terms of a run started without its own (the app gives
-    the operator's budgets, labels and forbidden effects).
+    the operator's budgets, labels and forbidden effects). `approvers` (the home's people) authorize and sign every
+    human decision a live session journals; without them (replay, bare test executors) decisions go unsigned, and
+    a replayed decision keeps the seal it was journaled with.
     """
 
     def __init__(
@@ -136,6 +149,7 @@ class Executor:
         gate: Gate | None = None,
         on_finished: FinishedListener | None = None,
         default_terms: RunTerms | None = None,
+        approvers: Approvers | None = None,
     ) -> None:
         registry.check()
         self.store = store
@@ -152,6 +166,7 @@ class Executor:
         self.gate: Gate = gate or LiveGate.default(store, registry.names())
         self.on_finished = on_finished
         self.default_terms = default_terms or RunTerms()
+        self.approvers = approvers
 
     def make_dispatcher(self, state: RunState) -> Dispatcher:
         return self._dispatcher_factory(self, state)
@@ -174,7 +189,7 @@ class Executor:
         run_id = run_id or self.ids.run_id()
         if self.store.head(run_id) is not None:
             raise RunError(f"run {run_id!r} already exists; use `alicorn resume {run_id}`")
-        approvals = check_approvals(approvals, terms.proposed_by, run_id, plan.plan_hash())
+        approvals = check_approvals(approvals, terms.proposed_by, run_id, plan.plan_hash(), self.approvers)
         carried = list(carried)
         effects = plan_effects(plan, self.registry)
         risk = assess(plan, self.registry, terms.labels)
@@ -246,7 +261,7 @@ class Executor:
             was_waiting = state.status == "awaiting_approval"
             session = Session(self, run_id, state, plan, committed=events[-1].seq)
             proposer = session.terms.proposed_by
-            approvals = check_approvals(approvals, proposer, run_id, state.plan_hash)
+            approvals = check_approvals(approvals, proposer, run_id, state.plan_hash, self.approvers)
             if (rejection is not None or replaced_by is not None or withdrawal is not None) and not was_waiting:
                 raise NotAwaitingApprovalError(
                     f"run {run_id} is {state.status}, not waiting for an approval; only a waiting proposal can be "
@@ -254,8 +269,12 @@ class Executor:
                     run_id=run_id,
                 )
             if rejection is not None:
-                check_approver(rejection.by, proposer, run_id, action="reject")
-            if withdrawal is not None and withdrawal.by != proposer and not parse_principal(withdrawal.by).is_human:
+                check_rejection(rejection, proposer, run_id, self.approvers)
+            if (
+                withdrawal is not None
+                and canonical_id(withdrawal.by) != canonical_id(proposer)
+                and not parse_principal(withdrawal.by).is_human
+            ):
                 raise RunError(
                     f"{withdrawal.by} did not propose run {run_id}; only its proposer ({proposer}) or a human may "
                     "withdraw it; nothing was done"
@@ -264,9 +283,7 @@ class Executor:
             interrupted = _interrupted(state)
             session.emit("run.resumed", {"session": state.sessions + 1, "interrupted": interrupted})
             if rejection is not None:
-                session.emit(
-                    "approval.rejected", {"by": rejection.by, "reason": rejection.reason, "plan_hash": state.plan_hash}
-                )
+                reject(session, rejection)
                 admission.close(session, "rejected", f"rejected by {rejection.by}: {rejection.reason}")
                 return self._commit_finished(session)
             if withdrawal is not None:
@@ -286,8 +303,8 @@ class Executor:
                     effects = ", ".join(state.awaiting["effects"]) if state.awaiting else "effects"
                     raise ApprovalRequiredError(
                         f"run {run_id} is waiting for a human other than its proposer ({proposer}) to approve its "
-                        f"{effects}; nothing was done. Approve with `alicorn approve {run_id} --as NAME` (or "
-                        f"`alicorn resume {run_id} --approve --as NAME`), or reject it with `alicorn reject {run_id} "
+                        f"{effects}; nothing was done. Approve with `alicorn approve {run_id}` (or `alicorn resume "
+                        f"{run_id} --approve`), run by that person, or reject it with `alicorn reject {run_id} "
                         "--reason WHY`"
                     )
                 if not admission.proceed(session, admission.admit(session)):
@@ -331,13 +348,16 @@ class Executor:
         approvals: Iterable[Approval] = (),
         new_run_id: str | None = None,
         threshold: float | None = None,
+        from_data: bool = False,
     ) -> RunState:
         """Start a new plan for the goal of `run_id` (finished, or waiting for approval) as a successor run.
 
         The successor keeps the run's terms. Compared with the last approved plan, a replan that changes the goal,
         adds effect classes or external destinations, or raises the cost past `threshold` is material: it waits
-        for a new human approval. Otherwise the approvals of the replaced plan carry over (`approval.carried`) and
-        it proceeds within the approved goal. A waiting proposal that is replaced finishes `replaced`.
+        for a new human approval; so does any replan whose cause came from data or tool output (`from_data`: an
+        error text, a failed check), whatever it changes. Otherwise the approvals of the replaced plan carry over
+        (`approval.carried`) and it proceeds within the approved goal. A waiting proposal that is replaced finishes
+        `replaced`.
         """
         plan = validate_plan(plan, self.registry, self.environment.resources)
         events = self.store.read(run_id)
@@ -360,21 +380,28 @@ class Executor:
         else:
             base = summarize(old_plan, self.registry, assess(old_plan, self.registry, old_terms.labels))
         limit = threshold if threshold is not None else DEFAULT_THRESHOLD
-        terms = old_terms.model_copy(update={"replan_of": ReplanOrigin(run=run_id, summary=base, threshold=limit)})
-        change = compare(base, summarize(plan, self.registry, assess(plan, self.registry, terms.labels)), limit)
+        origin = ReplanOrigin(run=run_id, summary=base, threshold=limit, from_data=from_data)
+        terms = old_terms.model_copy(update={"replan_of": origin})
+        new = summarize(plan, self.registry, assess(plan, self.registry, terms.labels))
+        change = compare(base, new, limit, from_data=from_data)
         carried = []
         if not change.material:
             source = {a["by"]: a for a in bound}
             carried = [
                 CarriedApproval(
-                    a["by"], a.get("comment", ""), a.get("from_run", run_id), a.get("from_plan_hash", a["plan_hash"])
+                    a["by"],
+                    a.get("comment", ""),
+                    a.get("from_run", run_id),
+                    a.get("from_plan_hash", a["plan_hash"]),
+                    a.get("from_seal", a.get("seal")),
                 )
                 for a in source.values()
             ]
         successor = new_run_id or self.ids.run_id()
         if self.store.head(successor) is not None:
             raise RunError(f"run {successor!r} already exists; choose another id for the replan")
-        approvals = check_approvals(approvals, terms.proposed_by, successor, plan.plan_hash())  # before any change
+        # before any change
+        approvals = check_approvals(approvals, terms.proposed_by, successor, plan.plan_hash(), self.approvers)
         if state.status == "awaiting_approval":
             self.resume(run_id, replaced_by=successor)
         return self.start(plan, approvals=approvals, run_id=successor, terms=terms, carried=carried)
@@ -408,9 +435,10 @@ def _thread_dispatcher(executor: Executor, state: RunState) -> Dispatcher:
     env, run_id = executor.environment, state.run_id
     workspace = Path(state.workspace) if state.workspace else env.workspace(run_id)
     data_root = Path(state.data_root) if state.data_root else env.data_root
+    hidden = env.hidden_under(data_root)
 
     def make_context(call: Call, cancel: threading.Event) -> OperationContext:
         workspace.mkdir(parents=True, exist_ok=True)
-        return OperationContext(run_id, call.node, call.attempt, call.key, workspace, data_root, cancel)
+        return OperationContext(run_id, call.node, call.attempt, call.key, workspace, data_root, cancel, hidden)
 
     return ThreadDispatcher(executor.registry, make_context, executor.clock, executor.crash)

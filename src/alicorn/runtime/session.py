@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from alicorn import canonical
+from alicorn.anvil import secret_reads
 from alicorn.anvil.risk import PlanRisk, assess
 from alicorn.anvil.terms import RunTerms
 from alicorn.errors import RunError
@@ -472,7 +473,10 @@ class Session:
             ref = binding.ref
             value = (self.state.effective_output(ref.node) or {}).get(ref.output)
             resolved[name] = value
-            journaled[name] = {"ref": f"{ref.node}.{ref.output}", "sha256": canonical.digest(value)}
+            # The digest of the value as the journal stores it (secrets redacted): never a secret's hash, and the
+            # same digest when a replay reads the value back from the journal.
+            digest = canonical.digest(self.executor.store.secrets.redact(value))
+            journaled[name] = {"ref": f"{ref.node}.{ref.output}", "sha256": digest}
         return resolved, journaled
 
     def call(self, node: Node, not_before: str | None) -> None:
@@ -481,6 +485,10 @@ class Session:
         if admission.over_budget(self, node.node_id, op):
             return  # the run is stopping: the node stays pending and is skipped
         resolved, journaled = self.resolve(node)
+        refused = secret_reads.refusal(node.node_id, op.name, op.path_input, op.effect, resolved, self.terms)
+        if refused is not None:  # the resolved source is secret and the terms do not allow it: nothing is called
+            self.fail(node, refused, retryable=False)
+            return
         key = canonical.digest({"run": self.run_id, "node": node.node_id, "inputs": journaled})
         timeout = node.timeout_s or op.timeout_s
         attempt = ns.attempt + 1

@@ -19,7 +19,7 @@ from pydantic import Field
 from alicorn.durable import write_atomically
 from alicorn.errors import OperationError
 from alicorn.ops._common import Model, RelativePath
-from alicorn.ops.paths import confine
+from alicorn.ops.paths import confine, read_path
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.packs.candidate.tree import folder, scan
 from alicorn.plan.dsl import RetryPolicy
@@ -45,7 +45,7 @@ class CreateOutputs(Model):
 
 def create_candidate(inputs: CreateInputs, ctx: OperationContext) -> CreateOutputs:
     """Copy the application into the workspace (see the module docstring); the source is never changed."""
-    source = folder(confine(ctx.data_root, inputs.app, "data root"), inputs.app, "data root")
+    source = folder(read_path(ctx, inputs.app), inputs.app, "data root")
     tree = scan(source, keep_secrets=False)
     if not tree.files:
         raise OperationError(f"the app folder {inputs.app!r} holds no files to build from")
@@ -194,7 +194,7 @@ def diff(inputs: DiffInputs, ctx: OperationContext) -> DiffOutputs:
     """Compare the candidate with its source: changed files, lines added and removed, and the unified diff."""
     # The source side leaves out what create_candidate leaves out; the candidate side keeps secret-bearing files, so
     # one that a build step added shows up in the diff (and the validator refuses it).
-    source = scan(folder(confine(ctx.data_root, inputs.source, "data root"), inputs.source, "data root"), False)
+    source = scan(folder(read_path(ctx, inputs.source), inputs.source, "data root"), False)
     candidate = scan(folder(confine(ctx.workspace, inputs.root, "workspace"), inputs.root, "workspace"), True)
     files: list[DiffFile] = []
     chunks: list[str] = []

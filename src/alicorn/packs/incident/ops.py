@@ -20,7 +20,7 @@ from pydantic import Field
 
 from alicorn.errors import OperationError
 from alicorn.ops._common import FieldKey, Model, Records, RelativePath
-from alicorn.ops.paths import confine
+from alicorn.ops.paths import read_path
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.packs.incident import stats
 from alicorn.packs.incident.models import (
@@ -99,7 +99,7 @@ def _valid_date(text: str) -> bool:
 
 def load_jobs(inputs: LoadJobsInputs, ctx: OperationContext) -> LoadJobsOutputs:
     """Read the job log: typed values; rows without a usable id, date or metric, and repeated ids, are skipped."""
-    target = confine(ctx.data_root, inputs.path, "data root")
+    target = read_path(ctx, inputs.path)
     try:
         raw = target.read_bytes()
     except FileNotFoundError:

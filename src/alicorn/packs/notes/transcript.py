@@ -19,7 +19,7 @@ from pydantic import Field, ValidationError
 
 from alicorn.errors import OperationError
 from alicorn.ops._common import Model
-from alicorn.ops.paths import confine
+from alicorn.ops.paths import read_path
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.packs.notes.model import (
     MAX_PARTICIPANTS,
@@ -133,7 +133,7 @@ def _reason(speaker: str, people: dict[str, Participant]) -> ExclusionReason | N
 def read_transcript(inputs: ReadTranscriptInputs, ctx: OperationContext) -> ReadTranscriptOutputs:
     """Read and check a transcript; flag low-confidence segments; remove the words of speakers who may not be used."""
     name = resolve_conversation(ctx.data_root, inputs.conversation)
-    transcript = _load(confine(ctx.data_root, name, "data root"), name)
+    transcript = _load(read_path(ctx, name), name)
     participants = [
         Participant(id=p.id, name=p.name, email=p.email, **p.consent.model_dump()) for p in transcript.participants
     ]

@@ -16,13 +16,12 @@ import math
 import re
 from collections import defaultdict
 from datetime import date
-from pathlib import Path
 
 from pydantic import Field, ValidationError
 
 from alicorn.errors import OperationError
 from alicorn.ops._common import Model, RelativePath
-from alicorn.ops.paths import confine
+from alicorn.ops.paths import read_path
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.packs.schedule.models import (
     MAX_DEMAND,
@@ -62,14 +61,16 @@ class LoadOutputs(Model):
     demand_total: int = Field(ge=0, description="person-shifts the month needs")
 
 
-def _read_text(root: Path, relative: str) -> str:
-    path = confine(root, relative, "data root")
+def _read_text(ctx: OperationContext, relative: str) -> str:
+    path = read_path(ctx, relative)
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise OperationError(f"{relative!r} is larger than {MAX_FILE_BYTES} bytes; a month's HR data is smaller")
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise OperationError(f"no file {relative!r} under the data root {str(root)!r}; check the path") from None
+        raise OperationError(
+            f"no file {relative!r} under the data root {str(ctx.data_root)!r}; check the path"
+        ) from None
     except IsADirectoryError:
         raise OperationError(f"{relative!r} under the data root is a directory, not a file") from None
     except UnicodeDecodeError:
@@ -78,9 +79,9 @@ def _read_text(root: Path, relative: str) -> str:
         raise OperationError(f"cannot read {relative!r}: {exc.strerror or exc}", retryable=True) from None
 
 
-def _rows(root: Path, relative: str, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+def _rows(ctx: OperationContext, relative: str, needed: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     """(line number, row) of a CSV whose header holds `needed`; cells stripped, missing cells empty."""
-    reader = csv.DictReader(io.StringIO(_read_text(root, relative)))
+    reader = csv.DictReader(io.StringIO(_read_text(ctx, relative)))
     header = [h.strip() for h in reader.fieldnames or []]
     missing = [c for c in needed if c not in header]
     if missing:
@@ -102,9 +103,9 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _rules(root: Path, relative: str) -> Rules:
+def _rules(ctx: OperationContext, relative: str) -> Rules:
     try:
-        return Rules.model_validate(json.loads(_read_text(root, relative)))
+        return Rules.model_validate(json.loads(_read_text(ctx, relative)))
     except json.JSONDecodeError as exc:
         raise OperationError(f"{relative!r} is not valid JSON: {exc}") from None
     except ValidationError as exc:
@@ -113,9 +114,9 @@ def _rules(root: Path, relative: str) -> Rules:
         raise OperationError(f"{relative!r} are not valid shift rules: {where}: {first['msg']}") from None
 
 
-def _employees(root: Path, relative: str, issues: list[str]) -> dict[str, Employee]:
+def _employees(ctx: OperationContext, relative: str, issues: list[str]) -> dict[str, Employee]:
     found: dict[str, Employee] = {}
-    for line, row in _rows(root, relative, ("id", "name", "competences", "contract_hours", "hourly_cost")):
+    for line, row in _rows(ctx, relative, ("id", "name", "competences", "contract_hours", "hourly_cost")):
         where = f"{relative} line {line}"
         ident = row["id"]
         if not _KEY.match(ident):
@@ -146,9 +147,9 @@ def _employees(root: Path, relative: str, issues: list[str]) -> dict[str, Employ
     return found
 
 
-def _vacations(root: Path, relative: str, known: dict[str, Employee], issues: list[str]) -> list[Vacation]:
+def _vacations(ctx: OperationContext, relative: str, known: dict[str, Employee], issues: list[str]) -> list[Vacation]:
     spans: dict[str, list[tuple[date, date, int]]] = defaultdict(list)
-    for line, row in _rows(root, relative, ("employee", "from", "to")):
+    for line, row in _rows(ctx, relative, ("employee", "from", "to")):
         where = f"{relative} line {line}"
         who = row["employee"]
         if who not in known:
@@ -197,13 +198,13 @@ def _day_spec(text: str) -> list[str] | date | None:
 
 
 def _demand(
-    root: Path, relative: str, month: str, rules: Rules, issues: list[str]
+    ctx: OperationContext, relative: str, month: str, rules: Rules, issues: list[str]
 ) -> tuple[list[DemandCell], list[date]]:
     weekly: dict[tuple[str, str, str], int] = {}
     dated: dict[tuple[date, str, str], int] = {}
     closed_dates: set[date] = set()
     shifts = {s.id for s in rules.shifts}
-    for line, row in _rows(root, relative, ("day", "shift", "competence", "required")):
+    for line, row in _rows(ctx, relative, ("day", "shift", "competence", "required")):
         where = f"{relative} line {line}"
         spec, shift, competence = _day_spec(row["day"]), row["shift"], row["competence"].lower()
         number = _number(row["required"])
@@ -253,10 +254,10 @@ def _target(employee: Employee, month: str, closed: set[date], away: set[date]) 
 def load_inputs(inputs: LoadInputs, ctx: OperationContext) -> LoadOutputs:
     """Read and check the month's HR data; data problems become `issues`, unreadable files an OperationError."""
     issues: list[str] = []
-    rules = _rules(ctx.data_root, inputs.rules)
-    employees = _employees(ctx.data_root, inputs.employees, issues)
-    vacations = _vacations(ctx.data_root, inputs.vacations, employees, issues)
-    demand, closed = _demand(ctx.data_root, inputs.demand, inputs.month, rules, issues)
+    rules = _rules(ctx, inputs.rules)
+    employees = _employees(ctx, inputs.employees, issues)
+    vacations = _vacations(ctx, inputs.vacations, employees, issues)
+    demand, closed = _demand(ctx, inputs.demand, inputs.month, rules, issues)
     if len(demand) > MAX_DEMAND:
         raise OperationError(f"the month has {len(demand)} demand cells; at most {MAX_DEMAND} can be planned")
     days = month_days(inputs.month)
