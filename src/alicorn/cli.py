@@ -103,7 +103,9 @@ def _scrubbed(text: str) -> str:
     secrets = collect()
     for application in _opened:
         secrets = secrets.merged(application.store.secrets)
-    return secrets.redact_text(text)[0]
+    from alicorn.context.redact import CREDENTIAL_CATEGORIES
+
+    return secrets.redact_text(text, CREDENTIAL_CATEGORIES)[0]
 
 
 def _open(home: Path, *, create: bool = False, read_only: bool = False) -> App:

@@ -29,7 +29,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from alicorn.context.redact import CREDENTIAL_CATEGORIES, PLACEHOLDER, might_hold_credential, scrub_secrets
+from alicorn.context.redact import (
+    CREDENTIAL_CATEGORIES,
+    FORMAT_CREDENTIALS,
+    PLACEHOLDER,
+    might_hold_credential,
+    scrub_secrets,
+)
 
 if TYPE_CHECKING:  # the journal imports this module: it stays below anvil
     from alicorn.anvil.labels import DataLabels
@@ -114,14 +120,16 @@ class KnownSecrets:
 
     # ---- redaction --------------------------------------------------------------------------------------------
 
-    def redact_text(self, text: str) -> tuple[str, int]:
-        """`text` with every known value and every pattern-detected secret replaced; also how many were replaced."""
+    def redact_text(self, text: str, categories: frozenset[str] = FORMAT_CREDENTIALS) -> tuple[str, int]:
+        """`text` with every known value and every secret the detectors of `categories` find replaced; also how
+        many were replaced. The default (credentials known by their format) is the journal's; logs and CLI errors
+        pass CREDENTIAL_CATEGORIES, which adds the keyword detectors ("password: …")."""
         count = 0
         if self._pattern is not None:
             text, count = self._pattern.subn(lambda m: self._placeholders[m.group(0)], text)
         if not might_hold_credential(text):
             return text, count
-        text, detected = scrub_secrets(text, CREDENTIAL_CATEGORIES)
+        text, detected = scrub_secrets(text, categories)
         return text, count + detected
 
     def redact(self, value: Any) -> Any:
@@ -143,13 +151,13 @@ class KnownSecrets:
     def _may_hold(self, text: str) -> bool:
         if self._probe is not None and self._probe.search(text):
             return True
-        return might_hold_credential(text) and scrub_secrets(text, CREDENTIAL_CATEGORIES)[1] > 0
+        return might_hold_credential(text) and scrub_secrets(text, FORMAT_CREDENTIALS)[1] > 0
 
     def holds_secret(self, text: str) -> bool:
         """Whether `text` holds a known value or anything the pattern detectors would replace."""
         if self._pattern is not None and self._pattern.search(text):
             return True
-        return might_hold_credential(text) and scrub_secrets(text, CREDENTIAL_CATEGORIES)[1] > 0
+        return might_hold_credential(text) and scrub_secrets(text, FORMAT_CREDENTIALS)[1] > 0
 
     def _redact(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -290,15 +298,15 @@ class RedactingFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         secrets = self.secrets
-        redacted, count = secrets.redact_text(record.getMessage())
+        redacted, count = secrets.redact_text(record.getMessage(), CREDENTIAL_CATEGORIES)
         if count:
             record.msg, record.args = redacted, None
         if record.exc_info and record.exc_text is None:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = secrets.redact_text(record.exc_text)[0]
+            record.exc_text = secrets.redact_text(record.exc_text, CREDENTIAL_CATEGORIES)[0]
         if record.stack_info:
-            record.stack_info = secrets.redact_text(record.stack_info)[0]
+            record.stack_info = secrets.redact_text(record.stack_info, CREDENTIAL_CATEGORIES)[0]
         return True
 
 

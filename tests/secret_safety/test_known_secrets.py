@@ -167,8 +167,19 @@ def test_the_hint_passes_every_labelled_credential_of_the_redaction_set() -> Non
         if any(f.category in CREDENTIAL_CATEGORIES for f in find(case["text"], severities=("secret",))):
             checked += 1
             assert might_hold_credential(case["text"]), case["id"]  # else redact_text would skip the detectors
-        redacted, _ = KnownSecrets().redact_text(case["text"])
+        redacted, _ = KnownSecrets().redact_text(case["text"], CREDENTIAL_CATEGORIES)  # logs and CLI errors
         for severity, value in case["values"]:
             if severity == "secret" and not value.replace(" ", "").replace("-", "").isdigit():  # cards: prompts only
                 assert value not in redacted, case["id"]
     assert checked >= 15
+
+
+def test_the_journal_replaces_known_values_and_credentials_known_by_their_format_never_a_guess() -> None:
+    # A keyword detector is a guess; in the journal a wrong one would change the data runs pass on (and a resumed
+    # run would see other values than the first session did).
+    known = KnownSecrets(["correct-horse-battery-staple"])
+    for text in ("token count: 1234", "secret santa list: 2026-12", "ключ к успеху: 42-й", "hasło do wifi: Kot!23"):
+        assert known.redact(text) == text, text
+    assert known.redact({"note": "pw correct-horse-battery-staple"}) == {"note": "pw [SECRET_1]"}
+    assert "sk-" not in known.redact("key sk-abcdefghijklmnopqrstuvwx")
+    assert "Kot!23" not in known.redact_text("hasło do wifi: Kot!23", CREDENTIAL_CATEGORIES)[0]  # logs, CLI errors

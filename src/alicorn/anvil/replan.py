@@ -128,8 +128,8 @@ def compare(
     ):
         found = _added(old, new, key)
         if found:
-            shown = ("a path computed at run time" if item == "?" else item for item in found)
-            reasons.append(sentence.format(", ".join(shown)))
+            items = ("a path computed at run time" if item == "?" else item for item in found)
+            reasons.append(sentence.format(", ".join(items)))
     if label_rank(new["outbound"]) > label_rank(old["outbound"]):
         reasons.append(f"it sends more sensitive data outside ({new['outbound']}, before {old['outbound']})")
     before, after = old["cost"], new["cost"]

@@ -104,6 +104,14 @@ def _secretish(text: str) -> bool:
     return len(text) >= 4 and any(not ch.isalpha() for ch in text)
 
 
+#: Values after "pass="/"token:" that are settings, not secrets ("tests_must_pass=True", "token: none").
+_FLAG_VALUES = frozenset({"true", "false", "none", "null", "yes", "no", "on", "off", "required", "optional"})
+
+
+def _not_a_flag(text: str) -> bool:
+    return text.lower() not in _FLAG_VALUES
+
+
 _I = re.IGNORECASE
 _SECRET_WORDS = (
     r"pass(?:word|wd|phrase)?|pwd|secret|client[_ -]?secret|api[_ -]?key|apikey|access[_ -]?key|auth[_ -]?token"
@@ -136,6 +144,7 @@ _DETECTORS: tuple[_Detector, ...] = (
         "password",
         "secret",
         re.compile(rf"(?:{_SECRET_WORDS})[\"']?\s*(?:[:=]|=>)\s*[\"']?([^\s\"',;]{{3,}})", _I),
+        check=_not_a_flag,
         group=1,
     ),
     # keyword and up to three short words, then ':' (the value must look like a secret): "hasło do serwera:
@@ -211,9 +220,14 @@ def _placeholder_part(text: str, start: int, end: int, spans: list[tuple[int, in
 
 
 def find(
-    text: str, *, severities: Iterable[Severity] = ("secret", "private"), names: Iterable[str] = ()
+    text: str,
+    *,
+    severities: Iterable[Severity] = ("secret", "private"),
+    names: Iterable[str] = (),
+    categories: frozenset[str] | None = None,
 ) -> list[Finding]:
-    """Every secret / private value in `text`, overlaps resolved (earliest, then longest, wins).
+    """Every secret / private value in `text` (of `categories` only, when given), overlaps resolved (earliest, then
+    longest, wins; a detector left out never hides what another finds).
 
     `names` are people known to the project (a staff list, the conversation's participants); they are found in
     their inflected forms too. Other names are found through titles, introductions and first-name/surname shapes.
@@ -222,7 +236,7 @@ def find(
     found: list[Finding] = []
     kept_spans = [m.span() for m in PLACEHOLDER.finditer(text)] if "[SECRET" in text else []
     for detector in _DETECTORS:
-        if detector.severity not in wanted:
+        if detector.severity not in wanted or (categories is not None and detector.category not in categories):
             continue
         for match in detector.pattern.finditer(text):
             start, end = match.span(detector.group)
@@ -296,6 +310,13 @@ class Redactor:
 CREDENTIAL_CATEGORIES = SECRET_CATEGORIES - {"payment_card"}
 
 
+#: The credentials known by their format alone (a private key block, a provider's key prefix, a JWT, a bearer
+#: token): what the journal replaces in every event besides the home's known values. A keyword detector ("token
+#: count: 1234", "secret santa list: 2026-12") is a guess; in the journal a wrong guess would change the data
+#: that runs pass on, so those are for prompts and logs only.
+FORMAT_CREDENTIALS = frozenset({"private_key", "api_key", "token"})
+
+
 #: Something every credential detector needs in its match (lower-cased): a few substring tests rule most text out
 #: (journaled events are many and mostly plain). Keep it in step with the credential detectors above
 #: (tests/secret_safety/test_known_secrets.py pins it).
@@ -315,7 +336,7 @@ def might_hold_credential(text: str) -> bool:
 
 def scrub_secrets(text: str, categories: frozenset[str] = SECRET_CATEGORIES) -> tuple[str, int]:
     """`text` with every secret (of `categories`) replaced by ``[SECRET:category]``; also how many were replaced."""
-    findings = [f for f in find(text, severities=("secret",)) if f.category in categories]
+    findings = find(text, severities=("secret",), categories=categories)
     if not findings:
         return text, 0
     out: list[str] = []
