@@ -84,7 +84,7 @@ def test_run_facts_and_the_safe_stop_in_polish_and_russian() -> None:
     pl = run_facts(_run(), "pl")
     assert pl["finished"] == ["load (udany)", "send (nieudany)"]
     assert pl["pending"] == [f"post (ledger.post, external, klucz {'ab' * 8}…): zamierzony"]
-    assert pl["decisions"][0] == "zatwierdź lub odrzuć przebieg run-1 (send): `alicorn approve run-1 --as NAZWA`"
+    assert pl["decisions"][0] == "zatwierdź lub odrzuć przebieg run-1 (send): `alicorn approve run-1`"
     assert pl["decisions"][1].startswith("powiedz, czy efekt post nastąpił: `alicorn resume run-1 --resolve")
 
     stop = fallback("conv-1", "брокер недоступен", known=["k"], missing=[], language="ru")

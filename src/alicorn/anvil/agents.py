@@ -268,7 +268,7 @@ class PermissionRegistry:
         if grant and wide and not (by.startswith("human:") and parse_principal(by).is_human):
             raise AnvilError(
                 f"{by} cannot grant {', '.join(wide)}: an effect class above local_write is held only after a "
-                f"human grants it (`alicorn agent grant {agent} --effect {wide[0]} --cause WHY --as NAME`); "
+                f"human grants it (`alicorn agent grant {agent} --effect {wide[0]} --cause WHY`); "
                 "nothing was changed"
             )
         rights = granted(record.rights, change) if grant else revoked(record.rights, change)

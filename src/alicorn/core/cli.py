@@ -136,7 +136,7 @@ def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: 
                 tr(
                     lang,
                     "this request came from a {provenance} channel, so it cannot approve its own plan; a person "
-                    "must: `alicorn approve {run} --as NAME`, then `alicorn ask --conversation {conversation}`",
+                    "must: `alicorn approve {run}`, then `alicorn ask --conversation {conversation}`",
                     provenance=provenance,
                     run=turn.proposal.run if turn.proposal else "RUN",
                     conversation=turn.conversation,

@@ -111,7 +111,7 @@ class Norbi(Choosing, FollowUps, Execution):
             return self.advance(conversation)
         if not state.waiting_for_answer:
             waiting = (
-                f"; it waits for a decision on run {state.run}: `alicorn approve {state.run} --as NAME` or "
+                f"; it waits for a decision on run {state.run}: `alicorn approve {state.run}` or "
                 f"`alicorn reject {state.run}`, then `alicorn ask -c {conversation}`"
                 if state.phase == "running"
                 else ""

@@ -43,8 +43,7 @@ def print_turn(turn: Turn, registry: Registry, *, source: str | None) -> None:
                 console.print(f"[bold yellow]{escape(tr(lang, 'needs approval:'))}[/] {escape(reason)}")
             later = tr(
                 lang,
-                "decide later with: alicorn approve {run} --as NAME (or reject), then "
-                "alicorn ask --conversation {conversation}",
+                "decide later with: alicorn approve {run} (or reject), then alicorn ask --conversation {conversation}",
                 run=turn.proposal.run,
                 conversation=turn.conversation,
             )

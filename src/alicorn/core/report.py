@@ -134,7 +134,7 @@ def run_facts(state: RunState, language: str = "en") -> dict[str, list[str]]:
         decisions.append(
             tr(
                 lang,
-                "approve or reject run {run} ({effects}): `alicorn approve {run} --as NAME`",
+                "approve or reject run {run} ({effects}): `alicorn approve {run}`",
                 run=state.run_id,
                 effects=effects,
             )

@@ -158,7 +158,7 @@ class JournalStore(ABC):
 
     `crash` lets tests kill the process inside an append (rows written, not committed); disarmed by default.
     `observe` lets a reader follow appends as they are committed (progress displays), without polling.
-    `secrets` are this home's known secrets: `append` redacts them (and whatever the pattern detectors find) from
+    `secrets` are this home's known secrets: `append` redacts them (and credentials known by their format) from
     every event before it is chained and stored, so the hash chain covers the redacted text (DESIGN.md invariant 7).
     The default knows no values and applies the detectors only; `alicorn.app.open_app` gives it the home's.
 
