@@ -155,3 +155,9 @@ def test_a_bind_that_would_show_a_protected_path_is_refused(home: Path) -> None:
     spec = Spec(work, work, {}, Limits(), protected=(inside_python,))
     with pytest.raises(OperationError, match=r"would show .* through its read-only bind"):
         python(spec, "print('ran')")
+
+
+def test_a_python_installed_under_tmp_is_bound_over_the_private_tmp_not_hidden_by_it() -> None:
+    # A clean clone under /tmp (as CI makes) has its venv there: bound before the tmpfs, it vanished inside.
+    args = bwrap._base(bwrap.Limits(), [Path("/tmp/clone/.venv")])
+    assert args.index("--tmpfs") < args.index("/tmp/clone/.venv")

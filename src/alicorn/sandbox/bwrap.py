@@ -153,9 +153,10 @@ def _base(limits: Limits, ro: Sequence[Path]) -> list[str]:
         "sandbox",
     ]
     args += _system_binds()
+    # The private /tmp first: a Python installation (a venv) under /tmp is bound on top of it, not hidden by it.
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     for root in ro:
         args += ["--ro-bind", str(root), str(root)]
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     return args
 
 
