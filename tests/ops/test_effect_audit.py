@@ -40,6 +40,7 @@ REVIEWED: dict[str, tuple[str, dict[str, str], str]] = {
     ),
     "data.read_csv": ("read", {"path": "path"}, "reads a file confined to the data root"),
     "data.read_json": ("read", {"path": "path"}, "reads a file confined to the data root"),
+    "data.read_text": ("read", {"path": "path"}, "reads a file confined to the data root"),
     "http.get_json": ("read", {"url": "url"}, "a GET to the URL's host: upgraded by data flow when it carries data"),
     "http.post_json": ("external_transmission", {"url": "url"}, "POSTs its body to the URL's host"),
     "notes.draft_reply": ("none", {}, "renders text"),
@@ -54,6 +55,9 @@ REVIEWED: dict[str, tuple[str, dict[str, str], str]] = {
     "perf.test_hypothesis": ("none", {}, "statistics over loaded records, runs no code"),
     "records.dedupe": ("none", {}, "pure computation"),
     "records.filter": ("none", {}, "pure computation"),
+    "records.group": ("none", {}, "pure computation"),
+    "records.join": ("none", {}, "pure computation"),
+    "records.select": ("none", {}, "pure computation"),
     "records.sort": ("none", {}, "pure computation"),
     "report.render_text": ("none", {}, "renders text"),
     "schedule.check_labour_law": ("none", {}, "pure computation"),
@@ -65,6 +69,7 @@ REVIEWED: dict[str, tuple[str, dict[str, str], str]] = {
     "schedule.simulate_coverage": ("none", {}, "pure computation"),
     "util.noop": ("none", {}, "does nothing"),
     "util.sleep": ("none", {}, "waits"),
+    "workspace.write_csv": ("local_write", {"path": "path"}, "writes one CSV file confined to the workspace"),
     "workspace.write_file": ("local_write", {"path": "path"}, "writes one file confined to the workspace"),
 }
 

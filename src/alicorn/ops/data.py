@@ -212,6 +212,42 @@ def read_json(inputs: ReadJsonInputs, ctx: OperationContext) -> ReadJsonOutputs:
     return ReadJsonOutputs(value=value, records=records, count=len(records))
 
 
+# ---------------------------------------------------------------------------------------------------- read_text
+
+MAX_TEXT_CHARS = 1_000_000
+
+
+class ReadTextInputs(Model):
+    path: RelativePath
+
+
+class ReadTextOutputs(Model):
+    text: str = Field(max_length=MAX_TEXT_CHARS, description="the whole file, UTF-8 (a BOM is dropped)")
+    lines: int = Field(ge=0)
+    chars: int = Field(ge=0)
+
+
+def read_text(inputs: ReadTextInputs, ctx: OperationContext) -> ReadTextOutputs:
+    """Read a UTF-8 text file under the data root (notes, a log, a transcript), whole."""
+    path = read_path(ctx, inputs.path)
+    shown = inputs.path
+    with _reading(shown, ctx.data_root), path.open("rb") as handle:
+        data = handle.read(MAX_READ_BYTES + 1)
+    if len(data) > MAX_READ_BYTES:
+        raise OperationError(f"{shown!r} is larger than {MAX_READ_BYTES} bytes; split it")
+    if b"\x00" in data:
+        raise OperationError(f"{shown!r} is a binary file, not text; read it with the operation for its format")
+    with _reading(shown, ctx.data_root):
+        text = data.decode("utf-8-sig")
+    if len(text) > MAX_TEXT_CHARS:
+        raise OperationError(
+            f"{shown!r} holds {len(text)} characters; data.read_text reads at most {MAX_TEXT_CHARS} (a CSV or JSON "
+            "file is read as records with data.read_csv / data.read_json)"
+        )
+    return ReadTextOutputs(text=text, lines=text.count("\n") + (1 if text and not text.endswith("\n") else 0),
+                           chars=len(text))  # fmt: skip
+
+
 _READ_RETRY = RetryPolicy(max_attempts=2, backoff_s=0.5)
 
 READ_CSV = Operation(
@@ -235,6 +271,19 @@ READ_JSON = Operation(
     "read",
     "repeatable",
     read_json,
+    timeout_s=60.0,
+    retry=_READ_RETRY,
+    path_input="path",
+)
+
+READ_TEXT = Operation(
+    "data.read_text",
+    "Read a UTF-8 text file under the data root, whole.",
+    ReadTextInputs,
+    ReadTextOutputs,
+    "read",
+    "repeatable",
+    read_text,
     timeout_s=60.0,
     retry=_READ_RETRY,
     path_input="path",

@@ -1,4 +1,4 @@
-"""`workspace.write_file`: write a text file into the run's workspace, atomically.
+"""`workspace.write_file` and `workspace.write_csv`: a text file (or records as CSV) in the workspace, atomically.
 
 Writes are confined to `ctx.workspace` (see `paths.confine`) and capped at `MAX_WRITE_BYTES`. The content goes to a
 temporary file that is fsynced and renamed over the target, then the directory is fsynced, so a crash leaves either
@@ -8,14 +8,19 @@ the operation is declared idempotent.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
+import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
+from alicorn import canonical
 from alicorn.durable import write_atomically
 from alicorn.errors import OperationError
-from alicorn.ops._common import Model, RelativePath
+from alicorn.ops._common import FieldKey, Model, Records, RelativePath
 from alicorn.ops.paths import confine
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.plan.dsl import RetryPolicy
@@ -61,6 +66,47 @@ def write_file(inputs: WriteFileInputs, ctx: OperationContext) -> WriteFileOutpu
     )
 
 
+class WriteCsvInputs(Model):
+    path: RelativePath
+    records: Records
+    fields: list[FieldKey] | None = Field(
+        None, max_length=200, description="columns in order (default: every field, in first-seen order)"
+    )
+
+
+class WriteCsvOutputs(Model):
+    path: str = Field(description="where it was written, relative to the workspace")
+    rows: int = Field(ge=0)
+    columns: list[str]
+    bytes: int = Field(ge=0)
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+def _cell(value: Any) -> str:
+    """A CSV cell: text as is, null empty, numbers and booleans as JSON writes them, anything else as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return canonical.dumps(value) if isinstance(value, (dict, list)) else json.dumps(value)
+
+
+def write_csv(inputs: WriteCsvInputs, ctx: OperationContext) -> WriteCsvOutputs:
+    """Write records as a CSV file (header first) into the workspace, atomically like workspace.write_file."""
+    columns = (
+        list(inputs.fields) if inputs.fields is not None else list(dict.fromkeys(k for r in inputs.records for k in r))
+    )
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for record in inputs.records:
+        writer.writerow([_cell(record.get(c)) for c in columns])
+    written = write_file(WriteFileInputs(path=inputs.path, content=buffer.getvalue()), ctx)
+    return WriteCsvOutputs(
+        path=written.path, rows=len(inputs.records), columns=columns, bytes=written.bytes, sha256=written.sha256
+    )
+
+
 WRITE_FILE = Operation(
     "workspace.write_file",
     "Write a text file into the run's workspace, atomically.",
@@ -69,6 +115,19 @@ WRITE_FILE = Operation(
     "local_write",
     "idempotent",
     write_file,
+    retry=RetryPolicy(max_attempts=3, backoff_s=0.5),
+    resources=("workspace",),
+    path_input="path",
+)
+
+WRITE_CSV = Operation(
+    "workspace.write_csv",
+    "Write records as a CSV file (header first) into the run's workspace, atomically.",
+    WriteCsvInputs,
+    WriteCsvOutputs,
+    "local_write",
+    "idempotent",
+    write_csv,
     retry=RetryPolicy(max_attempts=3, backoff_s=0.5),
     resources=("workspace",),
     path_input="path",
