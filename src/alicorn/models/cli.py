@@ -129,12 +129,12 @@ def build_models_app() -> typer.Typer:
         client = None
         if local:
             from alicorn.models.defaults import default_profiles
-            from alicorn.models.providers.llama_local import LlamaCppProvider
+            from alicorn.models.providers import provider_for
             from alicorn.models.recorder import ModelClient
 
             try:
                 profile = default_profiles().get("smollm2-135m")
-                client = ModelClient(profile, LlamaCppProvider(profile.model, n_ctx=profile.context_length))
+                client = ModelClient(profile, provider_for(profile))  # llama.cpp in a child process
             except ModelError as exc:
                 _fail(str(exc))
         result = IntentClassifier(client).classify(text)

@@ -78,6 +78,11 @@ class UnknownModelError(ProviderError):
     """The endpoint does not serve the requested model."""
 
 
+class ProviderCrashedError(ProviderError):
+    """The process the model ran in died while answering (a crash in native code): this answer is lost, the next
+    call starts a new process."""
+
+
 class ProviderResponseError(ProviderError):
     """The endpoint's answer is not a usable chat completion."""
 

@@ -1,6 +1,6 @@
 """Providers: `base` (the interface), `openai_http` (any OpenAI-compatible HTTP endpoint), `llama_local`
-(in-process llama.cpp, an optional extra), `scripted` (recorded answers), and `provider_for`, the one place where a
-profile becomes a provider."""
+(llama.cpp, an optional extra, which `provider_for` runs in a child process through `isolated`), `scripted` (recorded
+answers), and `provider_for`, the one place where a profile becomes a provider."""
 
 from __future__ import annotations
 
@@ -32,9 +32,17 @@ def provider_for(
             env=env,
         )
     if profile.provider == "llama_cpp":
-        from alicorn.models.providers.llama_local import LlamaCppProvider
+        from alicorn.models.providers.isolated import IsolatedProvider
+        from alicorn.models.providers.llama_local import require_llama
 
-        return LlamaCppProvider(profile.model, n_ctx=profile.context_length)
+        require_llama()  # a missing extra is said here, before any child process starts
+        # In a child process: a crash inside llama.cpp (a segfault) is a journaled model error, not Alicorn's death.
+        return IsolatedProvider(
+            "alicorn.models.providers.llama_local:LlamaCppProvider",
+            kind="llama_cpp",
+            model=profile.model,
+            n_ctx=profile.context_length,
+        )
     raise ModelError(
         f"profile {profile.id!r} is scripted: build ScriptedProvider(answers) for it (scripted answers are not "
         "part of a profile file)"

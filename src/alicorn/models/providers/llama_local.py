@@ -54,6 +54,12 @@ def _import_llama() -> Any:
         raise ExtraNotInstalledError(_INSTALL_LLAMA) from exc
 
 
+def require_llama() -> None:
+    """ExtraNotInstalledError (saying how to install it) unless llama-cpp-python can be imported."""
+    if not llama_available():
+        raise ExtraNotInstalledError(_INSTALL_LLAMA)
+
+
 @contextlib.contextmanager
 def _quiet_stderr() -> Any:
     """llama.cpp writes load logs to file descriptor 2 from C; hide them unless ALICORN_LLAMA_VERBOSE is set."""
