@@ -52,7 +52,7 @@ def test_missing_usage_is_estimated() -> None:
     assert answer.usage.estimated and answer.usage.completion_tokens > 0
 
 
-def test_server_without_structured_output_gets_a_second_plain_request() -> None:
+def test_server_without_json_schema_gets_json_mode_and_it_is_remembered() -> None:
     refusal = Reply(status=400, body={"error": {"message": "response_format json_schema is not supported"}})
     with (
         serve([refusal, completion('{"kind": "b"}'), completion('{"kind": "a"}')]) as server,
@@ -62,7 +62,7 @@ def test_server_without_structured_output_gets_a_second_plain_request() -> None:
         second = p.complete(ASK.model_copy(update={"json_schema": SCHEMA}))
     assert first.text == '{"kind": "b"}' and not first.constrained and not second.constrained
     assert "response_format" in server.requests[0]
-    assert "response_format" not in server.requests[1] and "response_format" not in server.requests[2]
+    assert [r["response_format"]["type"] for r in server.requests[1:]] == ["json_object", "json_object"]
 
 
 def test_overload_is_retried_with_backoff_then_succeeds() -> None:

@@ -62,6 +62,10 @@ class ChatResponse(BaseModel):
     model: str = ""
     finish_reason: str | None = None
     constrained: bool = False
+    #: How structured output was obtained from an HTTP server (json_schema, json_object, grammar, ollama_format,
+    #: none) and why that mode: what the server refused before it. None when no schema was asked for.
+    structured_mode: str | None = None
+    structured_reason: str = ""
 
     @property
     def truncated(self) -> bool:

@@ -112,6 +112,11 @@ class ModelCallRecorder:
                 "cost": profile.cost(response.usage.prompt_tokens, response.usage.completion_tokens),
                 "currency": profile.currency,
                 "constrained": response.constrained,
+                **(
+                    {"structured": {"mode": response.structured_mode, "reason": response.structured_reason}}
+                    if response.structured_mode is not None
+                    else {}
+                ),
             },
             at=finished,
         )

@@ -24,6 +24,7 @@ def provider_for(
         return OpenAICompatibleProvider(
             profile.endpoint,
             profile.model,
+            profile=profile.id,
             api_key_env=profile.api_key_env,
             structured=profile.structured_output,
             timeout_s=profile.timeout_s,
