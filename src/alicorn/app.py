@@ -12,6 +12,7 @@ from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.errors import AlicornError
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.builtin import builtin_registry
+from alicorn.ops.memory import memory_operations
 from alicorn.ops.registry import Registry
 from alicorn.runtime.executor import Durability, EventListener, Executor, RunEnvironment
 from alicorn.runtime.state import RunState
@@ -97,6 +98,8 @@ def standard_registry() -> Registry:
     from alicorn.packs.catalog import bundled_workflows
 
     registry = builtin_registry()
+    for op in memory_operations():
+        registry.register(op)
     for workflow in bundled_workflows():
         for op in workflow.operations:
             registry.register(op)

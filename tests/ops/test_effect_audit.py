@@ -43,6 +43,8 @@ REVIEWED: dict[str, tuple[str, dict[str, str], str]] = {
     "data.read_text": ("read", {"path": "path"}, "reads a file confined to the data root"),
     "http.get_json": ("read", {"url": "url"}, "a GET to the URL's host: upgraded by data flow when it carries data"),
     "http.post_json": ("external_transmission", {"url": "url"}, "POSTs its body to the URL's host"),
+    "memory.get": ("read", {}, "reads records of the home's memory store (never creates one)"),
+    "memory.search": ("read", {}, "searches the home's memory store (never creates one)"),
     "notes.draft_reply": ("none", {}, "renders text"),
     "notes.extract_tasks": ("none", {}, "pure extraction"),
     "notes.read_transcript": ("read", {"path": "conversation"}, "reads a transcript from the data root"),

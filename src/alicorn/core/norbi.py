@@ -267,7 +267,15 @@ class Norbi(Choosing, FollowUps, Execution):
         if kind in ("conversation", "question"):
             client = self._client("assistant", state, tap)
             menu = [w.title for w in self.workflows.values()]
-            reply = understand.answer(as_data(intent.utterance, not intent.authoritative), kind, language, client, menu)
+            recalled = understand.recall(self.app, state.id, intent, PLANNER) if kind == "question" else None
+            if recalled is not None:  # the home has a memory: the question is answered from it (or "I don't know")
+                reply = understand.answer_from_memory(
+                    intent.utterance, language, recalled, client, project=intent.project, tap=tap,
+                    untrusted=not intent.authoritative,
+                )  # fmt: skip
+            else:
+                question = as_data(intent.utterance, not intent.authoritative)
+                reply = understand.answer(question, kind, language, client, menu)
             tap.append("answer.given", reply)
             self._write_report(state.id, tap, Report(conversation=state.id, outcome="answered", headline=reply["text"]))
             return None

@@ -2,17 +2,36 @@
 
 Conversation and question get an answer with no effect; an alarm gets triage (how severe, who must look, now);
 task and process go on to the planner. All of it is journaled in the conversation's stream by the caller.
+
+A question in a home with a memory store is answered from it (`answer_from_memory`): the hits of a journaled
+`memory.search` run that are close enough to count as evidence, then, with a model, an answer that must cite the
+records it was given (anything else is rejected, repaired once, then replaced by the records themselves); without
+a model, the records themselves, cited; and "I don't know" when no hit is close enough.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from alicorn.app import App
+from alicorn.context.builder import ContextBuilder, Target, system_prompt, user_prompt
+from alicorn.context.errors import ContextError
+from alicorn.context.fragments import Classification, Fragment
+from alicorn.context.tap import JournalTap
+from alicorn.core.conversation import run_id_for
+from alicorn.core.intake import IntentEnvelope
+from alicorn.i18n import tr
 from alicorn.models.errors import ModelError
 from alicorn.models.messages import ChatRequest
 from alicorn.models.recorder import ModelClient
+from alicorn.models.structured import ask_structured
+from alicorn.plan.dsl import Node, Plan, goal_digest
+from alicorn.runtime.state import fold as fold_run
 
 _GREETING = {
     "en": "Hello. Tell me what you need done; I plan it, show you its effects, and act only once it is approved.",
@@ -85,3 +104,201 @@ def _fixed(kind: str, language: str, menu: list[str]) -> str:
     if kind == "conversation":
         return _GREETING[language]
     return _NO_MODEL[language].format(menu="; ".join(menu))
+
+
+# ---- questions answered from memory ------------------------------------------------------------------------------
+
+#: How a question searches memory. Vector, not hybrid: on bench/data/memory_questions.jsonl hybrid search's
+#: recall@5 is lower (0.83 against 0.95; bench/question_bench.py), because its full-text side matches every word of
+#: the question, stop words included ("the", "w", "в"), and fusion lifts those matches over the right record.
+RECALL_MODE: Literal["vector"] = "vector"
+RECALL_K = 5
+#: A hit counts as evidence only when its e5 cosine with the question is at least this. e5 puts unrelated text
+#: at 0.72-0.79 (the 12 unanswerable questions of the bench set) and the record holding the answer at 0.76-0.92;
+#: 0.79 refuses every unanswerable question of the set and keeps the evidence of most answerable ones.
+MIN_SIMILARITY = 0.79
+#: The memory labels as context classifications (memory's `confidential` is the context builder's `private`).
+_CLASSIFICATION: dict[str, Classification] = {
+    "public": "public",
+    "internal": "internal",
+    "confidential": "private",
+    "secret": "secret",
+}
+_ANSWER_RULES = (
+    "You answer questions from the project's memory records given as data blocks, each with its record id. Use "
+    "only what those records say. Reply with a JSON object: `answer` (short, in the language of the question) and "
+    "`citations` (the ids of the records the answer uses: at least one, only ids you were given). If the records "
+    "do not answer the question, say so in `answer` and cite the closest record."
+)
+
+
+class CitedAnswer(BaseModel):
+    """A model's answer from memory: the text and the ids of the records it rests on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    answer: str = Field(min_length=1, max_length=2000)
+    citations: list[str] = Field(min_length=1, max_length=20)
+
+
+def cited_answer_schema(ids: Sequence[str]) -> type[CitedAnswer]:
+    """`CitedAnswer` whose citations may only be `ids`: an answer citing nothing, or an id it was not given, fails
+    validation (so it is fed back and repaired), and a provider that constrains decoding cannot write one."""
+    allowed = Literal[tuple(ids)]  # type: ignore[valid-type]
+    model: type[CitedAnswer] = create_model(
+        "CitedAnswer",
+        __base__=CitedAnswer,
+        citations=(list[allowed], Field(min_length=1, max_length=max(1, len(ids)))),  # type: ignore[valid-type]
+    )
+    return model
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """What the question's `memory.search` run found: its id, its hits (best first), or why it found nothing."""
+
+    run: str
+    hits: tuple[dict[str, Any], ...]
+    error: str | None = None
+
+
+def recall_plan(question: str, project: str) -> Plan:
+    """One read-only node: `memory.search` of the project's memory for the question's words."""
+    goal = f"answer from memory: {question}"[:4000]
+    inputs = {"query": {"value": question[:4000]}, "k": {"value": RECALL_K}, "mode": {"value": RECALL_MODE}}
+    # The project is the run's (its terms), never an input: a plan cannot read another project's memory.
+    node = Node.model_validate({"node_id": "search", "operation": "memory.search", "inputs": inputs})
+    return Plan(goal=goal, goal_hash=goal_digest(goal, project=project), nodes=[node])
+
+
+def recall(app: App, conversation: str, intent: IntentEnvelope, proposed_by: str) -> Recalled | None:
+    """Search the project's memory for the question in a run of its own (each call journaled as `tool.call` and
+    `tool.result`, Anvil's decision with it); None when the home has no memory store to ask.
+
+    The run's number is 0, before any plan's run of the conversation (those count from 1), so a resumed
+    conversation finds the search it ran before a crash instead of running it twice."""
+    if not (app.home / "memory.db").is_file():
+        return None
+    run_id = run_id_for(conversation, 0)
+    root = app.home / "inputs" / conversation  # the run reads no data: an empty data root of its own
+    if app.store.head(run_id) is None:
+        terms = app.anvil.terms(
+            proposed_by, project=intent.project, provenance=intent.provenance, channel=intent.channel
+        )
+        app.anvil.prepare(terms)
+        root.mkdir(parents=True, exist_ok=True)
+        state = app.executor(root).start(recall_plan(intent.utterance, intent.project), run_id=run_id, terms=terms)
+    else:
+        state = fold_run(app.store.read(run_id), run_id)
+        if not state.finished:
+            root.mkdir(parents=True, exist_ok=True)
+            state = app.executor(root).resume(run_id)
+    node = state.nodes["search"]
+    if node.status != "succeeded" or node.output is None:
+        reason = (node.error or {}).get("message") or node.reason or state.status
+        return Recalled(run_id, (), str(reason)[:500])
+    return Recalled(run_id, tuple(node.output.get("hits", ())))
+
+
+def evidence(hits: Sequence[Mapping[str, Any]], threshold: float = MIN_SIMILARITY) -> list[dict[str, Any]]:
+    """The hits close enough to the question to count as evidence, best first."""
+    return [dict(h) for h in hits if (h.get("similarity") or 0.0) >= threshold]
+
+
+def answer_from_memory(
+    question: str,
+    language: str,
+    recalled: Recalled,
+    client: ModelClient | None,
+    *,
+    project: str,
+    tap: JournalTap | None = None,
+    untrusted: bool = False,
+) -> dict[str, Any]:
+    """The reply to a question from memory hits (see the module docstring); `answer.given`'s data.
+
+    `untrusted`: the question came from a trigger or an external channel, so it goes to the model as data too.
+    """
+    lang = language if language in _GREETING else "en"
+    hits = recalled.hits
+    found = evidence(hits)
+    reply: dict[str, Any] = {
+        "run": recalled.run,
+        "retrieved": [{"id": h["id"], "similarity": h.get("similarity"), "score": h.get("score")} for h in hits],
+        "threshold": MIN_SIMILARITY,
+        "effects": [],
+    }
+    if recalled.error is not None:
+        text = tr(lang, "I could not search this project's memory ({error}), so I cannot answer from it.",
+                  error=recalled.error)  # fmt: skip
+        return {**reply, "text": text, "by": "memory", "citations": [], "memory_error": recalled.error}
+    if not found:
+        text = tr(lang, "I don't know: nothing in this project's memory answers that.")
+        hint = tr(lang, "Add what you know with `alicorn memory add`.")
+        return {**reply, "text": f"{text} {hint}", "by": "memory", "citations": []}
+    if client is not None:
+        try:
+            cited = _cited(question, found, client, project=project, tap=tap, untrusted=untrusted)
+        except (ModelError, ContextError) as exc:
+            reply["model_error"] = str(exc)[:300]
+        else:
+            if cited is not None:
+                answer, citations, rejected = cited
+                lines = [answer, tr(lang, "Sources:"), *_cite_lines([h for h in found if h["id"] in citations])]
+                data = {"text": "\n".join(lines), "by": client.profile.id, "citations": citations}
+                return {**reply, **data, "rejected": rejected}
+    lines = [tr(lang, "From this project's memory (most relevant first):"), *_cite_lines(found[:3])]
+    return {**reply, "text": "\n".join(lines), "by": "memory", "citations": [h["id"] for h in found[:3]]}
+
+
+def _cite_lines(hits: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = []
+    for hit in hits:
+        text = " ".join(str(hit["text"]).split())
+        lines.append(f"- [{hit['id']}] {text[:240] + ('…' if len(text) > 240 else '')}")
+    return lines
+
+
+def _cited(
+    question: str,
+    found: Sequence[Mapping[str, Any]],
+    client: ModelClient,
+    *,
+    project: str,
+    tap: JournalTap | None,
+    untrusted: bool,
+) -> tuple[str, list[str], list[str]] | None:
+    """(answer, citations, the rejected attempts' errors), or None when no record may reach this model."""
+    fragments = [
+        Fragment(id="answer-rules", layer="rules", source="system:core", text=_ANSWER_RULES, trust="instruction"),
+        Fragment(
+            id="question",
+            layer="task",
+            source="chat:untrusted channel" if untrusted else "human:request",
+            text=question,
+            trust="data" if untrusted else "instruction",
+            required=True,
+        ),
+    ]
+    for rank, hit in enumerate(found):
+        fragments.append(
+            Fragment(
+                id=str(hit["id"]),
+                layer="memory",
+                source=f"memory:{project}/{hit['id']}",
+                text=str(hit["text"]),
+                classification=_CLASSIFICATION.get(str(hit.get("classification")), "internal"),
+                trust="data",
+                priority=max(0, 90 - rank),
+            )
+        )
+    envelope = ContextBuilder(tap=tap).build(fragments, Target(client.profile.id, client.profile.external))
+    ids = [f.id for f in envelope.fragments if f.layer == "memory"]
+    if not ids:  # every record was dropped (policy or budget): the records are shown instead
+        return None
+    request = ChatRequest.chat(system_prompt(envelope), user_prompt(envelope), max_tokens=400, temperature=0.0)
+    result = ask_structured(client, request, cited_answer_schema(ids), max_repairs=1, purpose="answer")
+    citations = list(dict.fromkeys(result.value.citations))
+    if not citations or not set(citations) <= set(ids):  # the schema refuses both; checked again all the same
+        raise ModelError(f"the answer of profile {client.profile.id!r} cites records it was not given: {citations}")
+    return result.value.answer.strip(), citations, list(result.errors)

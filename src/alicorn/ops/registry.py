@@ -36,6 +36,8 @@ class OperationContext:
     cancelled: threading.Event = field(default_factory=threading.Event)
     #: Folders inside the data root that no read may enter: the Alicorn home (`ops.paths.read_path`).
     hidden: tuple[Path, ...] = ()
+    #: The run's project (its terms): what project-scoped stores (memory) read, never a plan's input.
+    project: str = "default"
 
 
 OperationFn = Callable[[Any, OperationContext], BaseModel]
@@ -116,6 +118,7 @@ class Registry:
     def __init__(self, operations: Iterable[Operation] = ()) -> None:
         self._ops: dict[str, Operation] = {}
         self._fingerprint: str | None = None
+        self._withheld: dict[str, str] = {}
         for op in operations:
             self.register(op)
 
@@ -161,7 +164,14 @@ class Registry:
         except KeyError:
             raise PlanError([self.unknown_message(name)]) from None
 
+    def withhold(self, name: str, reason: str) -> None:
+        """Name an operation that exists but is not offered (a quarantined MCP tool): a plan naming it is refused
+        with `reason`, the sentence saying why and what to do, instead of "unknown operation"."""
+        self._withheld[name] = reason
+
     def unknown_message(self, name: str, where: str = "") -> str:
+        if name in self._withheld:
+            return f"{where}{self._withheld[name]}"
         close = difflib.get_close_matches(name, list(self._ops), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"{where}unknown operation {name!r}{hint} (`alicorn schema operations` lists the {len(self._ops)} known)"

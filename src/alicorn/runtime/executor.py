@@ -439,6 +439,8 @@ def _thread_dispatcher(executor: Executor, state: RunState) -> Dispatcher:
 
     def make_context(call: Call, cancel: threading.Event) -> OperationContext:
         workspace.mkdir(parents=True, exist_ok=True)
-        return OperationContext(run_id, call.node, call.attempt, call.key, workspace, data_root, cancel, hidden)
+        return OperationContext(
+            run_id, call.node, call.attempt, call.key, workspace, data_root, cancel, hidden, state.project
+        )
 
     return ThreadDispatcher(executor.registry, make_context, executor.clock, executor.crash)
