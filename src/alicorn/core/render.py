@@ -4,22 +4,31 @@ Every label is in the turn's language (alicorn.i18n); commands and identifiers s
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from rich.console import Console
 from rich.markup import escape
 
 from alicorn.core.turn import Turn
 from alicorn.i18n import tr, trn
+from alicorn.journal.events import Event
+from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import Registry
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)
 
 
-def print_turn(turn: Turn, registry: Registry, *, source: str | None) -> None:
-    """One turn: the understanding (first time), then whatever the conversation now waits for or ended with."""
+def print_turn(turn: Turn, registry: Registry, *, source: str | None, models: Sequence[str] = ()) -> None:
+    """One turn: the understanding (first time), then whatever the conversation now waits for or ended with.
+
+    `models` are the turn's new model lines (`ModelNotes`): which profile each role got and why, failed calls."""
     lang = turn.language
     if source is not None:
         line = tr(lang, "conversation {conversation} · models: {source}", conversation=turn.conversation, source=source)
         console.print(f"[dim]{escape(line)}[/]")
+    for line in models:
+        console.print(f"  [dim]{escape(line)}[/]")
+    if source is not None:
         for line in turn.understood:
             console.print(f"  {escape(line)}")
     if turn.phase == "asking" and turn.question:
@@ -71,3 +80,46 @@ def distinct_causes(reasons: list[str], language: str = "en") -> list[str]:
         + (" " + trn(language, "({n} operation, same cause)", "({n} operations, same cause)", n) if n > 1 else "")
         for c, n in seen.items()
     ]
+
+
+def model_lines(events: Iterable[Event]) -> list[str]:
+    """What a conversation's `model.routed` and `llm.error` events say, one line each (repeats once): which profile
+    each role got and why ("planner: ollama-qwen2.5-7b chosen because best local fit …"), or why none, and each
+    failed call with what the provider said (a server down, a recording that misses). English, like the router."""
+    lines: list[str] = []
+    for event in events:
+        data = event.data
+        if event.kind == "model.routed":
+            role, pick = data.get("role"), data.get("pick")
+            reason = data.get("reason") or "; ".join(str(r) for c in data.get("candidates", []) for r in c["reasons"])
+            line = f"{role}: {pick} chosen because {reason}" if pick else f"{role}: no model, because {reason}"
+        elif event.kind == "llm.error":
+            profile = (data.get("profile") or {}).get("id", "?")
+            line = f"model {profile} failed ({data.get('error')}): {data.get('message')}"
+            if data.get("error") in ("ProviderUnavailableError", "ProviderTimeoutError"):
+                line += "; the request goes on without it"
+        else:
+            continue
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
+class ModelNotes:
+    """The model lines of each conversation not shown yet, read from the journal (what Core journaled is what
+    the person sees)."""
+
+    def __init__(self, store: JournalStore) -> None:
+        self.store = store
+        self._shown: dict[str, int] = {}
+
+    def skip(self, conversation: str) -> None:
+        """Show only what comes after now (a conversation continued in a new process)."""
+        self._shown[conversation] = self.store.last_seq(conversation)
+
+    def new(self, conversation: str) -> list[str]:
+        """The lines of the events journaled since the last call for `conversation`."""
+        events = self.store.read(conversation, after=self._shown.get(conversation, 0))
+        if events:
+            self._shown[conversation] = events[-1].seq
+        return model_lines(events)

@@ -1,9 +1,9 @@
 """Model profiles: what each configured model is, can do, costs and may see; loaded from TOML or JSON.
 
-A profile file holds ``[[profiles]]`` tables (TOML) or ``{"profiles": [...]}`` (JSON). Each is validated by
-`ModelProfile`; a file with errors raises `ProfileError` listing every problem with its location (never the value,
-which could be a key pasted in by mistake). API keys are never stored: `api_key_env` names the environment variable
-that holds one.
+A profile file holds ``[[profiles]]`` tables (TOML) or ``{"profiles": [...]}`` (JSON), and optionally a ``[roles]``
+table pinning a role to one of them. Each is validated by `ModelProfile`; a file with errors raises `ProfileError`
+listing every problem with its location (never the value, which could be a key pasted in by mistake). API keys are
+never stored: `api_key_env` names the environment variable that holds one.
 """
 
 from __future__ import annotations
@@ -108,6 +108,9 @@ class ProfileSet(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     profiles: tuple[ModelProfile, ...]
+    #: `[roles]`: a role pinned to a profile (`planner = "ollama-qwen2.5-7b"`), used for that role instead of the
+    #: router's pick. Role names are checked where roles are known (alicorn.core.access), not here.
+    roles: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _unique(self) -> ProfileSet:
@@ -115,6 +118,11 @@ class ProfileSet(BaseModel):
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         if repeated:
             raise ValueError(f"profile ids must be unique; repeated: {', '.join(repeated)}")
+        unknown = sorted(f"{role} = {pid!r}" for role, pid in self.roles.items() if pid not in ids)
+        if unknown:
+            raise ValueError(
+                f"[roles] names profiles that are not defined: {', '.join(unknown)}; known profiles: {', '.join(ids)}"
+            )
         return self
 
     def get(self, profile_id: str) -> ModelProfile:
