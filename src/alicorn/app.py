@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from alicorn.anvil.people import People
 from alicorn.anvil.service import Anvil
@@ -18,6 +19,9 @@ from alicorn.runtime.executor import Durability, EventListener, Executor, RunEnv
 from alicorn.runtime.state import RunState
 from alicorn.secrets import home_secrets, labelled_file_secrets
 
+if TYPE_CHECKING:
+    from alicorn.mcp.importer import McpImport
+
 DEFAULT_HOME = Path(".alicorn")
 _PROJECT = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 
@@ -30,6 +34,8 @@ class App:
     store: SQLiteStore
     registry: Registry
     config: Config = field(default_factory=Config)
+    #: The external MCP servers' sessions and tools (None when alicorn.toml names none: nothing was started).
+    mcp: McpImport | None = None
 
     def __post_init__(self) -> None:
         self.anvil = Anvil(self.store, self.registry, self.config.anvil, self.config.data, home=self.home.resolve())
@@ -80,6 +86,8 @@ class App:
         self.anvil.settle(state.run_id)
 
     def close(self) -> None:
+        if self.mcp is not None:
+            self.mcp.close()
         self.store.close()
 
 
@@ -129,8 +137,39 @@ def open_app(
     path = journal if journal is not None else home / "journal.db"
     store = SQLiteStore(path, create=create and not read_only, read_only=read_only)
     store.secrets = home_secrets(home)  # redacted from every event this home journals
+    mcp = None
     try:
-        return App(home, store, registry, config)
+        if config.mcp_servers:
+            mcp = _import_mcp(config, store, registry, started=not read_only)
+        return App(home, store, registry, config, mcp)
     except BaseException:
+        if mcp is not None:
+            mcp.close()
         store.close()
         raise
+
+
+def _import_mcp(config: Config, store: SQLiteStore, registry: Registry, *, started: bool) -> McpImport:
+    """Start the configured MCP servers and register their pinned tools (alicorn.mcp.importer); a server that
+    cannot be used is said on stderr and left out, and everything else goes on. Read-only (`started=False`): the
+    pinned tools from the journal, nothing started, so a replay has the registry its run had."""
+    import sys
+
+    from alicorn.clock import default_clock
+    from alicorn.mcp.importer import import_servers, pinned_operations
+
+    if started:
+        found = import_servers(config.mcp_servers, store, default_clock())
+    else:
+        found = pinned_operations(config.mcp_servers, store)
+    try:
+        for op in found.operations:
+            registry.register(op)
+    except ValueError as exc:
+        found.close()
+        raise ConfigError(f"[mcp] {exc}; rename the server in alicorn.toml") from None
+    for name, reason in found.withheld.items():
+        registry.withhold(name, reason)
+    for problem in found.problems.values():
+        print(f"alicorn: warning: {problem}; going on without its tools", file=sys.stderr)
+    return found

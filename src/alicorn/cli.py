@@ -703,10 +703,14 @@ _anvil_commands()
 
 def _memory_apps() -> None:
     """Pegas Memory: `alicorn memory ...` and `alicorn mcp serve` (their module imports only typer at this point)."""
+    from alicorn.mcp.cli import register as register_mcp_tools
     from alicorn.memory.cli import mcp_app, memory_app
 
+    register_mcp_tools(mcp_app, open_app=_open, guard=_guard)  # `alicorn mcp tools|accept` (external servers)
     app.add_typer(memory_app, name="memory")
-    app.add_typer(mcp_app, name="mcp")
+    app.add_typer(
+        mcp_app, name="mcp", help="MCP: serve Alicorn's knowledge (serve); use external servers' tools (tools, accept)."
+    )
 
 
 _memory_apps()

@@ -7,6 +7,9 @@
     [anvil]          # policy file, forbidden effects, budgets, rights, reputation (see alicorn.anvil.settings)
     [data]           # classification of data files: private = ["hr/**"] (see alicorn.anvil.labels)
 
+    [mcp.servers.time]   # an external MCP server whose tools become operations (see alicorn.mcp.settings)
+    command = ["python", "-m", "mcp_server_time"]
+
     [projects.ops]   # a project's data: where its files may come from, and its standing data sources
     roots = ["/srv/ops"]                     # paths a request may name (default: the folder Alicorn runs in)
     [projects.ops.data]
@@ -28,6 +31,7 @@ from pathlib import Path
 from alicorn.anvil.labels import DataLabels
 from alicorn.anvil.settings import AnvilSettings, parse_settings
 from alicorn.errors import AlicornError, environment_failure
+from alicorn.mcp.settings import ServerSettings, parse_mcp
 from alicorn.ops.registry import Operation
 
 CONFIG_FILE = "alicorn.toml"
@@ -38,7 +42,7 @@ class ConfigError(AlicornError):
 
 
 #: The sections alicorn.toml may have.
-SECTIONS = ("operations", "anvil", "data", "projects")
+SECTIONS = ("operations", "anvil", "data", "projects", "mcp")
 #: How deeply alicorn.toml may nest tables and arrays (its real sections need four levels at most).
 MAX_DEPTH = 32
 
@@ -57,6 +61,8 @@ class Config:
     anvil: AnvilSettings = field(default_factory=AnvilSettings)
     data: DataLabels = field(default_factory=DataLabels)
     projects: dict[str, ProjectData] = field(default_factory=dict)
+    #: External MCP servers by name (`[mcp.servers.NAME]`); empty: none is started.
+    mcp_servers: dict[str, ServerSettings] = field(default_factory=dict)
 
 
 def load_config(home: Path) -> Config:
@@ -99,7 +105,11 @@ def load_config(home: Path) -> Config:
             f"{path}: [anvil] or [data] cannot be used as written ({type(exc).__name__}: {exc}); see docs/anvil.md"
         ) from None
     projects = _projects(doc.get("projects", {}), path)
-    return Config(operation_modules=list(modules), anvil=anvil, data=data, projects=projects)
+    try:
+        servers = parse_mcp(doc["mcp"]) if "mcp" in doc else {}
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}; see docs/mcp.md") from None
+    return Config(operation_modules=list(modules), anvil=anvil, data=data, projects=projects, mcp_servers=servers)
 
 
 def _check_values(doc: dict[str, object], path: Path) -> None:

@@ -39,8 +39,8 @@ VECTORS = (
 )
 #: Vectors the suite cannot exercise yet, with the reason (reported, never silently dropped).
 SKIPPED_VECTORS = {
-    "mcp": "no MCP client exists (only the Knowledge MCP *server*, src/alicorn/memory/mcp_server.py): no MCP tool "
-    "description or result can reach a prompt or a plan yet",
+    "mcp": "external MCP tools exist (alicorn.mcp: pinned, quarantined on drift, descriptions fenced in the planner's "
+    "menu: tests/mcp), but this suite does not yet carry injections through an MCP tool's description or result",
 }
 TARGETS = ("exfiltration", "publication", "installation", "outside_write", "secrets", "self_approval")
 ROUTES = {

@@ -160,10 +160,13 @@ def operation_menu(registry: Registry, contract: OutcomeContract) -> list[dict[s
         if op.effect in contract.forbidden:
             continue
         inputs = op.inputs.model_json_schema()
+        summary = op.summary
+        if op.name.startswith("mcp."):  # an external MCP server's own words (alicorn.mcp): data, never instructions
+            summary = fence(f"mcp-{op.name}", op.name, "internal", clean(summary), injection_flags(summary))
         menu.append(
             {
                 "operation": op.name,
-                "summary": op.summary,
+                "summary": summary,
                 "effect": op.effect,
                 "inputs": sorted(inputs.get("properties", {})),
                 "required": sorted(inputs.get("required", [])),
