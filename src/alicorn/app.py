@@ -12,7 +12,7 @@ from alicorn.anvil.service import Anvil
 from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.errors import AlicornError
 from alicorn.journal.sqlite import SQLiteStore
-from alicorn.ops.builtin import builtin_registry
+from alicorn.ops.builtin import builtin_registry, table_operations
 from alicorn.ops.memory import memory_operations
 from alicorn.ops.registry import Registry
 from alicorn.runtime.executor import Durability, EventListener, Executor, RunEnvironment
@@ -106,7 +106,7 @@ def standard_registry() -> Registry:
     from alicorn.packs.catalog import bundled_workflows
 
     registry = builtin_registry()
-    for op in memory_operations():
+    for op in (*table_operations(), *memory_operations()):
         registry.register(op)
     for workflow in bundled_workflows():
         for op in workflow.operations:

@@ -15,13 +15,24 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from alicorn.app import standard_registry
 from alicorn.errors import OperationError
 from alicorn.journal.memory import InMemoryStore
-from alicorn.ops.builtin import builtin_registry
 from alicorn.plan.dsl import Plan, goal_digest
 from alicorn.runtime.executor import Executor, RunEnvironment
 
-from .helpers import REGISTRY, call, context
+from .helpers import context
+
+REGISTRY = standard_registry()
+
+
+def call(name: str, ctx: Any, **inputs: Any) -> dict[str, Any]:
+    """Run operation `name` on JSON inputs, the way the runtime does, and return its outputs as JSON."""
+    op = REGISTRY.get(name)
+    result = op.run(op.inputs.model_validate(inputs), ctx)
+    dumped: dict[str, Any] = result.model_dump(mode="json")
+    return dumped
+
 
 ORDERS = [
     {"customer": "ann", "region": "north", "items": 3, "total": 12.5},
@@ -144,7 +155,7 @@ def test_an_ordinary_question_on_files_is_a_plan_of_these_operations(tmp_path: P
         node("save", "workspace.write_csv", path="per_region.csv", records=ref("ordered")),
     ]})  # fmt: skip
     store = InMemoryStore()
-    executor = Executor(store, builtin_registry(), RunEnvironment(tmp_path / "ws", data))
+    executor = Executor(store, REGISTRY, RunEnvironment(tmp_path / "ws", data))
     state = executor.start(plan, run_id="run-tables")
     assert state.status == "succeeded", state
     text = (tmp_path / "ws" / "run-tables" / "per_region.csv").read_text(encoding="utf-8")

@@ -4,7 +4,9 @@ Each operation is declared beside its function in the module of its area: `data`
 data.read_text), `records` (records.filter, records.dedupe, records.sort), `tables` (records.select, records.group,
 records.join), `report` (report.render_text), `workspace` (workspace.write_file, workspace.write_csv), `util`
 (util.noop, util.sleep) and `http` (http.get_json, http.post_json). This module only
-lists them, in a fixed order; `builtin_registry()` builds a fresh Registry holding all of them. Reads are confined to
+lists them, in a fixed order; `builtin_registry()` builds a fresh Registry holding them, except the table operations
+(`table_operations()`: data.read_text and the `tables`/`workspace.write_csv` ones), which `app.standard_registry`
+adds for every home. Reads are confined to
 `ctx.data_root` and writes to `ctx.workspace`, and nothing reads the clock or randomness into its outputs, so a
 replay that feeds the journaled outputs reproduces a run.
 """
@@ -22,22 +24,14 @@ from alicorn.ops.workspace import WRITE_CSV, WRITE_FILE
 
 def builtin_operations() -> tuple[Operation, ...]:
     """Every built-in operation's declaration."""
-    return (
-        READ_CSV,
-        READ_JSON,
-        READ_TEXT,
-        FILTER,
-        DEDUPE,
-        SORT,
-        SELECT,
-        GROUP,
-        JOIN,
-        RENDER_TEXT,
-        WRITE_FILE,
-        WRITE_CSV,
-        NOOP,
-        SLEEP,
-    )
+    return (READ_CSV, READ_JSON, FILTER, DEDUPE, SORT, RENDER_TEXT, WRITE_FILE, NOOP, SLEEP)
+
+
+def table_operations() -> tuple[Operation, ...]:
+    """The table operations (read text, select, group, join, write CSV), which every home registers
+    (`app.standard_registry`). They stay out of `builtin_registry`, whose fingerprint the recorded replay corpus
+    (tests/corpus) pins: a registry that grows must not make the runs recorded before it unreplayable."""
+    return (READ_TEXT, SELECT, GROUP, JOIN, WRITE_CSV)
 
 
 def builtin_registry() -> Registry:
