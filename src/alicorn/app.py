@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from alicorn.anvil.people import People
 from alicorn.anvil.service import Anvil
+from alicorn.anvil.terms import PROJECT_PATTERN
 from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.errors import AlicornError
 from alicorn.journal.sqlite import SQLiteStore
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from alicorn.mcp.importer import McpImport
 
 DEFAULT_HOME = Path(".alicorn")
-_PROJECT = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 
 
 @dataclass
@@ -93,7 +93,7 @@ class App:
 
 def artifact_root(home: Path, project: str) -> Path:
     """`<home>/artifacts` for the default project (as before projects had stores), `<home>/projects/P/artifacts`."""
-    if not _PROJECT.fullmatch(project):
+    if not re.fullmatch(PROJECT_PATTERN, project):
         raise AlicornError(
             f"project {project!r} is not a project name: lower-case letters, digits and _ . - (at most 64, starting "
             "with a letter or digit); nothing was stored"

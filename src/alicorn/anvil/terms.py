@@ -17,7 +17,9 @@ from alicorn.anvil.labels import DataLabels
 from alicorn.anvil.replan import DEFAULT_THRESHOLD
 from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
 
-ProjectName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$")]
+#: A project's name: lower-case letters, digits and _ . -, starting with a letter or digit, at most 64 characters.
+PROJECT_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
+ProjectName = Annotated[str, Field(pattern=PROJECT_PATTERN)]
 DEFAULT_PROPOSER = "human:operator"
 #: Who started the work a run serves: an authenticated human, an automated trigger, or an external channel.
 Provenance = Literal["human", "trigger", "external"]

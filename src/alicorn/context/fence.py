@@ -70,3 +70,9 @@ def fence(fragment_id: str, source: str, classification: str, text: str, flags: 
         f'<data id="{_attr(fragment_id)}" source="{_attr(source)}" classification="{classification}"{warning}>\n'
         f"{body}\n</data>"
     )
+
+
+def fence_untrusted(fragment_id: str, source: str, text: str, classification: str = "internal") -> str:
+    """`text` from outside (an untrusted channel, data, a tool, an error it caused) as a data block: cleaned
+    (`clean`) and with its instruction-like phrases flagged (`injection_flags`)."""
+    return fence(fragment_id, source, classification, clean(text), injection_flags(text))

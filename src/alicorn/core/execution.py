@@ -16,7 +16,7 @@ from typing import Any
 from alicorn.anvil.proposals import envelope
 from alicorn.anvil.replan import material_change
 from alicorn.app import App
-from alicorn.context.fence import DATA_RULE, clean, fence, injection_flags
+from alicorn.context.fence import DATA_RULE, fence_untrusted
 from alicorn.context.tap import JournalTap
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState, run_id_for
@@ -288,7 +288,7 @@ def failure_feedback(reason: str) -> str:
     """Why the last plan failed, for the planner: fenced as data, since error texts and check details carry what the
     data and the tools said (a CSV cell, an HTTP body), never an instruction."""
     source = "errors and failed checks of the last run"
-    body = fence("previous-run", source, "internal", clean(reason), injection_flags(reason))
+    body = fence_untrusted("previous-run", source, reason)
     return "The previous plan failed; what its run reported:\n" + DATA_RULE + "\n" + body
 
 

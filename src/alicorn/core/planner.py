@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from alicorn.context.fence import clean, fence, injection_flags
+from alicorn.context.fence import fence_untrusted
 from alicorn.core.contract import ContractBreach, OutcomeContract, check_plan
 from alicorn.errors import PlanError
 from alicorn.models.errors import ModelError
@@ -162,7 +162,7 @@ def operation_menu(registry: Registry, contract: OutcomeContract) -> list[dict[s
         inputs = op.inputs.model_json_schema()
         summary = op.summary
         if op.name.startswith("mcp."):  # an external MCP server's own words (alicorn.mcp): data, never instructions
-            summary = fence(f"mcp-{op.name}", op.name, "internal", clean(summary), injection_flags(summary))
+            summary = fence_untrusted(f"mcp-{op.name}", op.name, summary)
         menu.append(
             {
                 "operation": op.name,
@@ -178,7 +178,7 @@ def operation_menu(registry: Registry, contract: OutcomeContract) -> list[dict[s
 
 def _invalid_plan_feedback(problems: str) -> str:
     """The validator's findings for the model: fenced, since they quote the plan's values, which may echo data."""
-    body = fence("plan-problems", "plan validation", "internal", clean(problems), injection_flags(problems))
+    body = fence_untrusted("plan-problems", "plan validation", problems)
     return f"The plan is invalid; the problems found:\n{body}\nFix these problems and reply again."
 
 

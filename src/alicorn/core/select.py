@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
-from alicorn.context.fence import DATA_RULE, clean, fence, injection_flags
+from alicorn.context.fence import DATA_RULE, fence_untrusted
 from alicorn.models.errors import ModelError
 from alicorn.models.intent.embed import Example, NearestExamples
 from alicorn.models.messages import ChatRequest
@@ -46,7 +46,7 @@ def as_data(text: str, untrusted: bool) -> str:
     instruction-like phrases flagged) when it came from a trigger or an external channel."""
     if not untrusted:
         return text
-    return DATA_RULE + "\n" + fence("request", "untrusted channel", "internal", clean(text), injection_flags(text))
+    return DATA_RULE + "\n" + fence_untrusted("request", "untrusted channel", text)
 
 
 @dataclass(frozen=True)

@@ -184,18 +184,23 @@ class ReadJsonOutputs(Model):
     count: int = Field(ge=0, description="number of records")
 
 
+def _read_capped(ctx: OperationContext, relative: str) -> bytes:
+    """The bytes of `relative` under the data root, at most MAX_READ_BYTES (a larger file is an error to split)."""
+    with _reading(relative, ctx.data_root), read_path(ctx, relative).open("rb") as handle:
+        data = handle.read(MAX_READ_BYTES + 1)
+    if len(data) > MAX_READ_BYTES:
+        raise OperationError(f"{relative!r} is larger than {MAX_READ_BYTES} bytes; split it")
+    return data
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
 def read_json(inputs: ReadJsonInputs, ctx: OperationContext) -> ReadJsonOutputs:
     """Read a JSON document under the data root; its records are the list of objects at `field` (or the top)."""
-    path = read_path(ctx, inputs.path)
     shown = inputs.path
-    with _reading(shown, ctx.data_root), path.open("rb") as handle:
-        data = handle.read(MAX_READ_BYTES + 1)
-    if len(data) > MAX_READ_BYTES:
-        raise OperationError(f"{shown!r} is larger than {MAX_READ_BYTES} bytes; split it")
+    data = _read_capped(ctx, shown)
     try:
         value = json.loads(data.decode("utf-8-sig"), parse_constant=_reject_constant)
     except UnicodeDecodeError:
@@ -229,12 +234,8 @@ class ReadTextOutputs(Model):
 
 def read_text(inputs: ReadTextInputs, ctx: OperationContext) -> ReadTextOutputs:
     """Read a UTF-8 text file under the data root (notes, a log, a transcript), whole."""
-    path = read_path(ctx, inputs.path)
     shown = inputs.path
-    with _reading(shown, ctx.data_root), path.open("rb") as handle:
-        data = handle.read(MAX_READ_BYTES + 1)
-    if len(data) > MAX_READ_BYTES:
-        raise OperationError(f"{shown!r} is larger than {MAX_READ_BYTES} bytes; split it")
+    data = _read_capped(ctx, shown)
     if b"\x00" in data:
         raise OperationError(f"{shown!r} is a binary file, not text; read it with the operation for its format")
     with _reading(shown, ctx.data_root):
@@ -244,8 +245,8 @@ def read_text(inputs: ReadTextInputs, ctx: OperationContext) -> ReadTextOutputs:
             f"{shown!r} holds {len(text)} characters; data.read_text reads at most {MAX_TEXT_CHARS} (a CSV or JSON "
             "file is read as records with data.read_csv / data.read_json)"
         )
-    return ReadTextOutputs(text=text, lines=text.count("\n") + (1 if text and not text.endswith("\n") else 0),
-                           chars=len(text))  # fmt: skip
+    lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)  # a last line without its newline
+    return ReadTextOutputs(text=text, lines=lines, chars=len(text))
 
 
 _READ_RETRY = RetryPolicy(max_attempts=2, backoff_s=0.5)

@@ -107,6 +107,9 @@ def write_csv(inputs: WriteCsvInputs, ctx: OperationContext) -> WriteCsvOutputs:
     )
 
 
+#: A write that failed for a passing reason (a full disk freed, a lock released) is tried again.
+_WRITE_RETRY = RetryPolicy(max_attempts=3, backoff_s=0.5)
+
 WRITE_FILE = Operation(
     "workspace.write_file",
     "Write a text file into the run's workspace, atomically.",
@@ -115,7 +118,7 @@ WRITE_FILE = Operation(
     "local_write",
     "idempotent",
     write_file,
-    retry=RetryPolicy(max_attempts=3, backoff_s=0.5),
+    retry=_WRITE_RETRY,
     resources=("workspace",),
     path_input="path",
 )
@@ -128,7 +131,7 @@ WRITE_CSV = Operation(
     "local_write",
     "idempotent",
     write_csv,
-    retry=RetryPolicy(max_attempts=3, backoff_s=0.5),
+    retry=_WRITE_RETRY,
     resources=("workspace",),
     path_input="path",
 )
