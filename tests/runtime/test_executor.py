@@ -332,16 +332,32 @@ def test_resume_refusals_change_nothing(store: JournalStore, behaviour: Behaviou
     assert [e.line for e in store.read(state.run_id)] == before
 
 
-def test_resume_under_a_different_registry_is_refused(
+def test_resume_is_refused_when_an_operation_of_the_plan_changed_and_not_for_an_unrelated_one(
     store: JournalStore, behaviour: Behaviour, tmp_path: Path
 ) -> None:
     reg = behaviour.registry()
-    state = executor(store, reg, tmp_path).start(make_plan([{"node_id": "s", "operation": "t.send"}]))
-    assert state.status == "awaiting_approval"
+    started = executor(store, reg, tmp_path).start(make_plan([{"node_id": "s", "operation": "t.send"}]))
+    assert started.status == "awaiting_approval"
+    created = store.read(started.run_id)[0].data
+    assert set(created["contracts"]) == {"t.send"} and "registry" not in created
+    send = reg.get("t.send")
+    # The plan's own operation with another contract (a longer timeout): refused, naming it; nothing journaled.
+    changed = Behaviour().registry()
+    changed._ops["t.send"] = send.__class__(**{**send.__dict__, "timeout_s": send.timeout_s + 1})
+    before = store.last_seq(started.run_id)
+    with pytest.raises(RunError, match=r"contracts differ now \(t.send: its contract changed\)"):
+        executor(store, changed, tmp_path).resume(started.run_id, approvals=[Approval("human:x")])
+    assert store.last_seq(started.run_id) == before
+    # The plan's operation gone: refused too.
+    gone = Behaviour().registry()
+    del gone._ops["t.send"]
+    with pytest.raises(RunError, match=r"t\.send: no longer registered"):
+        executor(store, gone, tmp_path).resume(started.run_id, approvals=[Approval("human:x")])
+    # An operation the plan does not use added (a new pack, an MCP server's tool): the run resumes.
     other = Behaviour().registry()
     other.register(reg.get("t.inc").__class__(**{**reg.get("t.inc").__dict__, "name": "t.extra"}))
-    with pytest.raises(RunError, match="different operation registry"):
-        executor(store, other, tmp_path).resume(state.run_id, approvals=[Approval("human:x")])
+    resumed = executor(store, other, tmp_path).resume(started.run_id, approvals=[Approval("human:x")])
+    assert resumed.status == "succeeded"
 
 
 def test_a_second_writer_on_the_same_run_is_refused(store: JournalStore, behaviour: Behaviour, tmp_path: Path) -> None:

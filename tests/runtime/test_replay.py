@@ -85,6 +85,18 @@ def test_a_different_registry_is_caught_at_the_first_event(
     assert "registry" in (caught.value.actual or "")
 
 
+def test_an_operation_added_after_the_run_does_not_stop_its_replay(
+    store: JournalStore, behaviour: Behaviour, tmp_path: Path
+) -> None:
+    run_id = _recorded_run(store, behaviour, tmp_path)
+    grown = behaviour.registry()
+    op = grown.get("t.inc")
+    grown.register(op.__class__(**{**op.__dict__, "name": "t.added_later"}))
+    assert grown.fingerprint() != behaviour.registry().fingerprint()
+    report = replay_run(store, run_id, grown)
+    assert report.events == len(store.read(run_id))
+
+
 def test_extra_recorded_events_are_caught(store: JournalStore, behaviour: Behaviour, tmp_path: Path) -> None:
     run_id = _recorded_run(store, behaviour, tmp_path)
     events = store.read(run_id)

@@ -1,8 +1,10 @@
 """The operation registry: the only source of capabilities and effects.
 
 A plan names operations; what an operation may do (its effect class, idempotency, timeouts, compensation) is
-declared here by the operator's code, never by the model. The registry's fingerprint is journaled with every run,
-so a replay under a different registry is caught.
+declared here by the operator's code, never by the model. Every run journals the contracts of the operations its
+plan can call (`contracts`: each named operation and its compensation, with a digest of its contract), so a replay
+or a resume under a registry where one of *those* changed is caught, and adding an unrelated operation (a pack, an
+MCP server's tool) changes nothing for runs already recorded.
 """
 
 from __future__ import annotations
@@ -192,6 +194,21 @@ class Registry:
         if self._fingerprint is None:
             self._fingerprint = canonical.digest([_contract(op) for op in self.operations()])
         return self._fingerprint
+
+    def contracts(self, names: Iterable[str]) -> dict[str, str]:
+        """Operation name → the digest of its contract (as `fingerprint` covers it), for `names` and every
+        compensation they name, transitively; an operation not registered maps to "missing"."""
+        out: dict[str, str] = {}
+        pending = list(names)
+        while pending:
+            name = pending.pop()
+            if name in out:
+                continue
+            op = self._ops.get(name)
+            out[name] = "missing" if op is None else canonical.digest(_contract(op))
+            if op is not None and op.compensation is not None:
+                pending.append(op.compensation)
+        return dict(sorted(out.items()))
 
 
 @functools.lru_cache(maxsize=4096)

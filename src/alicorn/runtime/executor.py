@@ -13,7 +13,7 @@ byte-for-byte replay possible. One process at a time drives a run: the store's l
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -121,6 +121,23 @@ EventListener = Callable[[Sequence[Event]], None]
 FinishedListener = Callable[[RunState], None]
 
 
+def changed_contracts(created: Mapping[str, Any], registry: Registry) -> str:
+    """What differs between the operations a run was started with (its `run.created`) and `registry`, in words;
+    "" when nothing its plan can call changed. A run recorded before per-operation contracts (with the whole
+    registry's `registry` fingerprint) is compared the way it was recorded."""
+    recorded = created.get("contracts")
+    if recorded is None:
+        old = created.get("registry")
+        now = registry.fingerprint()
+        return "" if old == now else f"the whole registry's fingerprint was {old}, now {now}"
+    now_contracts = registry.contracts(recorded)
+    return ", ".join(
+        f"{name}: {'no longer registered' if now_contracts[name] == 'missing' else 'its contract changed'}"
+        for name in sorted(recorded)
+        if now_contracts[name] != recorded[name]
+    )
+
+
 class Executor:
     """Starts, resumes and drives runs. One executor may drive many runs, one at a time.
 
@@ -150,8 +167,12 @@ class Executor:
         on_finished: FinishedListener | None = None,
         default_terms: RunTerms | None = None,
         approvers: Approvers | None = None,
+        whole_registry_fingerprint: bool = False,
     ) -> None:
         registry.check()
+        #: Journal the whole registry's fingerprint in `run.created`, as runs recorded before per-operation
+        #: contracts did: only replay sets it, to reproduce such a run byte for byte.
+        self.whole_registry_fingerprint = whole_registry_fingerprint
         self.store = store
         self.registry = registry
         self.environment = environment
@@ -196,7 +217,6 @@ class Executor:
         created: dict[str, Any] = {
             "plan": plan.model_dump(mode="json"),
             "plan_hash": plan.plan_hash(),
-            "registry": self.registry.fingerprint(),
             "effects": effects.to_json(),
             "workspace": str(self.environment.workspace(run_id)),
             "data_root": str(self.environment.data_root),
@@ -204,6 +224,10 @@ class Executor:
             **terms.to_created(),
             "risk": risk.to_json(),
         }
+        if self.whole_registry_fingerprint:
+            created["registry"] = self.registry.fingerprint()
+        else:
+            created["contracts"] = self.registry.contracts(n.operation for n in plan.nodes)
         if terms.replan_of is not None:
             origin = terms.replan_of
             change = compare(origin.summary, summarize(plan, self.registry, risk), origin.threshold)
@@ -249,14 +273,13 @@ class Executor:
                     f"run {run_id} already finished ({state.status}) at {state.finished_at}; nothing to resume. "
                     f"`alicorn show {run_id}` shows its result"
                 )
-            recorded = events[0].data.get("registry")
-            if recorded != self.registry.fingerprint():
-                raise RunError(
-                    f"run {run_id} was started with a different operation registry (fingerprint {recorded}, now "
-                    f"{self.registry.fingerprint()}); resume it with the Alicorn version and operations that "
-                    "started it"
-                )
             plan = Plan.model_validate(state.plan)
+            changed = changed_contracts(events[0].data, self.registry)
+            if changed:
+                raise RunError(
+                    f"run {run_id} was started with operations whose contracts differ now ({changed}); resume it "
+                    "with the Alicorn version and operations that started it"
+                )
             was_blocked = state.status == "blocked"
             was_waiting = state.status == "awaiting_approval"
             session = Session(self, run_id, state, plan, committed=events[-1].seq)

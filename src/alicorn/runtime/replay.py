@@ -218,6 +218,7 @@ def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayRe
         dispatcher_factory=lambda _executor, _state: ReplayDispatcher(target),
         controls=ReplayControls(recorded),
         gate=ReplayGate(recorded),
+        whole_registry_fingerprint="contracts" not in first.data,
     )
     sessions = 1
     opening = _session_inputs(recorded, 0)
