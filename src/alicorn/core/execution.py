@@ -18,7 +18,8 @@ from alicorn.anvil.replan import material_change
 from alicorn.app import App
 from alicorn.context.fence import DATA_RULE, fence_untrusted
 from alicorn.context.tap import JournalTap
-from alicorn.core.contract import OutcomeContract
+from alicorn.core import consulting
+from alicorn.core.contract import ContractBreach, OutcomeContract
 from alicorn.core.conversation import ConversationState, run_id_for
 from alicorn.core.data import stage_given
 from alicorn.core.gathering import sources_for
@@ -29,6 +30,7 @@ from alicorn.core.report import Report, fallback
 from alicorn.core.select import as_data
 from alicorn.core.turn import Turn
 from alicorn.core.world import best, observe, predict, read_world
+from alicorn.errors import PlanError
 from alicorn.i18n import tr
 from alicorn.models.recorder import ModelClient
 from alicorn.packs.workflow import Workflow
@@ -61,6 +63,9 @@ class Execution:
     def _client(self, role: str, state: ConversationState, tap: JournalTap) -> ModelClient | None:
         raise NotImplementedError
 
+    def _consultants(self, role: str, state: ConversationState, tap: JournalTap) -> list[ModelClient]:
+        raise NotImplementedError
+
     def _turn(self, state: ConversationState, phase: str, **fields: Any) -> Turn:
         raise NotImplementedError
 
@@ -87,13 +92,35 @@ class Execution:
             profile = (state.workflow or {}).get("profile")
             if decided_by in MODEL_DECIDED and profile:
                 predictor = str(profile)
-        else:
-            client = self._client("planner", state, tap)
-            if client is not None:
+        elif consulting.pending_plan_choice(state.questions, state.answers):
+            picked = consulting.chosen_plan(state.questions[-1], state.answers[-1]["text"])
+            if picked is None and len([q for q in state.questions if q.get("plans")]) < 2:
+                tap.append("clarification.asked", state.questions[-1])  # the answer named no plan: asked again
+                return None
+            if isinstance(picked, dict):
                 try:
-                    candidates.append(
-                        plan_from_model(client, as_data(intent.utterance, not intent.authoritative), contract, registry)
-                    )
+                    candidates.append(consulting.recheck_choice(picked, contract, registry))
+                except (PlanError, ContractBreach) as exc:
+                    problems.append(f"the chosen plan no longer passes: {exc}")
+            else:
+                problems.append("none of the consultants' plans was chosen")
+        else:
+            text = as_data(intent.utterance, not intent.authoritative)
+            consultants = self._consultants("planner", state, tap)
+            client = None if consultants else self._client("planner", state, tap)
+            if consultants:
+                consultation = consulting.consult_plans(consultants, text, contract, registry)
+                tap.append("plans.consulted", consultation.to_json())
+                alive = [p for p in consultation.verdict.positions if not p.refuted]
+                if not consultation.verdict.settled and len(alive) >= 2:
+                    question = consulting.plan_question(consultation, self._language(state), registry)
+                    tap.append("clarification.asked", question)
+                    return None
+                candidates.extend(consultation.winners)
+                problems.extend(consultation.problems)
+            elif client is not None:
+                try:
+                    candidates.append(plan_from_model(client, text, contract, registry))
                     predictor = client.profile.id
                 except PlanningError as exc:
                     problems.extend(exc.attempts or [str(exc)])
@@ -117,7 +144,7 @@ class Execution:
                 c.plan,
                 registry,
                 view,
-                predictor=predictor,
+                predictor=c.source.removeprefix("model:") if c.source.startswith("model:") else predictor,
                 confidence=confidence if c.source.startswith("template") and decided_by in MODEL_DECIDED else None,
             )
             for c in candidates

@@ -272,6 +272,7 @@ class Norbi(Choosing, FollowUps, Execution):
                 reply = understand.answer_from_memory(
                     intent.utterance, language, recalled, client, project=intent.project, tap=tap,
                     untrusted=not intent.authoritative,
+                    consultants=lambda: self._consultants("assistant", state, tap),
                 )  # fmt: skip
             else:
                 question = as_data(intent.utterance, not intent.authoritative)
@@ -466,6 +467,12 @@ class Norbi(Choosing, FollowUps, Execution):
         # The classifier needs no language of its own (deterministic signals read every language); the other
         # roles must speak the request's language (the envelope's, or the one classified).
         return self.clients.get(role, () if role == "classifier" else (self._language(state),), tap)
+
+    def _consultants(self, role: str, state: ConversationState, tap: JournalTap) -> list[ModelClient]:
+        """The profiles a hard task of `role` is asked of (journaled as `model.consulted`), or [] to ask one."""
+        if self.models is None:
+            return []
+        return self.clients.consultants(role, (self._language(state),), tap)
 
     def _check_attachments(self, intent: IntentEnvelope) -> None:
         root = self.app.artifacts(intent.project)

@@ -83,9 +83,10 @@ def distinct_causes(reasons: list[str], language: str = "en") -> list[str]:
 
 
 def model_lines(events: Iterable[Event]) -> list[str]:
-    """What a conversation's `model.routed` and `llm.error` events say, one line each (repeats once): which profile
-    each role got and why ("planner: ollama-qwen2.5-7b chosen because best local fit …"), or why none, and each
-    failed call with what the provider said (a server down, a recording that misses). English, like the router."""
+    """What a conversation's `model.routed`, `model.consulted`, `plans.consulted` and `llm.error` events say, one
+    line each (repeats once): which profile each role got and why ("planner: ollama-qwen2.5-7b chosen because best
+    local fit …"), or why none, which profiles a hard task was asked of and what the arbiter found, and each failed
+    call with what the provider said (a server down, a recording that misses). English, like the router."""
     lines: list[str] = []
     for event in events:
         data = event.data
@@ -93,6 +94,12 @@ def model_lines(events: Iterable[Event]) -> list[str]:
             role, pick = data.get("role"), data.get("pick")
             reason = data.get("reason") or "; ".join(str(r) for c in data.get("candidates", []) for r in c["reasons"])
             line = f"{role}: {pick} chosen because {reason}" if pick else f"{role}: no model, because {reason}"
+        elif event.kind == "model.consulted":
+            who = ", ".join(str(c.get("profile")) for c in data.get("consultants", []))
+            line = f"{data.get('role')}: a hard task, asked of {who} (consultants; evidence, not votes, decides)"
+        elif event.kind == "plans.consulted":
+            verdict = data.get("verdict") or {}
+            line = "plans: " + "; ".join(str(r) for r in verdict.get("reasons", [])[:3])
         elif event.kind == "llm.error":
             profile = (data.get("profile") or {}).get("id", "?")
             line = f"model {profile} failed ({data.get('error')}): {data.get('message')}"

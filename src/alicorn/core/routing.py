@@ -30,6 +30,7 @@ from alicorn.models.router import (
     RoleRequirements,
     RoutingDecision,
     RoutingPolicy,
+    consultants_for,
     requirements_for,
     route,
 )
@@ -41,7 +42,8 @@ class ModelAccess:
 
     `source` says, for the human, where answers come from ("local model", "recorded responses", "scripted").
     `forced` is a profile id used for every role (`alicorn ask --model PROFILE`); `pins` maps a role to the
-    profile the operator chose for it (models.toml `[roles]`). Either bypasses the router's ability checks (the
+    profile the operator chose for it (models.toml `[roles]`); `consultants` how many profiles a hard task is
+    asked of (alicorn.core.consulting). Either of the first two bypasses the router's ability checks (the
     operator decided), never the project's rule on external providers nor a provider missing on this host.
     """
 
@@ -52,6 +54,12 @@ class ModelAccess:
     source: str = "models"
     forced: str | None = None
     pins: Mapping[str, str] = field(default_factory=dict)
+    #: How many distinct profiles a hard task is asked of (models.toml `[consultants] count`); 1 asks one.
+    consultants: int = 1
+
+    def imposed(self, role: str) -> str | None:
+        """The profile the operator chose for `role` (`--model` before `[roles]`), or None: the router decides."""
+        return self.forced or self.pins.get(role)
 
 
 class _Watched(Provider):
@@ -103,6 +111,7 @@ class RoleClients:
         self.models = models
         self.world = world
         self._clients: dict[tuple[str, str], ModelClient | None] = {}
+        self._consulted: dict[tuple[str, str], list[ModelClient]] = {}
         self._providers: dict[str, Provider] = {}
         #: Profiles whose server could not be reached in this process, with what the provider said.
         self.down: dict[str, str] = {}
@@ -120,14 +129,8 @@ class RoleClients:
         need = requirements_for(role, languages=languages)
         view = self.world()
         calibration = {name: brier for name in view.calibration if (brier := view.brier(name)) is not None}
-        imposed = self.models.forced or self.models.pins.get(role)
-        decision, reason = self._decide(self.models, need, imposed, calibration)
-        event: dict[str, Any] = {**decision.model_dump(mode="json"), "reason": reason}
-        if imposed is not None:
-            event["forced"] = imposed
-        if self.down:
-            event["unavailable"] = dict(sorted(self.down.items()))
-        tap.append("model.routed", event)
+        decision, reason = decide(self.models, need, calibration=calibration, down=self.down)
+        tap.append("model.routed", routed_record(self.models, decision, reason, self.down))
         if decision.pick is None:
             self._clients[key] = None
             return None
@@ -136,9 +139,40 @@ class RoleClients:
         self._clients[key] = client
         return client
 
+    def consultants(self, role: str, languages: Sequence[str], tap: JournalTap) -> list[ModelClient]:
+        """Up to `consultants` distinct profiles for a hard task of `role`, each the router's pick among those not
+        yet chosen (journaled once as `model.consulted`, with why each was chosen); [] when fewer than two may be
+        used, when consulting is off (`[consultants] count = 1`), or when the operator imposed one profile for the
+        role (`--model`, `[roles]`): then the caller asks the one client of `get`."""
+        models = self.models
+        if models is None or models.consultants < 2 or models.forced is not None or role in models.pins:
+            return []
+        key = (f"{role}#consultants", tap.stream)
+        cached = self._consulted.get(key)
+        if cached is not None and not any(c.profile.id in self.down for c in cached):
+            return cached
+        need = requirements_for(role, languages=languages)
+        view = self.world()
+        calibration = {name: brier for name in view.calibration if (brier := view.brier(name)) is not None}
+        up = [p for p in models.profiles if p.id not in self.down]
+        decisions = consultants_for(
+            need, up, models.consultants, policy=models.policy, host=models.host, calibration=calibration
+        )
+        clients: list[ModelClient] = []
+        if len(decisions) >= 2:
+            chosen = []
+            for decision in decisions:
+                profile = next(p for p in models.profiles if p.id == decision.pick)
+                clients.append(ModelClient(profile, self._provider(profile, models), ModelCallRecorder(tap)))
+                chosen.append({"profile": profile.id, "reason": routed_reason(decision, models.profiles, self.down)})
+            tap.append("model.consulted", {"role": role, "asked": models.consultants, "consultants": chosen})
+        self._consulted[key] = clients
+        return clients
+
     def forget(self, conversation: str) -> None:
         """Drop the conversation's clients (their tap is stale: the stream moved on without it)."""
         self._clients = {k: v for k, v in self._clients.items() if k[1] != conversation}
+        self._consulted = {k: v for k, v in self._consulted.items() if k[1] != conversation}
 
     # ---- deciding ---------------------------------------------------------------------------------------------
 
@@ -156,57 +190,83 @@ class RoleClients:
             self._providers[profile.id] = _Watched(inner, down)
         return self._providers[profile.id]
 
-    def _decide(
-        self, models: ModelAccess, need: RoleRequirements, imposed: str | None, calibration: Mapping[str, float]
-    ) -> tuple[RoutingDecision, str]:
-        up = [p for p in models.profiles if p.id not in self.down]
-        try:
-            free = route(need, up, policy=models.policy, host=models.host, calibration=calibration)
-        except RoutingError as exc:
-            free = exc.decision
-        if imposed is not None:
-            return self._imposed(models, free, imposed)
-        return free, routed_reason(free, models.profiles, self.down)
 
-    def _imposed(self, models: ModelAccess, free: RoutingDecision, imposed: str) -> tuple[RoutingDecision, str]:
-        """The router's record with the operator's choice as the pick (or no pick, saying why it cannot be used)."""
-        how = "--model" if models.forced else f"models.toml [roles] {free.role} ="
-        profile = next(p for p in models.profiles if p.id == imposed)
-        own = next((c for c in free.candidates if c.profile == imposed), None)
-        refusal = None
-        if imposed in self.down:
-            refusal = f"its server could not be reached earlier: {self.down[imposed]}"
-        elif profile.provider not in models.host.providers:
-            refusal = f"its provider {profile.provider} is not installed here"
-        elif profile.external and not models.policy.allow_external:
-            refusal = "it is external and this project's policy allows no external providers"
-        missed = list(own.reasons) if own is not None and own.outcome == "rejected" else []
-        if refusal is not None:
-            mine = Candidate(
-                profile=imposed,
-                location=profile.location,
-                outcome="rejected",
-                reasons=(f"forced by {how} {imposed}, but cannot be used: {refusal}",),
-            )
-        else:
-            reasons = [f"forced by {how} {imposed}"] + ([f"used although {', '.join(missed)}"] if missed else [])
-            mine = Candidate(profile=imposed, location=profile.location, outcome="picked", reasons=tuple(reasons))
-        candidates = [mine]
-        for c in free.candidates:
-            if c.profile != imposed:
-                reason = f"not considered: {how} {imposed} is forced"
-                candidates.append(c.model_copy(update={"outcome": "held_back", "reasons": (reason,)}))
-        pick = imposed if refusal is None else None
-        decision = free.model_copy(
-            update={
-                "candidates": tuple(sorted(candidates, key=lambda c: c.profile)),
-                "pick": pick,
-                "external": profile.external and pick is not None,
-            }
+def decide(
+    models: ModelAccess,
+    need: RoleRequirements,
+    *,
+    calibration: Mapping[str, float] | None = None,
+    down: Mapping[str, str] | None = None,
+) -> tuple[RoutingDecision, str]:
+    """The profile `models` gives the role `need` describes, and one sentence saying why: the router's pick among
+    the profiles not `down`, or the operator's choice (`--model`, `[roles]`) when one is imposed. The one place
+    this is decided: `RoleClients` journals it for `alicorn ask`, `alicorn models route` shows it."""
+    down = down or {}
+    up = [p for p in models.profiles if p.id not in down]
+    try:
+        free = route(need, up, policy=models.policy, host=models.host, calibration=calibration)
+    except RoutingError as exc:
+        free = exc.decision
+    imposed = models.imposed(need.role)
+    if imposed is not None:
+        return _imposed(models, free, imposed, down)
+    return free, routed_reason(free, models.profiles, down)
+
+
+def routed_record(
+    models: ModelAccess, decision: RoutingDecision, reason: str, down: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """What `model.routed` journals (the module docstring says what each key means)."""
+    record: dict[str, Any] = {**decision.model_dump(mode="json"), "reason": reason}
+    imposed = models.imposed(decision.role)
+    if imposed is not None:
+        record["forced"] = imposed
+    if down:
+        record["unavailable"] = dict(sorted(down.items()))
+    return record
+
+
+def _imposed(
+    models: ModelAccess, free: RoutingDecision, imposed: str, down: Mapping[str, str]
+) -> tuple[RoutingDecision, str]:
+    """The router's record with the operator's choice as the pick (or no pick, saying why it cannot be used)."""
+    how = "--model" if models.forced else f"models.toml [roles] {free.role} ="
+    profile = next(p for p in models.profiles if p.id == imposed)
+    own = next((c for c in free.candidates if c.profile == imposed), None)
+    refusal = None
+    if imposed in down:
+        refusal = f"its server could not be reached earlier: {down[imposed]}"
+    elif profile.provider not in models.host.providers:
+        refusal = f"its provider {profile.provider} is not installed here"
+    elif profile.external and not models.policy.allow_external:
+        refusal = "it is external and this project's policy allows no external providers"
+    missed = list(own.reasons) if own is not None and own.outcome == "rejected" else []
+    if refusal is not None:
+        mine = Candidate(
+            profile=imposed,
+            location=profile.location,
+            outcome="rejected",
+            reasons=(f"forced by {how} {imposed}, but cannot be used: {refusal}",),
         )
-        if refusal is not None:
-            return decision, f"{imposed} is forced by {how} but cannot be used: {refusal}"
-        return decision, f"forced by {how} {imposed}" + (f" (used although {', '.join(missed)})" if missed else "")
+    else:
+        reasons = [f"forced by {how} {imposed}"] + ([f"used although {', '.join(missed)}"] if missed else [])
+        mine = Candidate(profile=imposed, location=profile.location, outcome="picked", reasons=tuple(reasons))
+    candidates = [mine]
+    for c in free.candidates:
+        if c.profile != imposed:
+            reason = f"not considered: {how} {imposed} is forced"
+            candidates.append(c.model_copy(update={"outcome": "held_back", "reasons": (reason,)}))
+    pick = imposed if refusal is None else None
+    decision = free.model_copy(
+        update={
+            "candidates": tuple(sorted(candidates, key=lambda c: c.profile)),
+            "pick": pick,
+            "external": profile.external and pick is not None,
+        }
+    )
+    if refusal is not None:
+        return decision, f"{imposed} is forced by {how} but cannot be used: {refusal}"
+    return decision, f"forced by {how} {imposed}" + (f" (used although {', '.join(missed)})" if missed else "")
 
 
 def routed_reason(decision: RoutingDecision, profiles: Sequence[ModelProfile], down: Iterable[str]) -> str:

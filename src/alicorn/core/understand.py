@@ -6,13 +6,14 @@ task and process go on to the planner. All of it is journaled in the conversatio
 A question in a home with a memory store is answered from it (`answer_from_memory`): the hits of a journaled
 `memory.search` run that are close enough to count as evidence, then, with a model, an answer that must cite the
 records it was given (anything else is rejected, repaired once, then replaced by the records themselves); without
-a model, the records themselves, cited; and "I don't know" when no hit is close enough.
+a model, the records themselves, cited; and "I don't know" when no hit is close enough. A hard question (two
+best records about as relevant) is asked of several profiles where the home allows (alicorn.core.consulting).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,6 +24,7 @@ from alicorn.context.builder import ContextBuilder, Target, system_prompt, user_
 from alicorn.context.errors import ContextError
 from alicorn.context.fragments import Classification, Fragment
 from alicorn.context.tap import JournalTap
+from alicorn.core import consulting
 from alicorn.core.conversation import run_id_for
 from alicorn.core.intake import IntentEnvelope
 from alicorn.i18n import tr
@@ -214,10 +216,13 @@ def answer_from_memory(
     project: str,
     tap: JournalTap | None = None,
     untrusted: bool = False,
+    consultants: Callable[[], Sequence[ModelClient]] | None = None,
 ) -> dict[str, Any]:
     """The reply to a question from memory hits (see the module docstring); `answer.given`'s data.
 
     `untrusted`: the question came from a trigger or an external channel, so it goes to the model as data too.
+    `consultants`: the profiles a hard question is asked of (alicorn.core.consulting), asked for only when the
+    question is hard, so an easy one journals no consultation.
     """
     lang = language if language in _GREETING else "en"
     hits = recalled.hits
@@ -236,6 +241,11 @@ def answer_from_memory(
         text = tr(lang, "I don't know: nothing in this project's memory answers that.")
         hint = tr(lang, "Add what you know with `alicorn memory add`.")
         return {**reply, "text": f"{text} {hint}", "by": "memory", "citations": []}
+    many = list(consultants()) if consultants is not None and consulting.hard_question(found) else []
+    if len(many) >= 2:
+        consulted = _consulted(question, found, many, lang, project=project, tap=tap, untrusted=untrusted)
+        if consulted is not None:
+            return {**reply, **consulted}
     if client is not None:
         try:
             cited = _cited(question, found, client, project=project, tap=tap, untrusted=untrusted)
@@ -249,6 +259,53 @@ def answer_from_memory(
                 return {**reply, **data, "rejected": rejected}
     lines = [tr(lang, "From this project's memory (most relevant first):"), *_cite_lines(found[:3])]
     return {**reply, "text": "\n".join(lines), "by": "memory", "citations": [h["id"] for h in found[:3]]}
+
+
+def _consulted(
+    question: str,
+    found: Sequence[Mapping[str, Any]],
+    clients: Sequence[ModelClient],
+    language: str,
+    *,
+    project: str,
+    tap: JournalTap | None,
+    untrusted: bool,
+) -> dict[str, Any] | None:
+    """A hard question asked of every consultant, the arbiter settling on the records the answers rest on; None
+    when no consultant answered (the caller falls back to the records themselves)."""
+    opinions = []
+    for client in clients:
+        try:
+            cited = _cited(question, found, client, project=project, tap=tap, untrusted=untrusted)
+        except (ModelError, ContextError) as exc:
+            opinions.append(consulting.CitedOpinion(client.profile.id, None, error=str(exc)[:300]))
+            continue
+        if cited is None:
+            opinions.append(consulting.CitedOpinion(client.profile.id, None, error="no record may reach this model"))
+        else:
+            opinions.append(consulting.CitedOpinion(client.profile.id, cited[0], tuple(cited[1])))
+    answered = [o for o in opinions if o.answer]
+    if not answered:
+        return None
+    verdict = consulting.arbitrate_answers(opinions, [str(h["id"]) for h in found])
+    by_id = {str(h["id"]): h for h in found}
+    record = {"verdict": verdict.model_dump(mode="json"), "consultants": [o.profile for o in opinions]}
+    if verdict.settled:
+        winner = next(o for o in answered if o.answer is not None and o.answer[:1000] == verdict.answer)
+        agreeing = [o.profile for o in answered if set(o.citations) == set(winner.citations)]
+        lines = [winner.answer or "", tr(language, "Sources:"), *_cite_lines([by_id[c] for c in winner.citations])]
+        lines.append(tr(language, "Consulted {count} models; these sources settled it ({who}).",
+                        count=len(clients), who=", ".join(agreeing)))  # fmt: skip
+        citations = list(winner.citations)
+        return {"text": "\n".join(lines), "by": winner.profile, "citations": citations, "consultation": record}
+    lines = [tr(language, "The models I consulted disagree, and the records do not settle it; judge for yourself:")]
+    citations = []
+    for number, position in enumerate((p for p in verdict.positions if not p.refuted), 1):
+        owner = next(o for o in answered if o.profile == position.supporters[0])
+        lines.append(f"{number}) {', '.join(position.supporters)}: {owner.answer}")
+        lines.extend(_cite_lines([by_id[c] for c in owner.citations]))
+        citations.extend(c for c in owner.citations if c not in citations)
+    return {"text": "\n".join(lines), "by": "consultants", "citations": citations, "consultation": record}
 
 
 def _cite_lines(hits: Sequence[Mapping[str, Any]]) -> list[str]:

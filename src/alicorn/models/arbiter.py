@@ -137,15 +137,20 @@ def arbitrate(
     *,
     known_sources: Iterable[str] = (),
     verify: Callable[[Evidence], bool] | None = None,
+    same: Callable[[Opinion], str] | None = None,
 ) -> Verdict:
-    """Compare the consultants' evidence, tests and assumptions; settle only when one answer stands alone."""
+    """Compare the consultants' evidence, tests and assumptions; settle only when one answer stands alone.
+
+    `same` says which opinions are one position (by default: the same answer, ignoring case and spacing); a caller
+    whose answers are free text groups them by what they rest on instead (the records an answer cites)."""
     known = set(known_sources)
+    position_of = same or (lambda o: _normal(o.answer))
     check = verify or (lambda e: e.source in known)
     groups: dict[str, list[tuple[str, Opinion]]] = {}
     failed = tuple(a.profile for a in answers if a.opinion is None)
     for a in answers:
         if a.opinion is not None:
-            groups.setdefault(_normal(a.opinion.answer), []).append((a.profile, a.opinion))
+            groups.setdefault(position_of(a.opinion), []).append((a.profile, a.opinion))
     positions = []
     for members in groups.values():
         opinions = [o for _, o in members]

@@ -29,13 +29,18 @@ def _fail(message: str) -> None:
 
 
 def _profiles(profiles: Path | None, home: Path) -> ProfileSet:
+    return _profiles_from(profiles, home)[0]
+
+
+def _profiles_from(profiles: Path | None, home: Path) -> tuple[ProfileSet, str]:
+    """The profile set the options name, and where it came from (for errors)."""
     from alicorn.models.defaults import default_profiles
     from alicorn.models.profiles import load_profiles
 
     path = profiles if profiles is not None else home / "models.toml"
     if profiles is None and not path.exists():
-        return default_profiles()
-    return load_profiles(path)
+        return default_profiles(), "the built-in profiles (no models.toml in the home)"
+    return load_profiles(path), str(path)
 
 
 def build_models_app() -> typer.Typer:
@@ -93,29 +98,47 @@ def build_models_app() -> typer.Typer:
         language: Annotated[
             list[str] | None, typer.Option("--language", "-l", help="Languages the role needs.")
         ] = None,
+        model: Annotated[
+            str | None, typer.Option("--model", help="A profile forced for every role, as `alicorn ask --model`.")
+        ] = None,
         allow_external: Annotated[bool, typer.Option(help="This project's policy allows external providers.")] = False,
         justification: Annotated[str | None, typer.Option(help="Why an external model's quality is needed.")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="The full decision record as JSON.")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="The record `model.routed` would journal.")] = False,
     ) -> None:
-        """Explain which profile the router picks for ROLE, and why each other profile was not picked."""
-        from alicorn.models.errors import ModelError, RoutingError
-        from alicorn.models.router import RoutingPolicy, requirements_for, route
+        """Explain which profile ROLE gets, decided as `alicorn ask` decides it (a profile forced by --model or
+        pinned by the profile file's [roles], else the router's pick), and why each other profile was not picked."""
+        from alicorn.core.access import profile_models
+        from alicorn.core.routing import decide, routed_record
+        from alicorn.models.errors import ModelError
+        from alicorn.models.router import RoutingPolicy, requirements_for
 
         try:
-            loaded = _profiles(profiles, home)
             need = requirements_for(role, languages=language)
+            loaded, where = _profiles_from(profiles, home)
+            known = [p.id for p in loaded.profiles]
+            if model is not None and model not in known:  # `ask` also takes auto | local | recorded | none here
+                _fail(f"--model {model!r}: no such profile in {where}; known profiles: {', '.join(known)}")
             policy = RoutingPolicy(allow_external=allow_external, justification=justification)
-            decision = route(need, loaded.profiles, policy=policy)
-        except RoutingError as exc:
-            if exc.decision is not None and as_json:
-                typer.echo(exc.decision.model_dump_json(indent=2))
-                raise typer.Exit(1) from None
-            _fail(str(exc))
-            return
+            models = profile_models(loaded, where, force=model, policy=policy)
         except ModelError as exc:
             _fail(str(exc))
             return
-        typer.echo(decision.model_dump_json(indent=2) if as_json else decision.explain())
+        decision, reason = decide(models, need)
+        if as_json:
+            typer.echo(json.dumps(routed_record(models, decision, reason), indent=2, ensure_ascii=False))
+            if decision.pick is None:
+                raise typer.Exit(1)
+            return
+        if decision.pick is not None:
+            typer.echo(decision.explain())
+            return
+        pinned = models.imposed(role)
+        fix = (
+            f"make {pinned} usable here, or remove `{role} = {pinned!r}` from [roles] in {where}"
+            if pinned is not None
+            else "add a local profile that meets the requirements, or allow external providers with a justification"
+        )
+        _fail(f"no model profile may be used for role {role!r}:\n{decision.explain()}\n{fix}")
 
     @models_app.command("classify")
     def models_classify(

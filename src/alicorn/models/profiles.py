@@ -1,9 +1,10 @@
 """Model profiles: what each configured model is, can do, costs and may see; loaded from TOML or JSON.
 
 A profile file holds ``[[profiles]]`` tables (TOML) or ``{"profiles": [...]}`` (JSON), and optionally a ``[roles]``
-table pinning a role to one of them. Each is validated by `ModelProfile`; a file with errors raises `ProfileError`
-listing every problem with its location (never the value, which could be a key pasted in by mistake). API keys are
-never stored: `api_key_env` names the environment variable that holds one.
+table pinning a role to one of them and a ``[consultants]`` table (how many profiles a hard task is asked of).
+Each is validated by `ModelProfile`; a file with errors raises `ProfileError` listing every problem with its
+location (never the value, which could be a key pasted in by mistake). API keys are never stored:
+`api_key_env` names the environment variable that holds one.
 """
 
 from __future__ import annotations
@@ -102,6 +103,15 @@ class ModelProfile(BaseModel):
         return {"id": self.id, "provider": self.provider, "model": self.model, "location": self.location}
 
 
+class ConsultantSettings(BaseModel):
+    """`[consultants]`: how many distinct profiles a hard task is asked of (alicorn.core.consulting): a free plan,
+    an ambiguous question. `count = 1` asks one model only; a role pinned in `[roles]` is never consulted on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    count: int = Field(default=3, ge=1, le=5)
+
+
 class ProfileSet(BaseModel):
     """The profiles of one file, ids unique."""
 
@@ -111,6 +121,7 @@ class ProfileSet(BaseModel):
     #: `[roles]`: a role pinned to a profile (`planner = "ollama-qwen2.5-7b"`), used for that role instead of the
     #: router's pick. Role names are checked where roles are known (alicorn.core.access), not here.
     roles: dict[str, str] = Field(default_factory=dict)
+    consultants: ConsultantSettings = Field(default_factory=ConsultantSettings)
 
     @model_validator(mode="after")
     def _unique(self) -> ProfileSet:

@@ -311,13 +311,14 @@ def consultants_for(
     *,
     policy: RoutingPolicy | None = None,
     host: Host | None = None,
+    calibration: Mapping[str, float] | None = None,
 ) -> list[RoutingDecision]:
     """Up to `count` distinct profiles for a hard task, each chosen by `route` among those not yet chosen."""
     remaining = list(profiles)
     decisions: list[RoutingDecision] = []
     while remaining and len(decisions) < count:
         try:
-            decision = route(requirements, remaining, policy=policy, host=host)
+            decision = route(requirements, remaining, policy=policy, host=host, calibration=calibration)
         except RoutingError:
             break
         decisions.append(decision)
