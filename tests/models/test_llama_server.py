@@ -97,3 +97,24 @@ def test_the_provider_learns_what_the_real_server_takes_and_the_answers_fit_the_
     # response_format), and the mode that worked was kept for every later call.
     assert "json_schema" in provider.refused and "500" in provider.refused["json_schema"]
     assert provider.learned == "json_object"
+
+
+def test_a_pattern_with_class_escapes_no_longer_kills_the_server(server: str) -> None:
+    """The alarms template's day slot (`^\\d{4}-\\d{2}-\\d{2}$`) once made llama.cpp build a grammar it could not
+    parse and segfault the server; the provider sends the decoder `[0-9]` instead (models/decodable.py)."""
+    from alicorn.packs.alarms.workflow import AlarmParameters
+
+    profile = default_profiles().get("smollm2-135m")
+    provider = OpenAICompatibleProvider(server, "smollm2", profile="llama-server", timeout_s=120)
+    client = ModelClient(profile, provider)
+    request = ChatRequest.chat(
+        "Fill the parameters as JSON: the day to analyse (YYYY-MM-DD).",
+        "Analyse the camera alarms of 2026-11-29",
+        max_tokens=120,
+    )
+    try:
+        ask_structured(client, request, AlarmParameters, max_repairs=1)
+    except Exception as exc:  # a small model may well answer badly; the server must not die of the schema
+        assert "connect" not in str(exc).lower() and "unavailable" not in type(exc).__name__.lower(), exc
+    with httpx.Client(trust_env=False, timeout=5.0) as probe:
+        assert probe.get(f"{server}/models").status_code == 200  # still serving

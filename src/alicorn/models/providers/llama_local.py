@@ -18,6 +18,7 @@ from typing import Any
 
 from alicorn import canonical
 from alicorn.context.tokens import TokenCounter
+from alicorn.models.decodable import decodable_schema
 from alicorn.models.errors import ExtraNotInstalledError, ProviderError, ProviderResponseError
 from alicorn.models.messages import ChatRequest, ChatResponse, Usage
 from alicorn.models.providers.base import Provider
@@ -114,7 +115,7 @@ class LlamaCppProvider(Provider):
         if key not in self._grammars:
             with _quiet_stderr():
                 self._grammars[key] = self._llama_module.LlamaGrammar.from_json_schema(
-                    json.dumps(schema), verbose=False
+                    json.dumps(decodable_schema(schema)), verbose=False
                 )
         return self._grammars[key]
 

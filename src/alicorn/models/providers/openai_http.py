@@ -35,6 +35,7 @@ import httpx
 from alicorn.clock import Clock, default_clock
 from alicorn.context.redact import scrub_secrets
 from alicorn.context.tokens import ESTIMATE
+from alicorn.models.decodable import decodable_schema
 from alicorn.models.errors import (
     ProviderAuthError,
     ProviderError,
@@ -171,7 +172,7 @@ class OpenAICompatibleProvider(Provider):
         raise AssertionError("the plain mode is never refused")  # pragma: no cover - `none` has no field to refuse
 
     def _mode_body(self, request: ChatRequest, mode: Mode) -> dict[str, Any]:
-        schema = request.json_schema or {}
+        schema = decodable_schema(request.json_schema or {})  # a `\d` in a pattern kills a llama.cpp server
         if mode == "json_schema":
             body = self._openai_body(request, mode, with_hint=False)
             body["response_format"] = {
