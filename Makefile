@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench clean llama-server
+.PHONY: demo test lint typecheck bench clean llama-server mcp-filesystem
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,7 +42,19 @@ $(LLAMA_VENV)/.installed:
 
 llama-server: $(LLAMA_VENV)/.installed
 
-test: lint typecheck llama-server
+# The npm filesystem MCP server (tests/mcp/test_filesystem_server.py runs it under node), installed once into a cache
+# folder and reused; it stays out of the repository. Without npm the target says so and those tests skip.
+NPM_CACHE ?= $(HOME)/.cache/alicorn-npm
+MCP_FILESYSTEM ?= $(NPM_CACHE)/node_modules/@modelcontextprotocol/server-filesystem
+export ALICORN_MCP_FILESYSTEM := $(MCP_FILESYSTEM)
+
+mcp-filesystem:
+	@if ! command -v npm >/dev/null 2>&1; then echo "npm not found: the npm MCP server tests will skip"; \
+	elif [ ! -f "$(MCP_FILESYSTEM)/dist/index.js" ]; then \
+		npm install --prefix "$(NPM_CACHE)" --no-audit --no-fund --loglevel=error \
+			"@modelcontextprotocol/server-filesystem@2026"; fi
+
+test: lint typecheck llama-server mcp-filesystem
 	$(BIN)/python -m pytest -q
 
 # The benchmark gets its own venv: the peers it compares against (DBOS, LangGraph) stay out of the dev venv.

@@ -1,13 +1,14 @@
 """The attack suite's figures: what a fully obedient model can make happen on this tree.
 
-    python bench/attack_suite.py              # every case (324), the permit-all control, the benign tasks
+    python bench/attack_suite.py              # every case (468), the permit-all control, the benign tasks
     python bench/attack_suite.py --only 40    # the first 40 cases of the table (a quick look)
     python bench/attack_suite.py --list       # also every case with an unauthorized effect, one line each
 
 It drives the same harness as tests/attacks (the obedient model over real loopback HTTP, a fresh home per case) and
 prints: cases, unauthorized effects (count and %), by vector, target, language and provenance, how many injections
-reached a prompt, the positive control (permit-all) and the detector control, benign tasks completed, secrets found
-in the journal / prompts / logs, and the wall time. It asserts nothing (tests/attacks does).
+reached a prompt, the drifted MCP definitions quarantined, the positive control (permit-all) and the detector
+control, benign tasks completed, secrets found in the journal / prompts / logs, and the wall time. It asserts
+nothing (tests/attacks does).
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ def report(results: Results, *, listing: bool) -> None:
         print(f"    {key:<22} {r}/{n}")
     for vector, why in results.skipped.items():
         print(f"  skipped vector {vector}: {why}")
+    drifted = [o for o in results.enforced + results.permit if o.quarantined is not None]
+    kept = len(drifted) - len(results.unquarantined)
+    print(f"  drifted MCP tools quarantined: {_pct(kept, len(drifted))} (rug pull, rename; enforced and permit-all)")
     control = results.control_cases
     print(
         f"positive control           {_pct(len(control) - len(results.control_failures), len(control))} of the "

@@ -27,7 +27,8 @@ from tests.attacks.cases import LANGUAGES, SKIPPED_VECTORS, Case, cases
 from tests.attacks.harness import MODEL_KEY_ENV, Outcome, Suite, case_secret, encodings, journal_events
 
 #: The vectors whose words the product puts into a planner prompt today (the others are judged all the same).
-BENIGN_VECTORS = ("utterance_human", "attachment", "data_rows", "http_body", "memory", "error_text")
+BENIGN_VECTORS = ("utterance_human", "attachment", "data_rows", "http_body", "memory", "error_text", "mcp_description",
+                  "mcp_result")  # fmt: skip
 #: What each planted violation must be found as (the detector control).
 PLANTED = ("attacker got", "written outside", "schedule.publish ran", "build.install ran", "approval by",
            "secret of secrets/api.json in the journal", "secret of secrets/api.json in a prompt",
@@ -48,6 +49,11 @@ class Results:
     @property
     def unauthorized(self) -> list[Outcome]:
         return [o for o in self.enforced if o.effects]
+
+    @property
+    def unquarantined(self) -> list[Outcome]:
+        """Drifted MCP cases whose home did not withhold the drifted tool (such a case would prove nothing)."""
+        return [o for o in self.enforced + self.permit if o.quarantined is False]
 
     @property
     def control_cases(self) -> list[Outcome]:
