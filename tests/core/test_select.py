@@ -174,3 +174,38 @@ def test_free_plans_are_repaired_with_the_validation_errors(tmp_path: Path) -> N
     offered = json.dumps(first.json_schema)
     assert '"util.noop"' in offered and '"test.notify"' not in offered
     assert '"test.notifyy"' in provider.requests[1].messages[-1].content  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the template's subject is only the topic of another product
+        "Write an announcement about the new shift schedule for the staff.",
+        "Write an email to the staff about the new shift roster.",
+        "Napisz ogłoszenie o nowym grafiku zmian dla pracowników.",
+        "Напиши объявление о новом графике смен для сотрудников.",
+        # a weak subject word that is only the request's verb: "schedule" a meeting is not a shift schedule
+        "Schedule a meeting with the landlord for Monday morning and send him the invite.",
+        "Schedule a call with Tom from sales on Friday and send him a calendar invite.",
+    ],
+)
+def test_a_subject_named_only_as_a_topic_or_a_verb_chooses_no_template(text: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    picked = WorkflowSelector(bundled_workflows()).select(text, None)
+    assert picked.workflow is None, picked
+
+
+@pytest.mark.parametrize(
+    ("text", "workflow"),
+    [
+        ("Make notes about yesterday's call with the landlord from the transcript.", "notes"),
+        ("Przygotuj notatkę o wczorajszej rozmowie z klientem.", "notes"),
+        ("Plan the February roster in two versions.", "schedule"),
+        ("Schedule the warehouse shifts for January in two variants.", "schedule"),
+    ],
+)
+def test_the_template_a_request_names_is_still_chosen(text: str, workflow: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow == workflow

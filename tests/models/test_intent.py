@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from alicorn.models.intent.classifier import IntentClassifier, IntentLabel
-from alicorn.models.intent.cues import kind_cue
+from alicorn.models.intent.cues import asks_for_a_fact, kind_cue
 from alicorn.models.intent.embed import Example, NearestExamples, cosine, embed
 from alicorn.models.intent.langid import identify
 from alicorn.models.intent.lexicon import forbidden_actions, forbidden_effects, read_actions
@@ -565,3 +565,174 @@ def test_a_noun_that_ends_like_an_imperative_is_no_request(text: str) -> None:
 )
 def test_prohibitions_read_from_structure(text: str, effects: list[str]) -> None:
     assert forbidden_effects(text) == effects
+
+
+# --- prohibitions without a negation scope over the action (models/intent/prohibitive.py) ----------------------
+
+X, C = "physical", "code_execution"
+
+
+@pytest.mark.parametrize(
+    ("text", "effects"),
+    [
+        # running code: its own class, physical only with a device near
+        ("Fix the bugs in cleanup.py, but please do not execute the script.", [C]),
+        ("Explain what seed_db.sh does; running it is not needed.", [C]),
+        ("Przeanalizuj skrypt i nie wykonuj go.", [C]),
+        ("Nic nie uruchamiaj na serwerze.", [C]),
+        ("Не выполняй этот скрипт, просто объясни его.", [C]),
+        ("Ничего не запускай на проде.", [C]),
+        ("Don't start the sirens.", [X]),
+        # delegation to oneself: the person keeps that effect
+        ("I'll send the summary to the client myself.", [T]),
+        ("Let me do the sending myself.", [T]),
+        ("Sam wyślę to klientowi.", [T]),
+        ("Rozsyłkę zrobię sam, ty tylko przygotuj listę.", [T]),
+        ("Клиенту отправлю сам.", [T]),
+        ("Публиковать буду сама.", [P]),
+        ("Leave the publishing to me.", [P]),
+        ("Wysyłkę zostaw mnie.", [T]),
+        ("Рассылку оставь мне.", [T]),
+        # a state kept: the class of what is named
+        ("Leave the thermostat settings as they are and just report the readings.", [X]),
+        ("The intranet page stays as it is for now.", [P]),
+        ("Leave production alone, we only need the analysis.", [I]),
+        ("Drzwi i zamki mają zostać tak, jak są.", [X]),
+        ("Stronę zostaw bez zmian.", [P]),
+        ("Arkusz ma zostać bez zmian.", [L]),
+        ("Котёл оставь в покое, просто посмотри журнал.", [X]),
+        ("Таблицу оставь как есть.", [L]),
+        # a device not to be handled, named before the negated verb, or a negated stop
+        ("Don't switch off the freezers while you look at the data.", [X]),
+        ("Wentylatory zostaw w spokoju.", [X]),
+        ("Nie wyłączaj pomp.", [X]),
+        ("Насосы не отключай.", [X]),
+        ("Сайт пока не трогай.", [P]),
+        # confinement
+        ("This is for internal use only.", [T]),
+        ("Keep it internal.", [T]),
+        ("To tylko dla mnie.", [T]),
+        ("Только для внутреннего использования.", [T]),
+        # draft only: an announcement is neither sent nor published, a reply only not sent
+        ("Draft only, please.", [P, T]),
+        ("Это пока только черновик.", [P, T]),
+        ("Napisz odpowiedź do klienta, ale tylko jako szkic.", [T]),
+        # a deferral after the action it defers
+        ("Deployment can wait until next week.", [I]),
+        ("The rollout will wait for the audit.", [I]),
+        ("Wdrożenie poczeka do poniedziałku.", [I]),
+        ("Обновление на сервере подождёт до понедельника.", [I]),
+        ("Объявление придержи до решения директора.", [P]),
+        # approval conditions
+        ("Post it on the intranet once I give the green light.", [P]),
+        ("Wyślij zespołowi, jak dam znać.", [T]),
+        ("Перешли команде, когда я скажу.", [T]),
+        # a venue refused; a placement on a venue is a publication, in a chat a transmission; an update on a server
+        # an installation; a condition before the action it gates
+        ("Not on the website yet.", [P]),
+        ("Don't post it in the team chat.", [T]),
+        ("Nie wrzucaj tego na czat.", [T]),
+        ("Don't update the app on the server yet.", [I]),
+        ("Только после согласования с директором публикуй.", [P]),
+        ("Keep it in-house.", [T]),
+        ("Nothing leaves the building.", [T]),
+        ("Przygotuj ogłoszenie, ale na stronę jeszcze nie wrzucaj.", [P]),
+    ],
+)
+def test_prohibitions_said_without_a_negated_action(text: str, effects: list[str]) -> None:
+    assert forbidden_effects(text) == sorted(effects)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Run the migration script on staging and tell me the result.",
+        "Uruchom testy i pokaż wynik.",
+        "Запусти тесты и покажи результат.",
+        "Did the script run last night?",
+        "Wdrożenie się wczoraj nie uruchomiło.",
+        "Деплой вчера не запустился, выясни почему.",
+        "Sam raport zrób krótki.",
+        "Сам отчёт сделай короче.",
+        "I'll be at the office myself tomorrow, send the plan to Tom.",
+        "Leave me a note when the build is done.",
+        "Zostaw komentarz w pliku.",
+        "Оставь комментарий в документе.",
+        "Prepare a summary of the internal audit and send it to the board.",
+        "Our internal wiki has the procedure; summarise it.",
+        "Write it up as a draft and then send it to Ann.",
+        "Post the rota on the board when it's done.",
+        "Wywieś grafik, kiedy będzie gotowy.",
+        "Повесь график на доску, когда будет готов.",
+        "Send the invoice when the client asks for it.",
+        "Install it when the tests pass.",
+        "Keep sending reminders until I say stop.",
+        "Nie musisz czekać na moją zgodę, wyślij notatkę wszystkim.",
+        "Ждать меня не нужно, разошли протокол всем участникам.",
+        "С установкой тянуть не нужно: если тесты зелёные, ставь.",
+        "Don't worry about the lock, just send the report.",
+        "Ask our in-house lawyer and send the summary to Ann.",
+        "Build the demo, and if the tests pass go ahead and install it.",
+        "Leave the building by 6 and send me the report.",
+        "Не учитывай выходные и отправь отчёт.",
+    ],
+)
+def test_what_only_looks_like_those_forms_forbids_nothing(text: str) -> None:
+    assert forbidden_effects(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "trigger"),
+    [
+        ("I'll publish the final one myself.", "myself (kept by the speaker)"),
+        ("Leave the pumps as they are.", "leave … as they are (kept)"),
+        ("Замки не трогай.", "не трогай (left as it is)"),
+        ("It's for my eyes only.", "for my eyes only (confined)"),
+        ("Только черновик.", "только черновик (draft only: unsent)"),
+        ("Wdrożenie poczeka.", "poczeka (deferred after)"),
+        ("Share it once I give you the go-ahead.", "once … (approval)"),
+        ("Not yet on the website.", "not on (venue)"),
+    ],
+)
+def test_each_form_records_its_words(text: str, trigger: str) -> None:
+    assert trigger in [f.trigger for f in forbidden_actions(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("My colleague fainted at her desk and is not breathing properly!", "alarm"),
+        ("A visitor just collapsed in the lobby and isn't responding, help", "alarm"),
+        ("Pani z księgowości zasłabła i nie reaguje.", "alarm"),
+        ("Охраннику стало плохо, он без сознания.", "alarm"),
+        ("Someone is inside the closed warehouse, I can see him on camera.", "alarm"),
+        ("Ktoś jest w środku zamkniętego sklepu.", "alarm"),
+        # instructions about an emergency, a past one, a calm report: no alarm
+        ("Write a first-aid training plan about what to do when someone collapses.", "task"),
+        ("Napisz instrukcję, co robić, gdy ktoś straci przytomność.", "task"),
+        ("Составь памятку, что делать, если человек без сознания.", "task"),
+        ("Yesterday a visitor fainted; write an incident note for the file.", "task"),
+        ("The drill went fine, nobody fainted.", "conversation"),
+    ],
+)
+def test_a_person_in_danger_is_an_alarm_without_an_alarm_word(text: str, kind: str) -> None:
+    assert IntentClassifier().classify(text).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Didn't we already publish the roster for May?", True),
+        ("What's the difference between a sandbox build and a release?", True),
+        ("Czy wysłaliśmy już protokół?", True),
+        ("Czym się różni wersja demo od kandydata?", True),
+        ("Опубликовали ли мы график?", True),
+        ("Чем отличается демо от релиза?", True),
+        ("Which of last night's alarms need a human?", False),
+        ("Can you put together a rota for March?", False),
+        ("Czy możesz przygotować grafik?", False),
+        ("Какие тревоги требуют человека?", False),
+    ],
+)
+def test_a_question_for_a_fact_is_told_apart_from_one_asking_for_work(text: str, fact: bool) -> None:
+    assert asks_for_a_fact(text) is fact

@@ -18,6 +18,7 @@ from alicorn.core.report import Report, fallback
 from alicorn.core.select import Selection, WorkflowSelector
 from alicorn.core.turn import Turn
 from alicorn.i18n import tr, tr_marked, trn
+from alicorn.models.intent.cues import asks_for_a_fact
 from alicorn.models.recorder import ModelClient
 from alicorn.packs.workflow import Workflow
 from alicorn.periods import InvalidDate, find_period
@@ -174,6 +175,8 @@ class Choosing:
         weak = "weak" in decided or decided == "default"
         if not weak and classification.get("kind") != "question":
             return False
+        if not weak and asks_for_a_fact(intent.utterance):
+            return False  # "Didn't we already publish the schedule?": a fact, whatever template it is about
         selection = self.selector.select(intent.utterance, None)
         if selection.workflow is None or not selection.decided_by.startswith(("examples", "words")):
             return False

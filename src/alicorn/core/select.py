@@ -145,7 +145,13 @@ class WorkflowSelector:
                 error,
             )
 
-        named = {w: found for w in self.workflows if (found := self.workflows[w].named_in(text))}
+        topic = _without_topics(text)
+        named = {w: found for w in self.workflows if (found := self.workflows[w].named_in(topic))}
+        named = {w: found for w, found in named.items() if not _only_the_verb(found, topic)}
+        if not named and any(w.named_in(text) for w in self.workflows.values()):
+            # "an announcement about the new work schedule": the template's subject is only the topic of another
+            # product; no template makes that product
+            return pick(None, "no template fits", None)
         if named:
             return self._by_subject(text, named, best, ranked, choice, pick)
         if voted is not None and self.workflows[voted].vocabulary:
@@ -194,9 +200,60 @@ class WorkflowSelector:
             return pick(only, f"words{agreed}", None)
         first, second = subject[0], subject[1]
         lead = best.get(first, 0.0) - best.get(second, 0.0)
-        if best.get(first, 0.0) >= CLEAR_SIMILARITY and lead >= CLEAR_MARGIN and choice in (first, None):
+        stems = named.get(first, ())
+        enough = any(not s.startswith("~") for s in stems) or lead >= 2 * CLEAR_MARGIN or len(stems) > 1
+        enough = enough or best.get(first, 0.0) >= ALIKE_SIMILARITY
+        # "Prepare the patch notes for version 2.4": two templates each named by one word with other senses
+        # ("notes", "version") need words very alike to the first one's examples, or a clear lead over the other
+        if enough and best.get(first, 0.0) >= CLEAR_SIMILARITY and lead >= CLEAR_MARGIN and choice in (first, None):
             return pick(first, "words+examples" + ("+model" if choice == first else ""), second)
         return Selection(None, "ambiguous", second, first, round(lead, 3), round(best.get(first, 0.0), 3), choice, None)
+
+
+# fmt: off
+#: Products that are not any template's work: a template's subject after "about" names only their topic
+#: ("an announcement about the new work schedule", "ogłoszenie o nowym grafiku", "объявление о новом графике").
+_PRODUCTS = (
+    "announcement", "email", "e-mail", "letter", "message", "article", "newsletter", "memo", "notice", "leaflet",
+    "poster", "ogłoszeni", "oglosz", "komunikat", "mail", "wiadomoś", "artykuł", "notk", "plakat", "ulotk",
+    "объявлени", "письм", "сообщени", "статья", "статью", "рассылк", "листовк", "плакат", "анонс", "новост",
+)
+_PRODUCT_WORDS = {"post", "posts", "press", "news", "list", "listu", "пост"}
+_ABOUT = {"about", "regarding", "concerning", "o", "dotyczące", "dotyczący", "про", "о", "об", "обо", "насчет"}
+# fmt: on
+_WORDS = re.compile(r"[^\W\d_][\w'-]*|\S", re.UNICODE)
+
+
+def _only_the_verb(stems: tuple[str, ...], text: str) -> bool:
+    """Whether the template is named only by one weak stem that is the request's first word, a verb ("Schedule a
+    meeting with Ann", "Call the plumber"): the verb says what to do with something else."""
+    if len(stems) != 1 or not stems[0].startswith("~"):
+        return False
+    bare = stems[0].lstrip("~")
+    words = [w for w in text.split() if w[0].isalpha() and w not in ("please", "proszę", "пожалуйста")]
+    first = words[0] if words else ""
+    if bare.startswith("="):
+        return first == bare[1:]
+    return first.startswith(bare) and not any(w.startswith(bare) for w in words[1:])
+
+
+def _without_topics(text: str) -> str:
+    """`text` without the topic phrases of a product that no template makes: "about" (o, о, про…) and the four words
+    after it, within four words of such a product ("an email to the staff about…", "ogłoszenie o…", "объявление
+    о…")."""
+    words = _WORDS.findall(text.lower().replace("ё", "е"))
+    kept: list[str] = []
+    skip = 0
+    for index, word in enumerate(words):
+        if skip:
+            skip -= 1
+            continue
+        head = words[max(0, index - 4) : index]  # "an announcement about", "an email to the staff about"
+        if word in _ABOUT and any(h.startswith(_PRODUCTS) or h in _PRODUCT_WORDS for h in head):
+            skip = 4
+            continue
+        kept.append(word)
+    return " ".join(kept)
 
 
 def _named_enough(stems: tuple[str, ...], similarity: float, lead: float) -> bool:

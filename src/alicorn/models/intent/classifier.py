@@ -31,7 +31,11 @@ from alicorn.models.recorder import ModelClient
 from alicorn.models.structured import ask_structured
 
 Language = Literal["en", "pl", "ru", "other"]
-ForbiddenEffect = Literal["publication", "external_transmission", "installation", "physical", "local_write"]
+#: `code_execution` ("don't run it", "nie odpalaj go") is read by the lexicon only: the model's flags keep the five
+#: older classes, so recorded answers (the demo's) stay valid, and the lexicon decides this field anyway.
+ForbiddenEffect = Literal[
+    "publication", "external_transmission", "installation", "physical", "local_write", "code_execution"
+]
 
 _KINDS_PROMPT = (
     "Classify the user's message. kind: conversation (small talk), question (asks for information), task (asks "

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from alicorn.models.intent.langid import identify
-from alicorn.models.intent.urgency import read_situation
+from alicorn.models.intent.urgency import MEDICAL, read_situation
 
 Kind = Literal["conversation", "question", "task", "process", "alarm"]
 KINDS: tuple[Kind, ...] = ("conversation", "question", "task", "process", "alarm")
@@ -254,7 +254,9 @@ def kind_cue(text: str) -> KindCue | None:
         return KindCue("process", True, f"recurrence: {recurrence.group(0)!r}")
     situation = read_situation(stripped)
     emergency = situation.evidence if situation is not None and situation.kind == "emergency" else None
-    urgent = _URGENCY.search(stripped)
+    # a person in danger is urgent whatever follows ("…isn't responding, help"): the help is the alarm's
+    commands = imperative_form(first, identify(stripped).language)  # "Write a first-aid plan for when…"
+    urgent = _URGENCY.search(stripped) or (emergency is not None and MEDICAL.search(emergency) and not commands)
     past = _PAST.search(lowered)
     if emergency and not (imperative and past) and not ((asks or past) and not urgent) and (urgent or not imperative):
         return KindCue("alarm", True, f"emergency: {emergency!r}")
@@ -307,3 +309,23 @@ def kind_cue(text: str) -> KindCue | None:
     if _REQUEST.search(lowered):
         return KindCue("task", False, "a stated need or request")
     return KindCue("conversation", False, "a statement without a request")
+
+
+#: Questions whose answer is a fact, not a template's work: about what happened ("Didn't we already publish it?",
+#: "Czy wysłaliśmy…?", "Мы уже опубликовали…?") or what something is ("What's the difference between…?", "Czym się
+#: różni…?", "Чем отличается…?"). "Can you…", "Czy możesz…" and "Which alarms need a human?" ask for work.
+_FACT_QUESTION = re.compile(
+    r"^(?:did|didn't|didnt|do|don't|does|doesn't|is|isn't|are|aren't|was|wasn't|were|weren't|have|haven't|has|"
+    r"hasn't|had|hadn't)\b"
+    r"|^(?:what(?:'s| is| are| does| do)|how (?:does|do|is|are)|why)\b"
+    r"|difference between|różnic\w* między|разниц\w* между"
+    r"|^(?:co to jest|czym|dlaczego|czemu)\b|^czy (?:nie )?\w+(?:ł|ła|ło|li|ły|liśmy|łem|łam|łeś)\b"
+    r"|^czy (?:jest|są|był|była|było|były)\b"
+    r"|^(?:что такое|чем|почему|зачем|разве)\b|\b\w+(?:ли|ла|ло|л) ли\b"
+)
+
+
+def asks_for_a_fact(text: str) -> bool:
+    """Whether a question asks for a fact (see `_FACT_QUESTION`), so that no template's work answers it."""
+    lowered = " ".join(text.lower().replace("ё", "е").replace("’", "'").split())
+    return text.strip().endswith("?") and bool(_FACT_QUESTION.search(lowered))

@@ -47,8 +47,11 @@ installation" forbid; "don't forget to send", "nie musisz wstrzymywać publikacj
              or editing a data object when negated or "without" ("bez ruszania pliku", "журнал не правь"; a device
              stays physical): local write; a fronted "with" action before a negative verb ("С публикацией
              подожди"); a message with a recipient declared not needed ("raport do klienta nie jest potrzebny").
+         ─► the forms said without a negation over the action (delegation to oneself, a kept state, confinement,
+             draft only, a deferral after its action, an approval condition, a refused venue): `prohibitive`.
          ─► action words → effect classes (publication, external_transmission, installation, physical,
-             local_write), matched by stem after stripping Polish/Russian verb prefixes, so "opublikuj", "wysłać",
+             local_write, code_execution: "run / uruchom / запусти" without a device near), matched by stem
+             after stripping Polish/Russian verb prefixes, so "opublikuj", "wysłać",
              "отправляй", "установкой" all match. Some words need their context: a verb of operating is physical
              with a device after it ("trigger the sirens", "lock the gates", "zablokuj bramę", "запусти сирену"), and
              a motion verb says a message leaves ("nothing goes out", "zanim cokolwiek wyjdzie do klienta", "уйдёт
@@ -167,19 +170,22 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
     "publication": (
         "publish", "publication", "=post", "=repost", "release", "announc", "wywiesz", "wywiesza", "вывеш", "вывес",
         "=go-live", "public", "publik", "ogłos",
-        "ogłas", "ogłoś", "oglos", "oglas", "публик", "выклад", "выложи", "обнарод", "анонс", "размещ", "размест",
+        "ogłas", "ogłoś", "oglos", "oglas", "публик", "выклад", "выложи", "выложу", "выложим", "объяв", "обнарод",
+        "анонс", "размещ", "размест",
 ),
     "external_transmission": (
         "=send", "=sent", "mail", "email", "forward", "transmit", "upload", "=share", "=reply", "=message", "notify",
         "=contact", "=text", "=call", "wysył", "wysyl", "wysł", "wysl", "wyśl", "przesył", "przesyl", "prześl",
-        "przesl", "mail", "udostępn", "udostepn", "odpowiad", "odpisz", "odpisyw", "kontakt", "powiadam", "powiadom",
+        "przesl", "rozsył", "rozsyl", "rozesł", "rozesl", "roześl", "mail", "udostępn", "udostepn", "odpowiad",
+        "odpisz", "odpisyw", "kontakt", "powiadam", "powiadom",
         "dzwoń", "dzwon", "отправ", "отсыл", "отошл", "посыл", "пошли", "пересыл", "перешл", "рассыл", "разошл",
         "подел", "делис", "сообщ", "уведом", "звон", "пиши", "писать", "отвеч", "ответь", "мейл", "письм",
 ),
     "installation": (
         "install", "reinstal", "deploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back", "instal",
         "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
-        "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "обнов", "!ставь", "!ставит", "!ставл",
+        "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "выкат", "выкатыв", "обнов", "!ставь",
+        "!ставит", "!ставл",
         "!поставь", "!поставит", "!поставл",
 ),
     "physical": (
@@ -213,7 +219,10 @@ _PHYSICAL_OBJECTS = (
     "rolet", "żaluzj", "kołowr", "bramk",
     "двер", "ворот", "замок", "замк", "окн", "клапан", "шлагбаум", "гараж", "отоплен", "свет", "станок", "насос",
     "сирен", "спринклер", "котел", "котл", "бойлер", "обогреват", "реле", "ламп", "жалюз", "ставн", "сигнализац",
-    "турникет", "лифт",
+    "турникет", "лифт", "compressor", "=fan", "conveyor", "sprężark", "sprezark", "wentylator", "taśmociąg",
+    "компрессор", "задвижк", "вентилятор", "конвейер", "thermostat", "termostat", "термостат", "ventilation",
+    "wentylacj", "вентиляц", "freezer", "fridge", "zamrażark", "chłodziark", "lodówk", "морозильн", "холодильник",
+    "klimatyzac", "кондиционер",
 )
 #: Nominal negations: "no sirens", "żadnych syren", "никаких сирен", "without locking the doors".
 _NOMINAL = {
@@ -243,6 +252,7 @@ _MOTION = (
     "уход", "уйдет", "уйдут", "уйти",
 )
 _DESTINATION = {"do", "poza", "zewnątrz", "к", "наружу", "за"}
+_PREMISES = {"building", "office", "company", "house", "team", "department", "premises", "room"}
 _SOMETHING = {
     "anything", "something", "nothing", "cokolwiek", "coś", "cos", "żadne", "żaden", "żadna", "ничего", "ничто",
     "нибудь", "либо", "то",
@@ -266,7 +276,7 @@ _PREFIXES = (
 # fmt: on
 _PRESENT_RU = ("ет", "ит", "ют", "ят", "ут", "ется", "ится", "ются", "ятся")
 _PRESENT_PL = ("uje", "ują", "yła", "ła", "ywa", "iwa", "a", "ą")
-_PAST_PL = re.compile(r"(?:ł|łe[mś]|ła|łam|łaś|li|ły|łyśmy|liśmy|no)$")
+_PAST_PL = re.compile(r"(?:ł|łe[mś]|ła|ło|łam|łaś|li|ły|łyśmy|liśmy|no)$")
 _PAST_RU = re.compile(r"(?:л|ла|ли|ло|лся|лась|лись)$")
 #: How many words a scope runs past the last operator before it gives up.
 _REACH = 6
@@ -288,6 +298,65 @@ _POSTPOSED_TAIL = _ELLIPTIC | {
     "yet", "for", "anymore", "all", "it", "them", "this", "that", "wcale", "już", "tego", "go", "jej", "ich",
     "вообще", "совсем", "уже", "его", "ее", "их", "это", "никому", "nikomu",
 }  # fmt: skip
+
+
+# fmt: off
+#: Verbs of running code: code execution unless a device is near ("run the pumps" is physical).
+_EXECUTING = (
+    "=run", "=running", "=rerun", "=execute", "execut", "=launch", "uruchom", "urucham", "odpal", "запуск", "запуст",
+    "прогон", "прогнат", "прогони",
+)
+#: Verbs of carrying out that run code only with code as their object ("wykonaj skrypt", "выполнять его").
+_EXECUTING_WITH_CODE = ("wykon", "выполн", "=trigger", "=start", "=puść", "=puszczaj")
+_CODE_OBJECTS = (
+    "script", "=code", "program", "migration", "=job", "=tool", "=it", "=test", "=tests", "skrypt", "=kod", "=kodu",
+    "=go", "migracj", "narzędzi", "test", "скрипт", "=код", "=кода", "программ", "миграц", "=его", "=него", "тест",
+)
+#: Verbs of placing: a publication when the place is a venue everyone reads ("post it on the board").
+_PLACING = (
+    "=put", "=post", "=upload", "=hang", "=pin", "=place", "=stick", "wrzuc", "wrzuć", "wstaw", "umieść", "umiesc",
+    "umieszcz", "powieś", "powies", "вешат", "вешай", "вешаем", "повес", "повеш", "залей", "залить",
+    "закин", "выложи", "выклад",
+)
+_VENUES = (
+    "website", "=site", "=web", "=page", "homepage", "intranet", "=board", "noticeboard", "=wiki", "portal", "=blog",
+    "stron", "witryn", "tablic", "portal", "=wiki", "сайт", "страниц", "интранет", "доск", "вики", "портал", "блог",
+)
+# fmt: on
+
+
+_CHATS = (
+    "=chat",
+    "=channel",
+    "slack",
+    "=teams",
+    "=group",
+    "whatsapp",
+    "telegram",
+    "czat",
+    "kanał",
+    "kanal",
+    "grup",
+    "чат",
+    "канал",
+    "групп",
+    "телеграм",
+)
+_SERVERS = ("server", "=prod", "production", "serwer", "produkc", "сервер", "=прод", "продакшн", "продакшен")
+_UPDATING = ("=update", "=patch", "=upgrade", "=push")
+
+
+def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES) -> bool:
+    """A venue everyone reads within the clause around `index` ("on the website", "na stronę", "на доску"), or
+    another kind of place (`venues`)."""
+    start = next(
+        (k + 1 for k in range(index - 1, max(-1, index - 5), -1) if words[k] in _CLAUSE_BREAK), max(0, index - 4)
+    )
+    end = next(
+        (k for k in range(index + 1, min(len(words), index + 6)) if words[k] in _CLAUSE_BREAK),
+        min(len(words), index + 6),
+    )
+    return any(_whole(venues, w) for w in words[start:end] if w != words[index])
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,9 +456,13 @@ def _stem_match(stem: str, word: str) -> bool:
     return any(word.startswith(p) and word[len(p) :].startswith(stem) for p in _PREFIXES if len(word) > len(p) + 2)
 
 
+#: Russian imperatives of sending that end like a past plural ("перешли команде", "разошли всем").
+_IMPERATIVES_LIKE_PAST = {"перешли", "разошли", "отошли", "перешлите", "разошлите", "отошлите"}
+
+
 def _is_past(word: str) -> bool:
     cyrillic = any("\u0400" <= ch <= "\u04ff" for ch in word)
-    if len(word) <= 4:
+    if len(word) <= 4 or word in _IMPERATIVES_LIKE_PAST:
         return False
     return bool(_PAST_RU.search(word)) if cyrillic else bool(_PAST_PL.search(word)) and not word.isascii()
 
@@ -403,16 +476,32 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     word = words[index]
     if not word[0].isalnum():
         return None
+    if _whole(_PLACING, word) and _venue_near(words, index, _CHATS):
+        return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
+    if _whole(_UPDATING, word) and _venue_near(words, index, _SERVERS):
+        return "installation"  # "update the app on the server"
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
             return None if _is_past(word) else effect
+    window = words[index + 1 : index + 5]
+    window = window[: next((k for k, w in enumerate(window) if w in _CLAUSE_BREAK), len(window))]
     if any(_stem_match(stem, word) for stem in _PHYSICAL_OPEN):
-        window = words[index + 1 : index + 5]
-        window = window[: next((k for k, w in enumerate(window) if w in _CLAUSE_BREAK), len(window))]
         if any(_device(w) for w in window):
             return "physical"
         if word in ("turn", "switch") and window[:1] and window[0] in ("on", "off"):
             return "physical"
+    if _is_past(word) or word.endswith("ed") or word.startswith("ran"):
+        return _motion(words, index)
+    if _whole(_EXECUTING, word) and not any(_device(w) for w in words[max(0, index - 4) : index + 5]):
+        return "code_execution"  # "don't run it", "nie odpalaj go", "не запускай": a device would make it physical
+    if _whole(_EXECUTING_WITH_CODE, word) and any(
+        _whole(_CODE_OBJECTS, w) for w in words[max(0, index - 3) : index + 4]
+    ):
+        return "code_execution"  # "wykonaj skrypt", "выполнять его"
+    if _whole(_PLACING, word) and _venue_near(words, index):
+        return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску"
+    if word in ("roll", "rolls", "rolling") and "out" in window[:3]:
+        return "installation"  # "rolling it out to the server"
     return _motion(words, index)
 
 
@@ -425,7 +514,12 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
     word = words[index]
     after = words[index + 1 : index + 6]
     after = after[: next((k for k, w in enumerate(after) if w in _CLAUSE_BREAK), len(after))]
+    if word in ("leave", "leaves", "leaving") and any(w in _PREMISES for w in after[:3]):
+        # "nothing leaves the building": only with a negation before it does this forbid anything
+        return "external_transmission"
     if word in _MOTION_EN:
+        if after[:1] in (["on"], ["onto"], ["up"]) and _venue_near(words, index):
+            return "publication"  # "nothing goes on the intranet"
         if not after or after[0] != "out":
             return None
     elif any(word.startswith(stem) for stem in _MOTION):
@@ -513,6 +607,11 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             effect = action_of(words, i)
             if effect is None or (verbal and operators[-1] in ("nie", "не") and _describes(word)):
                 return _Chain(tuple(operators), None, None, 0, i)  # a past tense or a present third person
+            after = _operator(words, i + 1) if i + 1 < len(words) else None
+            if after is not None and words[i + 1] not in _PARTICLES | _N_WORDS:
+                # "не нужно (с) установкой тянуть", fronted from "С установкой тянуть не нужно": the necessity
+                # governs the deferral verb after the action, and that verb the action
+                return _Chain((*operators, after[0]), i, effect, negations + 1, i + 1 + after[1])
             return _Chain(tuple(operators), i, effect, negations, i)
         effect = action_of(words, i)  # "open the gate": physical only with its object; "goes out": sent
         if effect is not None:
@@ -773,6 +872,14 @@ def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction
                         found.append((hit[0], ForbiddenAction(hit[1], f"{words[i]} (stop before)", words[hit[0]])))
         members = []
     found.extend(_structural(words))
+    # the forms said without a negation scope over the action (delegation, a kept state, confinement, …); imported
+    # here because `prohibitive` reads with this module's vocabulary
+    from alicorn.models.intent.prohibitive import constructions, kept_spans
+
+    # "Stronę zostaw bez zmian": inside a kept state the words say what is kept, not an edit of a document
+    kept = kept_spans(words)
+    found = [item for item in found if not any(a <= item[0] < b for a, b in kept)]
+    found.extend(constructions(words, language))
     found.sort(key=lambda item: item[0])
     return _settle([reading for _, reading in found], [position for position, _ in found])
 
@@ -838,7 +945,8 @@ _TOUCHING = (
 _DATA_OBJECTS = (
     "=file", "=spreadsheet", "=sheet", "=log", "=logfile", "=table", "=database", "=db", "=records", "=ledger",
     "plik", "arkusz", "dziennik", "=logu", "=logi", "tabel", "baz", "rejestr",
-    "файл", "таблиц", "журнал", "=лог", "=логи", "логов", "баз", "реестр",
+    "файл", "таблиц", "журнал", "=лог", "=логи", "логов", "баз", "реестр", "document", "dokument", "документ",
+    "=original", "orygina", "оригинал",
 )
 _TOUCH_NEGATIONS = {
     "not", "don't", "dont", "never", "without", "mustn't", "shouldn't", "no", "nie", "bez", "не", "без", "нельзя",
@@ -906,14 +1014,14 @@ def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
                     found.append((target, ForbiddenAction(effect, f"{word} … until (held)", words[target])))
         # 2. "keep it to yourself", "niech zostanie między nami", "держи при себе": kept private
         if _whole(_KEEPING, word):
-            for j in range(index + 1, min(end, index + 4)):
+            for j in range(index + 1, min(end, index + 6)):
                 phrase = next((p for p in _PRIVATE_PHRASES if tuple(words[j : j + len(p)]) == p), None)
                 if phrase is not None:
                     trigger = f"{word} {' '.join(phrase)}"
                     found.append((index, ForbiddenAction("external_transmission", trigger, word)))
                     break
-                if words[j] not in _DETERMINERS and not _whole(_KEEPING, words[j]):
-                    break
+                if j - index > 3 and words[j] not in _DETERMINERS and not _whole(_KEEPING, words[j]):
+                    break  # "keep the findings to yourself": a short object may stand between
         for alone in _PRIVATE_ALONE:
             if tuple(words[index : index + len(alone)]) == alone:
                 found.append((index, ForbiddenAction("external_transmission", " ".join(alone), word)))

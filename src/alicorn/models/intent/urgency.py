@@ -39,6 +39,27 @@ EMERGENCY = re.compile(
     r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога)",
     re.IGNORECASE,
 )
+#: A person in danger now, said without any alarm word: collapsed, unconscious, not breathing, bleeding, a seizure
+#: ("Mr Kowalski just collapsed and isn't responding", "Uczeń zemdlał i nie reaguje", "он без сознания").
+MEDICAL = re.compile(
+    r"\b(?:collaps\w*|unconscious|unresponsive|(?:isn't|is not|not|stopped) (?:breathing|responding|moving)"
+    r"|fainted|passed out|seizure\w*|convuls\w*|(?:is|are|he's|she's) bleeding|choking|heart attack"
+    r"|can't (?:breathe|get up)|cannot (?:breathe|get up)|turned blue)\b"
+    r"|\b(?:zemdla\w*|zemdlał\w*|zasłab\w*|nieprzytomn\w*|stracił\w* przytomność|nie oddycha|nie reaguje"
+    r"|krwawi\w*|drgawk\w*|dusi się|nie może wstać|zawał\w*|posinia\w*|sini\w* się)"
+    r"|(?<!\w)(?:без сознания|потерял\w* сознание|не дышит|почти не дышит|судорог\w*|посинел\w*|кровотечени\w*"
+    r"|истекает кровью|задыха\w*|стало плохо|не реагирует|не может встать|инфаркт\w*|инсульт\w*)",
+    re.IGNORECASE,
+)
+#: Someone who should not be there is inside, or is crossing a fence: "кто-то есть внутри", "ktoś jest w środku",
+#: "someone is climbing over the fence", "ktoś przechodzi przez płot".
+_INSIDE = re.compile(
+    r"\b(?:someone|somebody|ktoś|ktos)\b[\w\s]{0,20}?\b(?:inside|in there|w środku|wewnątrz)\b"
+    r"|(?<!\w)(?:внутри кто-то|кто-то (?:есть )?внутри|внутри кто-то есть)(?!\w)"
+    r"|\b(?:over|przez|через)\s+(?:the\s+)?(?:fence|wall|gate|płot|ogrodzeni\w*|mur|забор|ограждени\w*|стену)",
+    re.IGNORECASE,
+)
+_NOBODY = {"nobody", "no", "not", "never", "nikt", "nikomu", "nie", "никто", "никому", "не", "ни"}
 #: Alarm words that are no emergency themselves but, negated, report calm ("no alarms", "тревог не было").
 _ALARM_WORDS = re.compile(r"^(?:alarms?|alerts?|incidents?|alarm\w*|incydent\w*|zdarze\w*|тревог\w*|происшестви\w*"
                           r"|инцидент\w*|проблем\w*|problem\w*)$")  # fmt: skip
@@ -115,7 +136,8 @@ _UNKNOWN_PERSON = (
     "нарушител",
 )  # fmt: skip
 _NOW = re.compile(
-    r"!|\bright now\b|\bwłaśnie teraz\b|\bw tej chwili\b|(?<!\w)прямо сейчас(?!\w)|(?<!\w)в данный момент",
+    r"!|\bright now\b|\bwłaśnie teraz\b|\bw tej chwili\b|(?<!\w)прямо сейчас(?!\w)|(?<!\w)в данный момент"
+    r"|\bi (?:can )?see\b|\bwidzę\b|(?<!\w)вижу(?!\w)",
     re.IGNORECASE,
 )
 _RECENT_WORDS = {
@@ -252,6 +274,15 @@ def read_situation(text: str) -> Situation | None:
         found = _intrusion(words) or _emission(words)
         if found is not None:
             return Situation("emergency", found)
+        medical = MEDICAL.search(joined)
+        before = joined[: medical.start()].split()[-3:] if medical is not None else []
+        if medical is not None and not any(w in _NOBODY for w in before):
+            return Situation("emergency", medical.group(0))
+        inside = _INSIDE.search(joined)
+        if inside is not None and (
+            _JUST.search(text) or _NOW.search(text) or "кто-то" in joined or "ktoś" in joined or "someone" in joined
+        ):
+            return Situation("emergency", inside.group(0))
         unknown = next((w for w in words if w.startswith(_UNKNOWN_PERSON)), None)
         now = _NOW.search(text)
         if unknown is not None and now is not None:

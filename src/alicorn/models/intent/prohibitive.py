@@ -1,0 +1,360 @@
+"""Prohibitions said without a negation scope over the action: the forms a person uses to keep an effect from
+happening that `lexicon`'s negation chains do not reach, each read from the sentence's structure, in en/pl/ru.
+
+    delegation to oneself   "I'll publish it myself", "wyślę ją sama", "выложу сам", "Запускать буду сам",
+                            "Publikację zostaw mnie", "leave the sending to me": the person keeps that effect.
+    a state kept            "leave the file as it is", "the website stays as it is", "Plik zostaw taki, jaki jest",
+                            "Bramy zostaw w spokoju", "Насосы оставь как есть": the effect on what is named (a device:
+                            physical; a document: local write; a venue: publication; a server: installation).
+    a device not handled    "Замки и турникеты не трогай", "Станок не останавливай", "Sprężarek nie ruszaj": the
+                            device before the negated verb, or a negated stop verb (a double negation to the chains).
+    confinement             "for my eyes only", "keep it internal", "строго внутреннее", "tylko do użytku
+                            wewnętrznego", "tylko dla mnie": no external transmission.
+    draft only              "draft only", "tylko szkic", "только черновик": neither sent nor published.
+    a deferral after it     "Aktualizacja … poczeka do przyszłego tygodnia", "Установку пока отложим", "rolling it
+                            out waits until…": the action named before a deferral verb in its clause.
+    an approval condition   "once I give you the go-ahead", "только по моей команде", "until Jan approves it": the
+                            action it gates is not for now.
+    a venue refused         "Not yet on the website", "не на сайт": publication.
+
+None of these reads a reminder ("don't forget to publish it") or a negated deferral ("nie musisz czekać", "ждать не
+нужно") as a prohibition: a deferral verb under a negation is skipped, and omission verbs are not deferrals.
+"""
+
+from __future__ import annotations
+
+from alicorn.models.intent.lexicon import (
+    _CLAUSE_BREAK,
+    _COORDINATORS,
+    _DATA_OBJECTS,
+    _DETERMINERS,
+    _NEGATIVE_VERBS,
+    _OUTBOUND_NOUNS,
+    _SERVERS,
+    _VENUES,
+    ForbiddenAction,
+    _device,
+    _first_person,
+    _is_past,
+    _nearest_action_before,
+    _sentences,
+    _whole,
+    action_of,
+)
+from alicorn.plan.dsl import EffectClass
+
+# fmt: off
+_SELF = {
+    "myself", "ourselves", "sam", "sama", "sami", "samodzielnie", "osobiście", "сам", "сама", "сами", "самостоятельно",
+    "лично",
+}
+_FIRST_EN = {"i", "i'll", "i'd", "i'm", "we", "we'll", "me", "us", "my"}
+_FIRST_RU = {"я", "мы", "буду", "будем"}
+#: "leave it to me", "zostaw mnie", "оставь мне / за мной": the speaker keeps the effect.
+_LEAVE = ("=leave", "zostaw", "pozostaw", "оставь", "оставьте", "оставить")
+_TO_ME = (("to", "me"), ("to", "us"), ("mnie",), ("nam",), ("мне",), ("нам",), ("за", "мной"), ("за", "нами"))
+#: A kept state: after a verb of keeping or staying, the thing named is not to change.
+_KEEP_STATE = (
+    "=leave", "=keep", "=stay", "=remain", "=must", "zostaw", "pozostaw", "zostać", "zostanie", "zostaje", "zostają",
+    "zostaną", "pozostaje", "pozostanie", "pozostają", "niech", "оставь", "оставьте", "оставить", "оставлять",
+    "останется", "остается", "остаются", "останутся", "пусть",
+)
+_STATE_PHRASES: tuple[tuple[str, ...], ...] = (
+    ("as", "it", "is"), ("as", "they", "are"), ("as", "is"), ("as", "it", "was"), ("alone",), ("untouched",),
+    ("unchanged",), ("intact",), ("the", "same"),
+    ("w", "spokoju"), ("bez", "zmian"), ("tak", "jak", "jest"), ("jak", "jest"), ("jaki", "jest"), ("jaka", "jest"),
+    ("jakie", "jest"), ("jakie", "są"), ("jak", "są"), ("jacy", "są"), ("jak", "było"), ("w", "obecnym", "stanie"),
+    ("nietknięty",), ("nietknięte",), ("nietknięta",), ("nietkniete",),
+    ("как", "есть"), ("как", "было"), ("в", "покое"), ("без", "изменений"), ("нетронутым",), ("нетронутыми",),
+    ("нетронутой",), ("в", "том", "же", "виде"),
+)
+_DOCUMENTS = (*_DATA_OBJECTS, "=doc", "=docx", "=xlsx", "=csv", "=text", "cennik", "=tekst", "=текст", "прайс")
+#: Verbs of handling and of stopping: negated, with a device in their clause, the device is not to be operated.
+_TOUCH = ("touch", "ruszaj", "ruszajcie", "dotykaj", "трогай", "трогайте", "трогать", "касайся", "=tamper", "=mess")
+_HANDLING = (
+    "=stop", "=shut",
+    "останавлив", "остановит", "останови", "выключ", "отключ", "zatrzymuj", "zatrzymaj", "wyłącz", "wylacz",
+    "przełącz", "przelacz", "переключ", "=switch", "=turn",
+)
+_NEGATING = {"not", "don't", "dont", "never", "nie", "не", "нельзя"}
+_CONFINED: tuple[tuple[str, ...], ...] = (
+    ("for", "my", "eyes", "only"), ("eyes", "only"), ("for", "me", "only"), ("only", "for", "me"),
+    ("just", "for", "me"), ("internal", "only"), ("internal", "use"), ("strictly", "internal"),
+    ("tylko", "dla", "mnie"), ("wyłącznie", "dla", "mnie"), ("tylko", "do", "wglądu"), ("użytku", "wewnętrznego"),
+    ("wewnętrznego", "użytku"), ("ściśle", "poufne"),
+    ("только", "для", "меня"), ("лишь", "для", "меня"), ("внутреннего", "пользования"),
+    ("внутреннего", "использования"), ("строго", "внутреннее"), ("строго", "внутренний"), ("строго", "внутренняя"),
+    ("строго", "конфиденциально"),
+)
+_INTERNAL = ("internal", "wewnętrzn", "wewnetrzn", "внутренн")
+_PREDICATIVE = {
+    "keep", "keeps", "stay", "stays", "remain", "remains", "is", "it's", "jest", "są", "to", "это", "остается",
+    "останется",
+}
+_DRAFT = ("=draft", "szkic", "robocz", "черновик")
+_ONLY = {"only", "just", "tylko", "jedynie", "wyłącznie", "только", "лишь"}
+#: Omission and hesitation verbs are negative operators to the chains, but not deferrals of what comes before them.
+_NOT_DEFERRAL = ("forget", "zapom", "забуд", "забыв", "забыть", "hesitat", "wahaj", "стесня", "skip", "pomi", "пропус")
+_EN_DEFERRAL = {"waits", "postponed", "deferred", "delayed"}
+_EN_MODALS = {"can", "will", "must", "should", "'ll", "to", "may", "could"}
+#: Conditions that gate what they govern. An "until" is left to `lexicon` (a gate only under a negation): after an
+#: affirmative verb it says how long to go on ("Отправляй напоминания, пока я не скажу стоп").
+_CONDITION = {
+    "once", "when", "if", "after", "po", "jak", "gdy", "kiedy", "jeśli", "когда", "после", "как", "если", "по", "до",
+}
+#: Words of someone's approval: a condition naming one gates the action ("once I give you the go-ahead").
+_APPROVAL = (
+    "=approve", "approval", "=ok", "=okay", "=sign", "=confirm", "zgod", "zgód", "akcept", "zatwierd",
+    "potwierd", "decyz", "одобр", "подтвер", "согласов", "команд", "разреш", "отмашк",
+)
+#: "the go-ahead" (hyphenated: a plain "go ahead and install" is the instruction itself), "the green light".
+_APPROVAL_PHRASES = ("go - ahead", "green light", "zielone światło", "зеленый свет")
+#: Weaker ones gate only with the speaker named ("after I've read it", "po moim sprawdzeniu", "когда я проверю").
+_SPEAKER_APPROVAL = (
+    "=say", "powiem", "скажу", "=review", "=read", "=check", "=decide", "=tried", "=try", "=seen", "=see",
+    "przeczyt", "sprawdz", "sprawdź", "dam", "przejrz", "прочита", "провер", "решу", "посмотр", "гляну",
+)
+_VENUE_PREPOSITIONS = {"on", "onto", "to", "in", "na", "do", "в", "на"}
+_SKIP_AFTER_NOT = {"yet", "now", "still", "though", "jeszcze", "teraz", "пока", "сейчас", "еще"}
+# fmt: on
+
+
+def constructions(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """(position, reading) for every prohibition of the forms above in the tokens `words`."""
+    sentence = _sentences(words)
+    questions = {sentence[k] for k, w in enumerate(words) if w == "?"}
+    found: list[tuple[int, ForbiddenAction]] = []
+    for reader in (_delegated, _kept_state, _device_left, _confined, _draft_only, _deferred_after, _approval, _venue):
+        found.extend(item for item in reader(words, language) if sentence[item[0]] not in questions)
+    return found
+
+
+def _clause_span(words: list[str], index: int) -> tuple[int, int]:
+    start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+    end = next((k for k in range(index, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
+    return start, end
+
+
+def _actions(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
+    return [(j, e) for j in range(start, end) if (e := action_of(words, j)) is not None]
+
+
+def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "I'll publish it myself", "wyślę ją sama", "выложу сам", "Publikację zostaw mnie", "leave the sending to me"."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        start, end = _clause_span(words, index)
+        to_me = _whole(_LEAVE, word) and any(
+            tuple(words[j : j + len(p)]) == p for j in range(index + 1, end) for p in _TO_ME
+        )
+        if word not in _SELF and not to_me:
+            continue
+        actions = _actions(words, start, end)
+        if to_me or word in ("myself", "ourselves"):
+            owned = actions
+        elif any("\u0400" <= ch <= "\u04ff" for ch in word):
+            first = any(w in _FIRST_RU for w in words[start:end])
+            owned = [(j, e) for j, e in actions if first or words[j].endswith(("у", "ю"))]
+        else:
+            first = any(w == "ja" or (w.endswith("ę") and len(w) > 3) for w in words[start:end])
+            owned = actions if first else []
+        if language == "en" and word not in ("myself", "ourselves") and not to_me:
+            owned = []
+        if word in ("myself", "ourselves") and not any(w in _FIRST_EN for w in words[start:end]):
+            owned = []
+        for j, effect in owned:
+            found.append((j, ForbiddenAction(effect, f"{word} (kept by the speaker)", words[j])))
+    return found
+
+
+def _named_effects(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
+    """What the words in [start, end) name, as the effect class a change to it would be."""
+    named: list[tuple[int, EffectClass]] = []
+    for j in range(start, end):
+        word = words[j]
+        if not word[0].isalpha():
+            continue
+        if _device(word):
+            named.append((j, "physical"))
+        elif _whole(_VENUES, word):
+            named.append((j, "publication"))
+        elif _whole(_SERVERS, word):
+            named.append((j, "installation"))
+        elif _whole(_DOCUMENTS, word):
+            named.append((j, "local_write"))
+    return named
+
+
+def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list[tuple[int, EffectClass]]]]:
+    """(index, phrase, verb, what it names) for every kept state: a state phrase after a verb of keeping."""
+    states: list[tuple[int, tuple[str, ...], int, list[tuple[int, EffectClass]]]] = []
+    sentence = _sentences(words)
+    for index in range(len(words)):
+        phrase = next((p for p in _STATE_PHRASES if tuple(words[index : index + len(p)]) == p), None)
+        if phrase is None:
+            continue
+        verb = next(
+            (
+                k
+                for k in range(index - 1, max(-1, index - 10), -1)
+                if sentence[k] == sentence[index] and _whole(_KEEP_STATE, words[k])
+            ),
+            None,
+        )
+        if verb is None:
+            continue
+        start = next((k + 1 for k in range(verb - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+        states.append((index, phrase, verb, _named_effects(words, start, index)))
+    return states
+
+
+def kept_spans(words: list[str]) -> list[tuple[int, int]]:
+    """The token spans of kept-state phrases that name what they keep ("bez zmian" in "Stronę zostaw bez zmian"):
+    a negation inside one ("bez") reads as a state, not as a prohibition of its own."""
+    return [(index, index + len(phrase)) for index, phrase, _, named in _kept_states(words) if named]
+
+
+def _kept_state(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "leave the compressors as they are", "the website stays as it is", "Plik zostaw taki, jaki jest"."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for _, phrase, verb, named in _kept_states(words):
+        for j, effect in named:
+            found.append((j, ForbiddenAction(effect, f"{words[verb]} … {' '.join(phrase)} (kept)", words[j])))
+    return found
+
+
+def _negated(words: list[str], index: int) -> bool:
+    before = words[max(0, index - 2) : index]
+    return bool(before) and (before[-1] in _NEGATING or before == ["do", "not"])
+
+
+def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Замки и турникеты не трогай", "Станок не останавливай", "don't switch off the pumps", "Сайт пока не трогай":
+    a negated verb of stopping keeps a device running; one of touching keeps whatever it names as it is."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        touching, stopping = _whole(_TOUCH, word), _whole(_HANDLING, word)
+        if not (touching or stopping) or not _negated(words, index) or _is_past(word):
+            continue
+        start, end = _clause_span(words, index)
+        for j, effect in _named_effects(words, start, end):
+            if touching or effect == "physical":
+                found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (left as it is)", words[j])))
+    return found
+
+
+def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "for my eyes only", "keep it internal", "Это строго внутреннее", "tylko do użytku wewnętrznego"."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        phrase = next((p for p in _CONFINED if tuple(words[index : index + len(p)]) == p), None)
+        trigger = " ".join(phrase) if phrase is not None else None
+        if trigger is None and words[index : index + 3] == ["in", "-", "house"]:
+            before = words[max(0, index - 2) : index]
+            if any(w in _PREDICATIVE or w in ("it", "this", "them") for w in before):
+                trigger = f"{' '.join(before)} in-house"  # "keep it in-house", not "our in-house lawyer"
+        if trigger is None and word.startswith(_INTERNAL):
+            before = words[max(0, index - 2) : index]
+            if any(w in _PREDICATIVE for w in before):
+                trigger = f"{' '.join(before)} {word}"
+        if trigger is not None:
+            found.append((index, ForbiddenAction("external_transmission", f"{trigger} (confined)", word)))
+    return found
+
+
+def _draft_only(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "draft only", "only a draft", "tylko szkic", "только черновик": nothing is sent or published."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if not _whole(_DRAFT, word) or (word.endswith("ed") and language == "en"):
+            continue
+        near = words[max(0, index - 2) : index] + words[index + 1 : index + 2]
+        only = next((w for w in near if w in _ONLY), None)
+        if only is not None and "not" not in words[max(0, index - 3) : index]:
+            found.append((index, ForbiddenAction("external_transmission", f"{only} {word} (draft only: unsent)", word)))
+            if not any(
+                _whole(_OUTBOUND_NOUNS, w) or action_of(words, k) == "external_transmission"
+                for k, w in enumerate(words)
+            ):
+                # a draft of an email or a reply is only not sent; of an announcement, neither sent nor published
+                found.append((index, ForbiddenAction("publication", f"{only} {word} (draft only: unpublished)", word)))
+    return found
+
+
+def _deferral_verb(words: list[str], index: int, language: str) -> bool:
+    word = words[index]
+    if word in _EN_DEFERRAL or (word == "wait" and index and words[index - 1] in _EN_MODALS):
+        return True
+    if (word, words[index + 1] if index + 1 < len(words) else "") == ("on", "hold"):
+        return True
+    if language == "en":
+        return False
+    held = word.startswith(("придерж", "попридерж", "przytrzymaj"))  # "Письмо бригаде придержи, пока…"
+    return held or (word.startswith(_NEGATIVE_VERBS) and not word.startswith(_NOT_DEFERRAL))
+
+
+def _deferred_after(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Aktualizacja aplikacji poczeka do przyszłego tygodnia", "Установку на сервер пока отложим", "rolling it out
+    to the server waits until I have tried it": the action named before a deferral verb, in its clause."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index in range(len(words)):
+        if not _deferral_verb(words, index, language):
+            continue
+        start, _ = _clause_span(words, index)
+        if any(w in _NEGATING or w in ("no", "nie", "не") for w in words[start:index]):
+            continue  # "С установкой тянуть не нужно" (fronted: "не нужно с установкой тянуть"): not deferred
+        for j in range(index - 1, max(start - 1, index - 8), -1):
+            if words[j] in _COORDINATORS:
+                break
+            effect = action_of(words, j)
+            if effect is not None:
+                found.append((j, ForbiddenAction(effect, f"{words[index]} (deferred after)", words[j])))
+                break
+    return found
+
+
+def _approval(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "share it once I give you the go-ahead", "Устанавливать только по моей команде", "until Jan approves it": an
+    action gated on someone's approval is not for now. A condition without approval ("email me once I get a
+    ticket") gates nothing."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    sentence = _sentences(words)
+    for index, word in enumerate(words):
+        if word not in _CONDITION:
+            continue
+        _, end = _clause_span(words, index + 1)
+        window = words[index + 1 : min(end, index + 8)]
+        strong = any(_whole(_APPROVAL, w) for w in window) or any(p in " ".join(window) for p in _APPROVAL_PHRASES)
+        speaker = any(_whole(_SPEAKER_APPROVAL, w) for w in window) and _first_person(
+            words, index + 1, min(end, index + 8), language
+        )
+        if not strong and not speaker:
+            continue
+        if word in ("по", "до") and not any(_whole(_APPROVAL, w) for w in words[index + 1 : index + 4]):
+            continue  # "по моей команде", "до проверки", not "по почте … проверь"
+        target = _nearest_action_before(words, index, sentence)
+        if target is None:
+            after = range(index + 1, len(words))  # "Только после согласования с директором публикуй"
+            target = next((j for j in after if sentence[j] == sentence[index] and action_of(words, j)), None)
+        effect = action_of(words, target) if target is not None else None
+        if target is not None and effect is not None:
+            found.append((target, ForbiddenAction(effect, f"{word} … (approval)", words[target])))
+    return found
+
+
+def _venue(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Not yet on the website", "nie na stronę", "не на сайт": a negated venue is not to be published on."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if word not in ("not", "nie", "не") or (index and words[index - 1] in ("is", "was", "are", "it's")):
+            continue
+        j = index + 1
+        while j < len(words) and words[j] in _SKIP_AFTER_NOT:
+            j += 1
+        if j < len(words) and words[j] in _VENUE_PREPOSITIONS:
+            k = j + 1
+            while k < len(words) and words[k] in _DETERMINERS:
+                k += 1
+            if k < len(words) and _whole(_VENUES, words[k]):
+                found.append((k, ForbiddenAction("publication", f"{word} {words[j]} (venue)", words[k])))
+    return found
