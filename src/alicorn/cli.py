@@ -726,6 +726,16 @@ def _models_app() -> typer.Typer:
 app.add_typer(_models_app(), name="models", help="Model profiles, routing decisions and intent classification.")
 
 
+def _service_commands() -> None:
+    """The HTTP service (issue 15): `alicorn serve`, `alicorn tokens` (their module imports only typer)."""
+    from alicorn.service.cli import register as register_service
+
+    register_service(app, open_app=_open, guard=_guard)
+
+
+_service_commands()
+
+
 def main() -> None:
     """Console entry point."""
     sys.exit(app())

@@ -323,6 +323,32 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         person = application.people.remove(name, by=parse_principal(me))
         typer.echo(f"removed {person.id} (was {person.role}); their decisions so far stay verifiable")
 
+    @people_app.command("password")
+    @guard
+    def people_password(
+        name: Annotated[str, typer.Argument(help="Whose password: yours, or anyone's if you are an admin.")],
+        stdin: Annotated[bool, typer.Option("--stdin", help="Read the password from the first line of stdin.")] = False,
+        home: HomeOption = Path(".alicorn"),
+        who: AsOption = None,
+    ) -> None:
+        """Set the password a person signs in to `alicorn serve` with (only its argon2id hash is journaled)."""
+        from alicorn.anvil.identity import parse_principal
+        from alicorn.anvil.passwords import PasswordError, Passwords, check_strength
+
+        if stdin:
+            import sys
+
+            password = sys.stdin.readline().rstrip("\r\n")
+        else:
+            password = typer.prompt("new password", hide_input=True)
+            if typer.prompt("the same again", hide_input=True) != password:
+                raise PasswordError("the two passwords differ; nothing was changed")
+        check_strength(password)  # refused before anyone is enrolled or anything journaled
+        application = open_app(home, create=True)
+        me = _person(application, who, "viewer", "set a password")
+        person = Passwords(application.people).set(name, password, by=parse_principal(me))
+        typer.echo(f"{person}: password set (argon2id; only the hash is in the journal)")
+
     @people_app.command("list")
     @guard
     def people_list(

@@ -89,6 +89,11 @@ class Norbi(Choosing, FollowUps, Execution):
 
     def receive(self, intent: IntentEnvelope) -> Turn:
         """Take a new request: journal it, then advance as far as it can go without a human."""
+        return self.advance(self.take(intent))
+
+    def take(self, intent: IntentEnvelope) -> str:
+        """Journal a new request and return its conversation's id, advancing nothing (the service answers with the
+        id at once and lets its workers `advance` it)."""
         self._check_attachments(intent)
         conversation = new_conversation_id(self.clock.now())
         tap = self._tap(conversation)
@@ -97,7 +102,7 @@ class Norbi(Choosing, FollowUps, Execution):
         if self.workdir is not None:
             received["workdir"] = str(self.workdir.resolve())
         tap.append("intent.received", received)
-        return self.advance(conversation)
+        return conversation
 
     def reply(self, conversation: str, text: str, *, by: str) -> Turn:
         """The human's answer to the pending clarifying question (the conversation resumes from it), or, after the

@@ -92,6 +92,13 @@ class SQLiteStore(JournalStore):
             raise
         self.segments_dir = self.path.with_name(self.path.name + ".segments")
 
+    def data_version(self) -> int:
+        """SQLite's `PRAGMA data_version` on this store's connection: it changes whenever another connection (another
+        process, or another store object on this file) commits, and never for this store's own appends (those reach
+        `observe`). Projections use it to notice writes they cannot observe without reading every stream's head."""
+        with self._lock, self._translated("reading the journal"):
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
     def close(self) -> None:
         with self._lock:
             if self._closed:

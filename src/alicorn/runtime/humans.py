@@ -41,13 +41,15 @@ class Approval:
     """A human's decision to let a plan's effects happen; journaled as `approval.granted`.
 
     `plan_hash`, when given, is the hash the human saw; it must be the run's plan hash. `seal` is the recorded
-    signature (replay passes it back); a live approval has none, and the executor's Approvers sign it.
+    signature (replay passes it back); a live approval has none, and the executor's Approvers sign it. `passkey`,
+    when given, is the verified WebAuthn assertion of this very decision (alicorn.service.passkeys), journaled as is.
     """
 
     by: str
     comment: str = ""
     plan_hash: str | None = None
     seal: dict[str, Any] | None = None
+    passkey: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.by.strip():
@@ -169,6 +171,7 @@ def grant(session: Session, approvals: Iterable[Approval]) -> None:
                 "plan_hash": session.state.plan_hash,
                 "effects": sorted(session.state.effects),
                 **_seal(session, approval.seal, "approved", by, approval.comment),
+                **({"passkey": approval.passkey} if approval.passkey is not None else {}),
             },
         )
 

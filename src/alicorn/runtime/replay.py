@@ -173,7 +173,9 @@ def _session_inputs(recorded: Sequence[Event], position: int) -> _SessionInputs:
         data = event.data
         if event.kind == "approval.granted":
             found.approvals.append(
-                Approval(data["by"], data.get("comment", ""), data.get("plan_hash"), data.get("seal"))
+                Approval(
+                    data["by"], data.get("comment", ""), data.get("plan_hash"), data.get("seal"), data.get("passkey")
+                )
             )
         elif event.kind == "approval.carried":
             found.carried.append(

@@ -1,0 +1,221 @@
+"""What the service does, as opposed to what it shows: requests to Core, decisions about runs, run control.
+
+`Actions` owns the worker pool and the Core (Norbi) each worker thread uses. A route checks its request against
+the journal (who may, which state, which plan hash) and refuses before anything is written; what passes is handed
+to the pool, which drives it through the same functions the CLI uses (`Norbi.advance`/`reply`/`close`,
+`Executor.resume` with approvals, a rejection or resolutions, `request_cancel`). Jobs about a conversation, or
+about a run a conversation started, share the conversation's key, so they run one after the other.
+
+On start it resumes what the journal says is unfinished (`resume_unfinished`): every conversation not yet reported
+and every run that was interrupted while running, so a `serve` killed mid-run continues where it was. It finds them
+through the run index (alicorn.service.index), which folds only the streams that changed since it last saw them, and
+in a background thread (`resume_in_background`), so the server answers at once: a request that comes first is keyed
+like the resumed work, so the two never drive one conversation or run at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+
+from alicorn.core.access import choose_models
+from alicorn.core.conversation import PREFIX, ConversationState
+from alicorn.core.conversation import fold as fold_conversation
+from alicorn.core.norbi import Norbi
+from alicorn.core.routing import ModelAccess
+from alicorn.errors import JournalError, StreamLockedError
+from alicorn.journal.store import check_stream_name
+from alicorn.packs.catalog import bundled_workflows
+from alicorn.runtime.executor import Executor
+from alicorn.runtime.state import RunState, fold
+from alicorn.service.app import API, Service
+from alicorn.service.problems import Problem
+from alicorn.service.workers import PoolRefused, Workers
+
+_log = logging.getLogger("alicorn.service.actions")
+_OWNED_RUN = re.compile(r"^run-(\d{8}-[0-9a-f]{12})-\d+$")  # alicorn.core.conversation.run_id_for
+
+
+class Actions:
+    """The service's acting half over `service` (see the module docstring); `workers` 0 acts on nothing."""
+
+    def __init__(self, service: Service, *, workers: int, models: str = "none", workdir: Path | None = None) -> None:
+        self.service = service
+        self.store = service.app.store
+        self.people = service.app.people
+        self.workdir = workdir
+        self.models: ModelAccess | None = (
+            choose_models(models, service.app.home, clock=service.clock) if workers else None
+        )
+        self.pool = Workers(workers) if workers else None
+        self._local = threading.local()
+        self._resuming: threading.Thread | None = None
+
+    # ---- what routes ask --------------------------------------------------------------------------------------
+
+    def core(self) -> Norbi:
+        """This thread's Norbi (its taps and model clients are its own; the journal is shared)."""
+        norbi: Norbi | None = getattr(self._local, "core", None)
+        if norbi is None:
+            norbi = Norbi(
+                self.service.app, bundled_workflows(), models=self.models, clock=self.service.clock,
+                workdir=self.workdir,
+            )  # fmt: skip
+            self._local.core = norbi
+        return norbi
+
+    def conversation(self, conversation: str) -> ConversationState:
+        """The folded conversation `conversation`; Problem(404) when there is none."""
+        events = []
+        try:
+            check_stream_name(conversation)
+            if conversation.startswith(PREFIX) and self.store.head(conversation) is not None:
+                events = self.store.read(conversation)
+        except JournalError:
+            events = []
+        if not events or events[0].kind != "intent.received":
+            raise Problem(
+                404, "unknown-conversation",
+                f"there is no conversation {conversation!r}; GET {API}/conversations lists them",
+            )  # fmt: skip
+        return fold_conversation(events)
+
+    def run(self, run_id: str) -> RunState:
+        """The folded run `run_id`; Problem(404) when there is none."""
+        return fold(self.service.run_events(run_id), run_id)
+
+    def owner(self, run_id: str) -> str | None:
+        """The conversation that started `run_id`, if one did (its id is fixed by the conversation's)."""
+        found = _OWNED_RUN.match(run_id)
+        if found is None:
+            return None
+        conversation = PREFIX + found.group(1)
+        if self.store.head(conversation) is None:
+            return None
+        return conversation if run_id in fold_conversation(self.store.read(conversation)).runs else None
+
+    def key(self, run_id: str) -> str:
+        """The pool key of work on `run_id`: its conversation's, so Core and the run never race."""
+        return self.owner(run_id) or run_id
+
+    def status(self, key: str) -> dict[str, Any]:
+        if self.pool is None:
+            return {"busy": False, "failure": None}
+        found = self.pool.status(key)
+        return {"busy": found.busy, "failure": found.failure}
+
+    # ---- handing work to the pool -----------------------------------------------------------------------------
+
+    def submit(self, key: str, what: str, job: Callable[[], object]) -> None:
+        """Queue `job`; Problem(503) when this service has no workers or its queue is full (nothing was done)."""
+        pool = self.workers(what)
+        try:
+            pool.submit(key, what, job)
+        except PoolRefused as exc:
+            raise Problem(503, "workers-busy", f"{exc}. Nothing was done") from None
+
+    def workers(self, what: str) -> Workers:
+        """The pool; Problem(503) when this service was started without one."""
+        if self.pool is None:
+            raise Problem(
+                503, "no-workers",
+                f"this service was started without workers, so it cannot {what}; start it with "
+                "`alicorn serve --workers N`. Nothing was done",
+            )  # fmt: skip
+        return self.pool
+
+    def advance(self, conversation: str) -> None:
+        """Queue advancing `conversation` from its journal (idempotent)."""
+        self.submit(conversation, f"advance {conversation}", lambda: self._advance(conversation))
+
+    def _advance(self, conversation: str) -> None:
+        self.core().advance(conversation)
+
+    def drive(self, run_id: str, what: str, **resume: Any) -> None:
+        """Queue `Executor.resume(run_id, **resume)`, then advancing the run's conversation (its report)."""
+        owner = self.owner(run_id)
+
+        def job() -> None:
+            self.executor(run_id).resume(run_id, **resume)
+            if owner is not None:
+                self._advance(owner)
+
+        self.submit(owner or run_id, what, job)
+
+    def executor(self, run_id: str) -> Executor:
+        """The home's executor for `run_id`: over the data root journaled at its creation, as `alicorn resume`."""
+        state = fold(self.store.read(run_id), run_id)
+        return self.service.app.executor(Path(state.data_root))
+
+    def resume_unfinished(self) -> list[str]:
+        """Queue every unfinished conversation and every run interrupted while running (however many: the queue's
+        bound is for requests), as the run index lists them; the keys queued."""
+        if self.pool is None:
+            return []
+        unfinished = self.service.index.unfinished()
+        queued: list[str] = []
+        for name in unfinished.conversations:  # advancing one resumes its run, if it has one
+            self.pool.submit(name, f"advance {name}", functools.partial(self._advance, name), bounded=False)
+            queued.append(name)
+        for name in unfinished.runs:
+            self.pool.submit(self.key(name), f"resume {name}", functools.partial(self._resume, name), bounded=False)
+            queued.append(name)
+        return queued
+
+    def resume_in_background(self) -> threading.Thread | None:
+        """`resume_unfinished` in a thread of its own, so the server answers while it looks; the thread (None
+        without workers)."""
+        if self.pool is None:
+            return None
+
+        def look() -> None:
+            try:
+                self.resume_unfinished()
+            except Exception as exc:  # a journal that cannot be read now: said; the next start looks again
+                print(f"alicorn serve: warning: unfinished work was not resumed: {exc}", file=sys.stderr)
+
+        self._resuming = threading.Thread(target=look, name="alicorn-resume", daemon=True)
+        self._resuming.start()
+        return self._resuming
+
+    def _resume(self, run_id: str) -> None:
+        try:
+            self.executor(run_id).resume(run_id)
+        except StreamLockedError:
+            _log.warning("alicorn serve: run %s is driven by another process; left to it", run_id)
+
+    def close(self) -> None:
+        if self._resuming is not None:
+            self._resuming.join(30)  # before the index it reads is closed
+        if self.pool is not None:
+            self.pool.close()
+
+
+def accepted(run_id: str) -> JSONResponse:
+    """202 for work on run `run_id` handed to the workers: where to watch it."""
+    location = f"{API}/runs/{run_id}"
+    body = {"run": run_id, "location": location, "events": f"{location}/events"}
+    return JSONResponse(body, status_code=202, headers={"Location": location})
+
+
+def mount(api: FastAPI, service: Service, signed_in: Any, *, workers: int, models: str) -> Actions:
+    """Add the acting routes to `api`, with a pool of `workers` threads (0: none; the acting routes answer 503)
+    whose Core uses `models` (`alicorn serve --model`); the pool resumes the journal's unfinished work in the
+    background from now and is closed with the service."""
+    from alicorn.service import control, conversations, proposals
+
+    actions = Actions(service, workers=workers, models=models, workdir=Path.cwd())
+    service.on_close.append(actions.close)
+    for module in (conversations, proposals, control):
+        api.include_router(module.router(actions, signed_in))
+    actions.resume_in_background()
+    return actions

@@ -1,0 +1,255 @@
+"""The service's one app factory: `create_app(home, clock=...)` wires a home's journal into a FastAPI app.
+
+Nothing here holds state of its own: every answer is folded from the journal (the run index is a cache of such
+folds, rebuilt from the journal at will). Routes live under `/api/v1`; `/openapi.json` and `/docs` describe them.
+Every refusal is a problem detail (alicorn.service.problems), decided before anything is done.
+"""
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from alicorn.anvil.errors import AnvilError
+from alicorn.anvil.identity import parse_principal
+from alicorn.app import App, open_app
+from alicorn.clock import Clock, ClockError, format_time, parse_instant
+from alicorn.errors import JournalError
+from alicorn.journal.store import check_stream_name
+from alicorn.service import problems
+from alicorn.service.auth import Authenticator, Caller, needs
+from alicorn.service.events import resume_point, run_events
+from alicorn.service.index import INDEX_FILE, CursorError, RunFilter, RunIndex
+from alicorn.service.problems import Problem, invalid_cursor
+from alicorn.service.tokens import MAX_DAYS, Tokens
+from alicorn.service.views import event_json, run_detail
+
+API = "/api/v1"
+#: The most bytes of a request body the service reads (413 beyond).
+BODY_LIMIT = 64 * 1024
+
+RunStatus = Literal[
+    "new", "awaiting_approval", "running", "blocked", "succeeded", "partial", "failed", "stopped", "cancelled",
+    "denied", "rejected", "replaced", "withdrawn",
+]  # fmt: skip
+
+
+class NewToken(BaseModel):
+    """A token to create for one of the home's people."""
+
+    model_config = ConfigDict(extra="forbid")
+    person: Annotated[str, Field(min_length=1, max_length=200)]
+    scope: Literal["read", "write"] = "read"
+    expires_days: Annotated[int | None, Field(ge=1, le=MAX_DAYS)] = None
+
+
+class Service:
+    """What the routes share: the home's App, the token checker and the run index."""
+
+    def __init__(self, application: App, clock: Clock) -> None:
+        self.app = application
+        self.clock = clock
+        self.auth = Authenticator(application.store, clock)
+        self.index = RunIndex(application.store, application.home / INDEX_FILE)
+        #: Event streams being served now (an abandoned one must end: see alicorn.service.events).
+        self.open_streams = 0
+        #: Called first when the service closes (the worker pool of alicorn.service.actions).
+        self.on_close: list[Callable[[], None]] = []
+
+    async def counted(self, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """`body`, counted in `open_streams` while it is being sent."""
+        self.open_streams += 1  # the event loop's thread only: no lock needed
+        try:
+            async for chunk in body:
+                yield chunk
+        finally:
+            self.open_streams -= 1
+
+    def run_events(self, run_id: str) -> list[Any]:
+        """The events of run `run_id`; Problem(404) when there is no such run (a control stream is not a run)."""
+        try:
+            check_stream_name(run_id)
+            head = self.app.store.head(run_id)
+        except JournalError:
+            head = None
+        events = self.app.store.read(run_id) if head is not None else []
+        if not events or events[0].kind != "run.created":
+            raise Problem(404, "unknown-run", f"there is no run {run_id!r}; GET {API}/runs lists the runs")
+        return events
+
+    def close(self) -> None:
+        for hook in self.on_close:
+            hook()
+        self.index.close()
+        self.app.close()
+
+
+def create_app(
+    home: Path,
+    *,
+    clock: Clock,
+    body_limit: int = BODY_LIMIT,
+    poll_s: float = 0.05,
+    keepalive_s: float = 15.0,
+    workers: int = 0,
+    models: str = "none",
+) -> FastAPI:
+    """The service over the home at `home` (its journal is created if missing); `clock` is the only time it reads."""
+    service = Service(open_app(home), clock)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        service.close()
+
+    api = FastAPI(
+        title="Alicorn",
+        version="1",
+        summary="Runs, their journal and their live progress, folded from the journal.",
+        lifespan=lifespan,
+    )
+    api.state.service = service
+    problems.install(api)
+    api.add_middleware(problems.BodyLimit, limit=body_limit)
+
+    def signed_in(authorization: Annotated[str | None, Header()] = None) -> Caller:
+        return service.auth.caller(authorization)
+
+    reader = needs(signed_in, "viewer", "read", "read runs")
+    token_admin = needs(signed_in, "admin", "read", "see the home's tokens")
+    token_writer = needs(signed_in, "admin", "write", "create or revoke tokens")
+
+    router = APIRouter(prefix=API)
+
+    @router.get("/me", summary="Who the token acts for")
+    def me(caller: Annotated[Caller, Depends(reader)]) -> dict[str, str]:
+        return {"person": caller.person, "role": caller.role, "scope": caller.scope, "token": caller.token}
+
+    @router.get("/runs", summary="Runs, newest first, filtered and paged (from the run index)")
+    def list_runs(
+        _: Annotated[Caller, Depends(reader)],
+        status: Annotated[list[RunStatus] | None, Query(description="Any of these statuses.")] = None,
+        project: Annotated[str | None, Query(max_length=64)] = None,
+        workflow: Annotated[str | None, Query(max_length=128)] = None,
+        agent: Annotated[
+            str | None, Query(max_length=200, description="The proposer: agent:NAME or human:NAME.")
+        ] = None,
+        provenance: Annotated[Literal["human", "trigger", "external"] | None, Query()] = None,
+        since: Annotated[str | None, Query(description="Created at or after this ISO 8601 time.")] = None,
+        until: Annotated[str | None, Query(description="Created before this ISO 8601 time.")] = None,
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        cursor: Annotated[str | None, Query(max_length=1000, description="`next_cursor` of the previous page.")] = None,
+    ) -> dict[str, Any]:
+        where = RunFilter(
+            tuple(status or ()), project, workflow, _agent(agent), provenance, _instant("since", since),
+            _instant("until", until),
+        )  # fmt: skip
+        try:
+            page = service.index.page(where, limit=limit, cursor=cursor)
+        except CursorError:
+            raise invalid_cursor(cursor) from None
+        return {"runs": page.runs, "next_cursor": page.next_cursor}
+
+    @router.get("/runs/{run_id}", summary="A run's folded state: nodes, effects ledger, decisions with their why")
+    def get_run(run_id: str, _: Annotated[Caller, Depends(reader)]) -> dict[str, Any]:
+        return run_detail(run_id, service.run_events(run_id))
+
+    @router.get("/runs/{run_id}/journal", summary="A run's events, filtered and paged by seq")
+    def get_journal(
+        run_id: str,
+        _: Annotated[Caller, Depends(reader)],
+        after: Annotated[int, Query(ge=0, description="Only events with a greater seq.")] = 0,
+        kind: Annotated[list[str] | None, Query(description="Only kinds starting with one of these.")] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict[str, Any]:
+        events = [e for e in service.run_events(run_id) if e.seq > after]
+        if kind:
+            events = [e for e in events if any(e.kind.startswith(k) for k in kind)]
+        page = events[:limit]
+        return {
+            "events": [event_json(e) for e in page],
+            "next_after": page[-1].seq if len(events) > limit else None,
+        }
+
+    @router.get(
+        "/runs/{run_id}/events",
+        summary="Live: the run's events as Server-Sent Events, resumable with Last-Event-ID",
+        response_class=StreamingResponse,
+    )
+    def stream_run(
+        run_id: str,
+        request: Request,
+        _: Annotated[Caller, Depends(reader)],
+        last_event_id: Annotated[str | None, Header()] = None,
+        after: Annotated[int, Query(ge=0, description="Start after this seq (Last-Event-ID wins).")] = 0,
+    ) -> StreamingResponse:
+        service.run_events(run_id)
+        start = resume_point(last_event_id, after)
+        body = run_events(
+            service.app.store, run_id, start, request.is_disconnected, poll_s=poll_s, keepalive_s=keepalive_s
+        )
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        return StreamingResponse(service.counted(body), media_type="text/event-stream", headers=headers)
+
+    @router.get("/tokens", summary="The home's API tokens (admins; never their secrets or hashes)")
+    def list_tokens(_: Annotated[Caller, Depends(token_admin)]) -> dict[str, Any]:
+        now = clock.now()
+        found = _tokens(service).current().tokens.values()
+        return {"tokens": [t.to_json(now) for t in sorted(found, key=lambda t: (t.created_at, t.id))]}
+
+    @router.post("/tokens", status_code=201, summary="Create a token for one of the home's people (shown once)")
+    def create_token(body: NewToken, caller: Annotated[Caller, Depends(token_writer)]) -> dict[str, Any]:
+        try:
+            made = _tokens(service).create(
+                body.person, scope=body.scope, expires_days=body.expires_days, by=parse_principal(caller.person)
+            )
+        except AnvilError as exc:
+            raise Problem(422, "token-refused", str(exc)) from None
+        return {**made.record.to_json(clock.now()), "token": made.token}
+
+    @router.post("/tokens/{token_id}/revoke", summary="Revoke a token (it never works again)")
+    def revoke_token(token_id: str, caller: Annotated[Caller, Depends(token_writer)]) -> dict[str, Any]:
+        try:
+            record = _tokens(service).revoke(token_id, by=parse_principal(caller.person))
+        except AnvilError as exc:
+            status = 404 if "no token" in str(exc) else 422
+            raise Problem(status, "token-refused", str(exc)) from None
+        return record.to_json(clock.now())
+
+    api.include_router(router)
+    from alicorn.service.actions import mount  # conversations, proposals, run control and the worker pool
+
+    actions = mount(api, service, signed_in, workers=workers, models=models)
+    from alicorn.service.web import install as install_web  # the pages: sign-in, runs, inbox, chat
+
+    install_web(api, service, actions)
+    from alicorn.service.knowledge import install as install_knowledge  # memory, agents, models; chats remember
+
+    install_knowledge(api, service, actions, signed_in)
+    return api
+
+
+def _tokens(service: Service) -> Tokens:
+    return Tokens(service.app.people, service.clock)
+
+
+def _instant(name: str, text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        return format_time(parse_instant(text))
+    except ClockError as exc:
+        raise Problem(422, "invalid-time", f"{name}: {exc}") from None
+
+
+def _agent(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        return parse_principal(text).id
+    except AnvilError as exc:
+        raise Problem(422, "invalid-agent", f"agent: {exc}") from None

@@ -1,0 +1,60 @@
+"""Live progress: a run's journal events as Server-Sent Events, resumable exactly.
+
+Each event goes out as `id: <seq>` and `data: <the stored line>` (canonical JSON, one line, exactly as journaled).
+A client that reconnects with `Last-Event-ID: N` (browsers' EventSource sends it by itself) gets the events with
+seq > N, in order: the journal's seq makes resuming exact, so nothing is lost and nothing repeated. The stream polls
+the journal (`store.read(run, after=last)`, one primary-key range read) every `poll_s` while idle, so appends from
+any process are seen, and sends a comment line every `keepalive_s` so proxies keep the connection open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import anyio
+import anyio.to_thread
+
+from alicorn.journal.store import JournalStore
+from alicorn.service.problems import Problem
+
+RETRY_MS = 1000
+
+
+def resume_point(last_event_id: str | None, default: int = 0) -> int:
+    """The seq a stream resumes after: the `Last-Event-ID` a reconnecting client sent, else `default`;
+    Problem(422) when the header is not a seq."""
+    if last_event_id is None or not last_event_id.strip():
+        return default
+    if not last_event_id.strip().isdigit():
+        raise Problem(422, "invalid-last-event-id", f"Last-Event-ID {last_event_id!r} is not an event seq (a number)")
+    return int(last_event_id.strip())
+
+
+async def run_events(
+    store: JournalStore,
+    run_id: str,
+    after: int,
+    disconnected: Callable[[], Awaitable[bool]],
+    *,
+    poll_s: float = 0.05,
+    keepalive_s: float = 15.0,
+) -> AsyncIterator[bytes]:
+    """The SSE body: every event of `run_id` after seq `after`, then new ones as they are appended, until the
+    client goes away. `disconnected` is asked before every read: under ASGI 2.4 servers nothing else stops a stream
+    whose client left (a send to a closed connection is dropped), and abandoned streams would go on reading."""
+    yield f"retry: {RETRY_MS}\n\n".encode()
+    last = after
+    idle = 0.0
+    while not await disconnected():
+        events = await anyio.to_thread.run_sync(store.read, run_id, last)
+        if events:
+            idle = 0.0
+            chunk = "".join(f"id: {e.seq}\ndata: {e.line}\n\n" for e in events)
+            last = events[-1].seq
+            yield chunk.encode("utf-8")
+            continue
+        await anyio.sleep(poll_s)
+        idle += poll_s
+        if idle >= keepalive_s:
+            idle = 0.0
+            yield b": keepalive\n\n"
