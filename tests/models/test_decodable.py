@@ -54,6 +54,23 @@ def test_every_pattern_in_a_schema_is_rewritten_and_the_original_kept() -> None:
     assert schema["properties"]["day"]["pattern"] == r"^\d{4}$"  # the caller's schema is untouched
 
 
+def test_long_bounds_are_left_to_validation_and_short_ones_kept() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "answer": {"type": "string", "minLength": 1, "maxLength": 2000},
+            "code": {"type": "string", "maxLength": 12},
+            "items": {"type": "array", "items": {"type": "string"}, "maxItems": 100, "minItems": 1},
+            "few": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+        },
+    }
+    decoded = decodable_schema(schema)["properties"]
+    assert "maxLength" not in decoded["answer"] and decoded["answer"]["minLength"] == 1
+    assert decoded["code"]["maxLength"] == 12
+    assert "maxItems" not in decoded["items"] and decoded["items"]["minItems"] == 1
+    assert decoded["few"]["maxItems"] == 3
+
+
 def test_the_provider_sends_the_decodable_schema() -> None:
     from pydantic import BaseModel, Field
 

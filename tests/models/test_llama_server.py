@@ -118,3 +118,24 @@ def test_a_pattern_with_class_escapes_no_longer_kills_the_server(server: str) ->
         assert "connect" not in str(exc).lower() and "unavailable" not in type(exc).__name__.lower(), exc
     with httpx.Client(trust_env=False, timeout=5.0) as probe:
         assert probe.get(f"{server}/models").status_code == 200  # still serving
+
+
+def test_a_long_length_bound_no_longer_kills_the_server(server: str) -> None:
+    """The cited answer's `answer` (maxLength 2000) once became 2,000 nested optionals in llama.cpp's grammar, which
+    its parser refused, and the server died on every question; the decoder now gets no bound above 256."""
+    from alicorn.core.understand import cited_answer_schema
+
+    profile = default_profiles().get("smollm2-135m")
+    provider = OpenAICompatibleProvider(server, "smollm2", profile="llama-server", timeout_s=120)
+    client = ModelClient(profile, provider)
+    request = ChatRequest.chat(
+        "Answer from the records, citing their ids. Records: [rec-a] Batteries charge in the north annex.",
+        "Where are batteries charged?",
+        max_tokens=120,
+    )
+    try:
+        ask_structured(client, request, cited_answer_schema(["rec-a", "rec-b"]), max_repairs=1)
+    except Exception as exc:  # a small model may answer badly; the server must not die of the schema
+        assert "connect" not in str(exc).lower() and "unavailable" not in type(exc).__name__.lower(), exc
+    with httpx.Client(trust_env=False, timeout=5.0) as probe:
+        assert probe.get(f"{server}/models").status_code == 200  # still serving

@@ -9,8 +9,11 @@ alike (bench/model_crash_bench.py: 10 of 10 in process, and a control with `[0-9
 
 So what goes to a decoder is rewritten: outside a character class `\\d`, `\\w`, `\\s` become `[0-9]`,
 `[A-Za-z0-9_]`, `[ \\t\\n\\r]`, inside one their ranges; any other escape (`\\.`, `\\b`, `\\D`, a back reference)
-leaves the pattern out of the decoder's schema altogether. Nothing is lost: the answer is validated against the
-original schema after decoding (models/structured.py), so a value the decoder let through is fed back and repaired.
+leaves the pattern out of the decoder's schema altogether. Long bounds go too: llama.cpp spells `maxLength: 2000`
+as 2,000 nested optional characters, a grammar its parser refuses just the same (the cited answer's schema killed
+the server on every request: bench/structured_bench.py), so a `maxLength` above MAX_DECODED_LENGTH and a `maxItems`
+above MAX_DECODED_ITEMS are left out. Nothing is lost: the answer is validated against the original schema after
+decoding (models/structured.py), so a value the decoder let through is fed back and repaired.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+#: The longest string and list bounds a decoder is given; longer ones are checked after decoding only.
+MAX_DECODED_LENGTH = 256
+MAX_DECODED_ITEMS = 32
 #: The class escapes rewritten: (outside a class, inside one). Tab, newline and return are the characters themselves.
 _CLASSES = {"d": ("[0-9]", "0-9"), "w": ("[A-Za-z0-9_]", "A-Za-z0-9_"), "s": ("[ \t\n\r]", " \t\n\r")}
 
@@ -63,6 +69,10 @@ def _rewrite(node: Any) -> None:
                 del node["pattern"]
             else:
                 node["pattern"] = safe
+        for bound, limit in (("maxLength", MAX_DECODED_LENGTH), ("maxItems", MAX_DECODED_ITEMS)):
+            value = node.get(bound)
+            if isinstance(value, int) and not isinstance(value, bool) and value > limit:
+                del node[bound]
         for value in node.values():  # a property named "pattern" holds a schema, and is walked like any other
             _rewrite(value)
     elif isinstance(node, list):
