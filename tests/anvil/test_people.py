@@ -50,10 +50,29 @@ def test_roles_and_who_may_change_them(tmp_path: Path) -> None:
     roster = people.roster()
     assert roster.people["human:vic"].role == "approver" and roster.people["human:vic"].fingerprint != old
     assert roster.keys[old].ended_seq == roster.people["human:vic"].added_seq
-    with pytest.raises(PeopleError, match="choose viewer, approver or admin"):
+    with pytest.raises(PeopleError, match="choose viewer, requester, approver or admin"):
         people.add("zed", "boss", by=ROOT)
     with pytest.raises(PeopleError, match="is an agent"):
         people.add("agent:planner", "approver", by=ROOT)
+
+
+def test_a_requester_may_ask_but_not_decide(tmp_path: Path) -> None:
+    """viewer < requester < approver < admin: a requester passes what needs a requester or a viewer, and is refused
+    what needs an approver, with the fix naming the role it needs."""
+    people = _people(tmp_path)
+    people.bootstrap(ROOT)
+    people.add("rita", "requester", by=ROOT)
+    people.add("vic", "viewer", by=ROOT)
+    rita = claimed("rita")
+    assert people.require(rita, "requester", doing="talk to Core").role == "requester"
+    assert people.require(rita, "viewer", doing="read runs").role == "requester"
+    with pytest.raises(RoleError, match=r"human:rita is a requester \(may look and ask Core for work\), and to "):
+        people.require(rita, "approver", doing="approve run r")
+    with pytest.raises(RoleError, match=r"human:vic is a viewer .* needs the role requester; an admin runs "
+                       r"`alicorn people add vic --role requester`"):  # fmt: skip
+        people.require(claimed("vic"), "requester", doing="talk to Core")
+    approver = people.add("abe", "approver", by=ROOT)
+    assert approver.may("requester") and not people.roster().people["human:vic"].may("requester")
 
 
 def test_removal_ends_the_key_and_the_last_admin_stays(tmp_path: Path) -> None:
@@ -85,8 +104,11 @@ def test_the_people_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     added = _cli(home, "add", "bob", "--role", "viewer")
     assert added.exit_code == 0 and "human:bob: viewer" in added.stdout and "(mode 0600)" in added.stdout
     assert "human:alice is this home's first person: enrolled as admin" in added.stderr
+    asker = _cli(home, "add", "rita", "--role", "requester")
+    assert asker.exit_code == 0 and "human:rita: requester" in asker.stdout
     listed = _cli(home, "list")
     assert "human:alice: admin (first admin)" in listed.stdout and "human:bob: viewer" in listed.stdout
+    assert "human:rita: requester" in listed.stdout
     act_as(monkeypatch, "bob")
     refused = _cli(home, "add", "carol")
     assert refused.exit_code == 1 and "needs the role admin" in refused.stderr

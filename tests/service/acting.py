@@ -36,17 +36,18 @@ ALARMS = "Analyse yesterday's camera alarms, remove duplicates and show only eve
 
 
 def people_and_tokens(home: Path, clock: StepClock) -> dict[str, str]:
-    """ada (admin), abe and amy (approvers), vic (viewer) and their tokens: `NAME` writes, `NAME-read` reads."""
+    """ada (admin), abe and amy (approvers), rita (requester), vic (viewer) and their tokens: `NAME` writes,
+    `NAME-read` reads."""
     application = open_app(home)
     try:
         people = People(application.store, home / "keys", clock)
         ada = parse_principal("human:ada")
         people.bootstrap(ada)
-        for name, role in (("abe", "approver"), ("amy", "approver"), ("vic", "viewer")):
+        for name, role in (("abe", "approver"), ("amy", "approver"), ("rita", "requester"), ("vic", "viewer")):
             people.add(name, role, by=ada)
         tokens = Tokens(people, clock)
         minted = {}
-        for name in ("ada", "abe", "amy", "vic"):
+        for name in ("ada", "abe", "amy", "rita", "vic"):
             minted[name] = tokens.create(name, scope="write", expires_days=None, by=ada).token
             minted[f"{name}-read"] = tokens.create(name, scope="read", expires_days=None, by=ada).token
         return minted

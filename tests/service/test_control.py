@@ -104,12 +104,14 @@ def test_an_unknown_effect_is_resolved_by_a_person(tmp_path: Path) -> None:
             assert resume.status_code == 409 and "/effects/NODE/resolve" in resume.json()["detail"]
             output = {"entry": 1, "account": "acme", "amount": 5}
             response = client.post(
-                f"/api/v1/runs/{run}/effects/post/resolve", json={"outcome": "applied", "output": output}
+                f"/api/v1/runs/{run}/effects/post/resolve",
+                json={"outcome": "applied", "output": output, "note": "the ledger has entry 1"},
             )
             assert response.status_code == 202
         wait_for(lambda: run_status(served, run) == "succeeded", "the resolved run")
         resolved = next(e.data for e in served.store.read(run) if e.kind == "effect.resolved")
         assert (resolved["by"], resolved["applied"], resolved["output"]) == ("human:abe", True, output)
+        assert resolved["note"] == "the ledger has entry 1"
     assert len(applied_keys(home / "ledger.db")) == 1  # never posted twice
 
 

@@ -47,6 +47,28 @@ def test_a_request_is_taken_at_once_and_advanced_by_the_workers_to_its_report(ac
     assert body["last_seq"] == state.last_seq and body["runs"] == state.runs
 
 
+def test_talking_to_core_needs_the_requester_role(acting: Acting) -> None:
+    """A viewer with a write token is refused (403, the role named, nothing journaled); a requester asks, and is
+    journaled as the request's author, but may not approve what it leads to."""
+    before = acting.heads()
+    with acting.client("vic") as client:
+        refused = client.post("/api/v1/conversations", json={"text": ALARMS})
+    assert refused.status_code == 403 and refused.json()["type"].endswith("/role-not-allowed")
+    assert "human:vic is a viewer, and to talk to Core needs the role requester" in refused.json()["detail"]
+    assert "--role requester" in refused.json()["detail"]
+    assert acting.heads() == before
+    with acting.client("rita") as client:
+        conv = ask(client, SEND)
+        body = settled(client, conv, waiting="approval")
+        assert body["author"] == "human:rita"
+        before = acting.heads()
+        approving = client.post(
+            f"/api/v1/proposals/{body['run']}/approve", json={"plan_hash": body["proposal"]["plan_hash"]}
+        )
+    assert approving.status_code == 403 and "needs the role approver" in approving.json()["detail"]
+    assert acting.heads() == before
+
+
 def test_a_plan_with_an_outside_effect_waits_and_a_message_cannot_skip_the_approval(acting: Acting) -> None:
     with acting.client("ada") as client:
         conv = ask(client, SEND)
@@ -124,6 +146,10 @@ def test_refusals_are_problem_details_and_change_nothing(acting: Acting) -> None
     cases = [
         (None, "post", "/api/v1/conversations", {"json": {"text": "hello"}}, 401),
         ("vic-read", "post", "/api/v1/conversations", {"json": {"text": "hello"}}, 403),  # a read token
+        ("vic", "post", "/api/v1/conversations", {"json": {"text": "hello"}}, 403),  # a viewer, with a write token
+        ("vic", "post", f"/api/v1/conversations/{conv}/messages", {"json": {"text": "again"}}, 403),
+        ("vic", "post", f"/api/v1/conversations/{conv}/close", {"json": {}}, 403),
+        ("rita-read", "post", "/api/v1/conversations", {"json": {"text": "hello"}}, 403),
         ("ada-read", "post", "/api/v1/conversations", {"json": {"text": "hello"}}, 403),
         ("ada", "post", "/api/v1/conversations", {"content": b'{"text": "unclosed', "headers": _json}, 400),
         ("ada", "post", "/api/v1/conversations", {"json": {"text": ""}}, 422),

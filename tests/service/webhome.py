@@ -65,10 +65,15 @@ def _waiting_run(application: Any, clock: StepClock, work: Path) -> None:
     waiting_run(application, work)
 
 
-def serve_home(tmp_path: Path) -> Iterator[WebHome]:
-    """Build the home, serve it, yield it, stop it (a generator for a fixture)."""
+def serve_home(tmp_path: Path, *, models: str = "recorded", samples: bool = False) -> Iterator[WebHome]:
+    """Build the home, serve it, yield it, stop it (a generator for a fixture). Core uses `models`
+    (`alicorn serve --model`); with `samples`, the bundled sample files are the default project's data."""
     home = tmp_path / "home"
     home.mkdir()
+    if samples:
+        from tests.core.support import samples_as_project_data
+
+        samples_as_project_data(home)
     work = tmp_path / "work"
     work.mkdir()
     clock = StepClock()
@@ -85,7 +90,7 @@ def serve_home(tmp_path: Path) -> Iterator[WebHome]:
         passwords.set(name, password, by=ada)
     _waiting_run(application, clock, work)
     application.close()
-    api = create_app(home, clock=clock, poll_s=0.01, workers=2, models="recorded")
+    api = create_app(home, clock=clock, poll_s=0.01, workers=2, models=models)
     api.state.pages.sessions.failure_delay_s = 0.0
     with serve_in_thread(api) as url:
         yield WebHome(home, url, clock, api.state.service.app.store, api)

@@ -43,7 +43,8 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
     agent_app = typer.Typer(no_args_is_help=True, help="Register agents and grant or revoke their rights.")
     policy_app = typer.Typer(no_args_is_help=True, help="Check and show the policy rules (Cedar) in force.")
     people_app = typer.Typer(
-        no_args_is_help=True, help="The home's people and their roles: viewer, approver, admin (signing keys)."
+        no_args_is_help=True,
+        help="The home's people and their roles: viewer, requester, approver, admin (signing keys).",
     )
     app.add_typer(people_app, name="people")
     app.add_typer(agent_app, name="agent")
@@ -295,7 +296,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
     @guard
     def people_add(
         name: Annotated[str, typer.Argument(help="The person's login name (their OS user), e.g. alice.")],
-        role: Annotated[str, typer.Option(help="viewer | approver | admin")] = "approver",
+        role: Annotated[str, typer.Option(help="viewer | requester | approver | admin")] = "approver",
         home: HomeOption = Path(".alicorn"),
         who: AsOption = None,
     ) -> None:

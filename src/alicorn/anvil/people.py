@@ -1,4 +1,5 @@
-"""The home's people: who may look (viewer), decide about runs (approver) and manage people (admin).
+"""The home's people: who may look (viewer), ask Core for work (requester), decide about runs (approver) and manage
+people (admin). Each role may do what the ones before it may: viewer < requester < approver < admin.
 
 One append-only stream, `control:people`, holds `person.added` (a person, their role, their public key and who added
 them) and `person.removed`; the roster at any point is a fold of it. Adding someone again changes their role and
@@ -26,10 +27,17 @@ from alicorn.journal.events import Draft, Event
 from alicorn.journal.store import JournalStore
 
 PEOPLE_STREAM = "control:people"
-Role = Literal["viewer", "approver", "admin"]
+Role = Literal["viewer", "requester", "approver", "admin"]
 ROLE_NAMES: tuple[str, ...] = get_args(Role)
 _RANK = {name: rank for rank, name in enumerate(ROLE_NAMES)}
-_MAY = {"viewer": "look at runs", "approver": "look, approve and reject", "admin": "approve and manage people"}
+_MAY = {
+    "viewer": "look at runs",
+    "requester": "look and ask Core for work",
+    "approver": "look, ask, approve and reject",
+    "admin": "approve and manage people",
+}
+#: The roles as a sentence's choice, in their order.
+ROLE_CHOICE = "viewer, requester, approver or admin"
 
 
 @dataclass(frozen=True)
@@ -135,7 +143,7 @@ class People:
     def add(self, name: str, role: str, *, by: Principal) -> Person:
         """`by` (an admin) enrols `name` with `role` and a new key pair (or changes their role, with a new key)."""
         if role not in ROLE_NAMES:
-            raise PeopleError(f"--role {role!r}: choose viewer, approver or admin; nothing was changed")
+            raise PeopleError(f"--role {role!r}: choose {ROLE_CHOICE}; nothing was changed")
         who = person_id(name)
         roster = self.roster()
         self._require_admin(roster, by, f"add {who}")
@@ -241,6 +249,6 @@ def authenticate(people: People, asserted: str | None, *, role: str, doing: str)
     me = acting_human(asserted)
     enrolled = people.bootstrap(me) is not None
     if role not in ROLE_NAMES:
-        raise PeopleError(f"{role!r} is not a role: choose viewer, approver or admin")
+        raise PeopleError(f"{role!r} is not a role: choose {ROLE_CHOICE}")
     people.require(me, cast(Role, role), doing=doing)
     return me, enrolled

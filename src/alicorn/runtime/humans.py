@@ -96,12 +96,14 @@ class Withdrawal:
 
 @dataclass(frozen=True)
 class Resolution:
-    """A human's answer about an effect whose outcome was unknown: applied (with its output) or not applied."""
+    """A human's answer about an effect whose outcome was unknown: applied (with its output) or not applied, and
+    optionally a note saying how they know (journaled with it, for whoever reviews the run)."""
 
     node: str
     applied: bool
     by: str
     output: dict[str, Any] | None = None
+    note: str = ""
 
 
 def check_approvals(
@@ -233,6 +235,7 @@ def resolve(session: Session, resolutions: Iterable[Resolution]) -> None:
                 "applied": res.applied,
                 "by": res.by,
                 **({"output": output} if res.applied else {}),
+                **({"note": res.note} if res.note else {}),
             },
         )
         if res.applied:

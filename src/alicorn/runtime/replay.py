@@ -190,7 +190,9 @@ def _session_inputs(recorded: Sequence[Event], position: int) -> _SessionInputs:
         elif event.kind == "run.finished" and data.get("status") == "replaced":
             found.replaced_by = data.get("replaced_by")
         elif event.kind == "effect.resolved":
-            found.resolutions.append(Resolution(data["node"], data["applied"], data["by"], data.get("output")))
+            found.resolutions.append(
+                Resolution(data["node"], data["applied"], data["by"], data.get("output"), data.get("note", ""))
+            )
     return found
 
 

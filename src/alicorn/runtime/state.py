@@ -381,6 +381,8 @@ def _effect_unknown(state: RunState, at: str, data: dict[str, Any]) -> None:
 def _effect_resolved(state: RunState, at: str, data: dict[str, Any]) -> None:
     effect = state.effects_log[data["node"]]
     effect.note = f"resolved by {data['by']}: {'applied' if data['applied'] else 'not applied'}"
+    if data.get("note"):
+        effect.note += f" ({data['note']})"
     ns = state.nodes[data["node"]]
     ns.unknown_outcome = False
     if not data["applied"]:

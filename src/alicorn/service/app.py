@@ -139,14 +139,21 @@ def create_app(
             str | None, Query(max_length=200, description="The proposer: agent:NAME or human:NAME.")
         ] = None,
         provenance: Annotated[Literal["human", "trigger", "external"] | None, Query()] = None,
+        decision: Annotated[
+            Literal["allow", "needs_approval", "deny"] | None,
+            Query(description="Anvil's decision about the run: the strictest of its latest checks."),
+        ] = None,
+        approver: Annotated[
+            str | None, Query(max_length=200, description="A person who approved the run: NAME or human:NAME.")
+        ] = None,
         since: Annotated[str | None, Query(description="Created at or after this ISO 8601 time.")] = None,
         until: Annotated[str | None, Query(description="Created before this ISO 8601 time.")] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         cursor: Annotated[str | None, Query(max_length=1000, description="`next_cursor` of the previous page.")] = None,
     ) -> dict[str, Any]:
         where = RunFilter(
-            tuple(status or ()), project, workflow, _agent(agent), provenance, _instant("since", since),
-            _instant("until", until),
+            tuple(status or ()), project, workflow, _agent(agent), provenance, decision, _approver(approver),
+            _instant("since", since), _instant("until", until),
         )  # fmt: skip
         try:
             page = service.index.page(where, limit=limit, cursor=cursor)
@@ -230,6 +237,12 @@ def create_app(
     from alicorn.service.knowledge import install as install_knowledge  # memory, agents, models; chats remember
 
     install_knowledge(api, service, actions, signed_in)
+    from alicorn.service.web_live import install as install_live  # a run page's live event list (SSE, session)
+
+    install_live(api, service, poll_s=poll_s, keepalive_s=keepalive_s)
+    from alicorn.service.artifacts import install as install_files  # a run's files, listed and downloaded
+
+    install_files(api, service, signed_in)
     return api
 
 
@@ -244,6 +257,18 @@ def _instant(name: str, text: str | None) -> str | None:
         return format_time(parse_instant(text))
     except ClockError as exc:
         raise Problem(422, "invalid-time", f"{name}: {exc}") from None
+
+
+def _approver(text: str | None) -> str | None:
+    """A person's name as the journal spells approvers (`human:NAME`); agents never approve, so one is refused."""
+    if text is None:
+        return None
+    from alicorn.anvil.people import person_id
+
+    try:
+        return person_id(text).id
+    except AnvilError as exc:
+        raise Problem(422, "invalid-approver", f"approver: {exc}") from None
 
 
 def _agent(text: str | None) -> str | None:

@@ -3,7 +3,8 @@
 A request needs `Authorization: Bearer alicorn_…`. No token, a malformed, unknown, revoked or expired one, or one
 whose person is no longer one of the home's people: 401. A signed-in person whose role (or whose token's scope)
 does not allow the route: 403. Both are decided before the route does anything, so a refused request changes
-nothing. Roles are Anvil's (`viewer < approver < admin`); reading runs needs `viewer`, managing tokens `admin`.
+nothing. Roles are Anvil's (`viewer < requester < approver < admin`); reading runs needs `viewer`, talking to Core
+`requester`, deciding about runs `approver`, managing tokens `admin`.
 
 Both streams are folded again only when their head moved, so checking a token costs two head look-ups and a hash.
 """

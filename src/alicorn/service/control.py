@@ -5,6 +5,8 @@ cancellation request (`request_cancel`) that whoever drives the run obeys at its
 continues an interrupted run; `alicorn resume --resolve NODE=applied|not-applied` journals a person's finding about
 an effect. Changing a run needs the approver role and a write token; the state is checked first (409 when the run
 is not in a state the action applies to), so a refused request changes nothing. The driving is the workers'.
+`resolve_effect` is the one way to resolve: the API's route and the run page's form (alicorn.service.web_effects)
+both call it.
 """
 
 from typing import Annotated, Any, Literal
@@ -33,6 +35,39 @@ class Resolving(BaseModel):
     model_config = ConfigDict(extra="forbid")
     outcome: Literal["applied", "not-applied"]
     output: dict[str, Any] | None = Field(default=None, description="The effect's output, when it was applied.")
+    note: Annotated[str, Field(max_length=500, description="How the person knows (journaled with it).")] = ""
+
+
+def resolve_effect(
+    actions: Actions, run_id: str, node: str, *, applied: bool, by: str, output: dict[str, Any] | None, note: str
+) -> None:
+    """Check that `node` of `run_id` waits for a person's finding, that `output` fits its operation when `applied`,
+    and queue the finding (by `by`) on the workers; Problem (404, 409, 422) before anything is journaled otherwise."""
+    state = actions.run(run_id)
+    if node not in state.nodes:
+        nodes = ", ".join(state.order)
+        raise Problem(404, "unknown-node", f"run {run_id} has no node {node!r}; its nodes: {nodes}")
+    if state.status != "blocked" or node not in state.blocked():
+        waiting = ", ".join(state.blocked()) or "none"
+        raise Problem(
+            409, "no-unknown-effect",
+            f"node {node!r} of run {run_id} has no effect waiting for a decision (waiting: {waiting}); nothing "
+            "was done",
+        )  # fmt: skip
+    checked = None
+    if applied:
+        operation = next(n["operation"] for n in state.plan["nodes"] if n["node_id"] == node)
+        try:
+            outputs = actions.service.app.registry.get(operation).outputs
+            checked = outputs.model_validate(output or {}).model_dump(mode="json")
+        except ValidationError as exc:
+            raise Problem(
+                422, "invalid-output",
+                f"the output given for {node!r} does not match {operation}'s outputs "
+                f"({exc.errors()[0]['msg']}); send it as `output`; nothing was done",
+            ) from None  # fmt: skip
+    finding = Resolution(node, applied, by, checked, note.strip())
+    actions.drive(run_id, f"resolve {node} of {run_id}", resolutions=[finding])
 
 
 def router(actions: Actions, signed_in: Any) -> APIRouter:
@@ -99,32 +134,8 @@ def router(actions: Actions, signed_in: Any) -> APIRouter:
         "/runs/{run_id}/effects/{node}/resolve", status_code=202, summary="Say whether an unknown effect happened"
     )
     def resolve(run_id: str, node: str, body: Resolving, caller: Annotated[Caller, Depends(operator)]) -> JSONResponse:
-        state = actions.run(run_id)
-        if node not in state.nodes:
-            nodes = ", ".join(state.order)
-            raise Problem(404, "unknown-node", f"run {run_id} has no node {node!r}; its nodes: {nodes}")
-        if state.status != "blocked" or node not in state.blocked():
-            waiting = ", ".join(state.blocked()) or "none"
-            raise Problem(
-                409, "no-unknown-effect",
-                f"node {node!r} of run {run_id} has no effect waiting for a decision (waiting: {waiting}); nothing "
-                "was done",
-            )  # fmt: skip
         applied = body.outcome == "applied"
-        output = None
-        if applied:
-            operation = next(n["operation"] for n in state.plan["nodes"] if n["node_id"] == node)
-            try:
-                outputs = actions.service.app.registry.get(operation).outputs
-                output = outputs.model_validate(body.output or {}).model_dump(mode="json")
-            except ValidationError as exc:
-                raise Problem(
-                    422, "invalid-output",
-                    f"the output given for {node!r} does not match {operation}'s outputs "
-                    f"({exc.errors()[0]['msg']}); send it as `output`; nothing was done",
-                ) from None  # fmt: skip
-        finding = Resolution(node, applied, caller.person, output)
-        actions.drive(run_id, f"resolve {node} of {run_id}", resolutions=[finding])
+        resolve_effect(actions, run_id, node, applied=applied, by=caller.person, output=body.output, note=body.note)
         return accepted(run_id)
 
     @routes.get("/why/{run_id}", summary="Every decision of a run, each with its why")

@@ -4,8 +4,8 @@ POST journals the request (the author is the signed-in person, the provenance hu
 answers 202 with the conversation's id and location; the service's workers advance it (alicorn.service.actions).
 GET folds the conversation's stream: the phase, what Core understood, the question, the contract and its goal hash,
 the plan, the run and the proposal it waits on, the report. The list is paged from the run index
-(alicorn.service.index), which keeps each conversation's summary, so it reads no stream on a request. Asking needs
-a token with the write scope (any role: an admin decides who asks by whom they give such a token); reading needs a
+(alicorn.service.index), which keeps each conversation's summary, so it reads no stream on a request. Asking
+(sending, answering, closing) needs at least the requester role and a token with the write scope; reading needs a
 viewer's.
 """
 
@@ -63,7 +63,7 @@ def router(actions: Actions, signed_in: Any) -> APIRouter:
     store = actions.store
 
     reader = needs(signed_in, "viewer", "read", "read conversations")
-    asker = needs(signed_in, "viewer", "write", "talk to Core")
+    asker = needs(signed_in, "requester", "write", "talk to Core")
 
     def accepted(conversation: str) -> JSONResponse:
         location = f"{API}/conversations/{conversation}"

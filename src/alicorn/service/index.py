@@ -2,9 +2,13 @@
 
 The journal is the truth. This index is a table in its own SQLite file (`<home>/run-index.db`) holding, for each run,
 the handful of fields the run list filters and sorts on, folded with `runtime.state.fold` from the run's stream (and
-its workflow from the conversation stream that linked it: `workflow.selected` before `run.linked`), and for each
+its workflow from the conversation stream that linked it: `workflow.selected` before `run.linked`): among them
+Anvil's `decision` at the run's admission (the strictest of its first batch of `anvil.check` events: allow,
+needs_approval or deny; a run approved later keeps needs_approval) and the people who approved it
+(`approval.granted`, and `approval.carried` from the run it replaced), and for each
 conversation the summary the conversation list shows and its phase, folded with `core.conversation.fold`. Delete the
-file and it is rebuilt from the journal on the next request; nothing else ever writes it.
+file and it is rebuilt from the journal on the next request, as it is when its format (`_VERSION`) is not this
+code's; nothing else ever writes it.
 
 The same projection tells `alicorn serve` at start what is unfinished (`unfinished`): conversations neither new nor
 finished, and runs left running, so a start reads only those streams, not every stream of the journal.
@@ -46,16 +50,23 @@ from alicorn.journal.sqlite import SQLiteStore
 from alicorn.runtime.state import fold
 
 INDEX_FILE = "run-index.db"
-_VERSION = "2"  # 2: conversations
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+_VERSION = "3"  # 2: conversations; 3: decision and approvers
+_META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+_TABLES = ("streams", "links", "runs", "approvers", "conversations", "meta")
+_SCHEMA = f"""
+{_META};
 CREATE TABLE IF NOT EXISTS streams (stream TEXT PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS links (run TEXT PRIMARY KEY, workflow TEXT, conversation TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
     run TEXT PRIMARY KEY, status TEXT NOT NULL, project TEXT NOT NULL, workflow TEXT, agent TEXT NOT NULL,
     provenance TEXT NOT NULL, goal TEXT NOT NULL, plan_hash TEXT NOT NULL, created_at TEXT NOT NULL,
-    finished_at TEXT, nodes INTEGER NOT NULL, succeeded INTEGER NOT NULL, events INTEGER NOT NULL
+    finished_at TEXT, nodes INTEGER NOT NULL, succeeded INTEGER NOT NULL, events INTEGER NOT NULL,
+    decision TEXT, approvers TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS approvers (
+    approver TEXT NOT NULL, created_at TEXT NOT NULL, run TEXT NOT NULL, PRIMARY KEY (approver, created_at, run)
+);
+CREATE INDEX IF NOT EXISTS approvers_run ON approvers (run);
 CREATE TABLE IF NOT EXISTS conversations (
     conversation TEXT PRIMARY KEY, phase TEXT NOT NULL, finished INTEGER NOT NULL, received_at TEXT NOT NULL,
     author TEXT, project TEXT, text TEXT, run TEXT, outcome TEXT
@@ -67,6 +78,7 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs (status, created_at, run);
 CREATE INDEX IF NOT EXISTS runs_project ON runs (project, created_at, run);
 CREATE INDEX IF NOT EXISTS runs_workflow ON runs (workflow, created_at, run);
 CREATE INDEX IF NOT EXISTS runs_agent ON runs (agent, created_at, run);
+CREATE INDEX IF NOT EXISTS runs_decision ON runs (decision, created_at, run);
 """
 # Every stream's head without reading a body: the next name after the last one, then its last event.
 _HEADS = """
@@ -80,9 +92,10 @@ JOIN events e ON e.stream = names.name AND e.seq = (SELECT max(seq) FROM events 
 """
 _COLUMNS = (
     "run, status, project, workflow, agent, provenance, goal, plan_hash, created_at, finished_at, nodes, succeeded, "
-    "events"
+    "events, decision, approvers"
 )
 _FIELDS = tuple(c.strip() for c in _COLUMNS.split(","))
+_RUN_COLUMNS = ", ".join(f"r.{c}" for c in _FIELDS)
 #: What the conversation list shows of each conversation (alicorn.service.conversations), in the table's order.
 CONVERSATION_FIELDS = ("conversation", "phase", "received_at", "author", "project", "text", "run", "outcome")
 #: Streams folded per write of the index: requests wait for the index's lock at most one chunk's write.
@@ -102,6 +115,8 @@ class RunFilter:
     workflow: str | None = None
     agent: str | None = None
     provenance: str | None = None
+    decision: str | None = None  # Anvil's: allow, needs_approval, deny
+    approver: str | None = None  # a person who approved it (human:NAME)
     since: str | None = None
     until: str | None = None
 
@@ -171,7 +186,26 @@ def _run_row(run: str, events: Sequence[Event], workflow: str | None) -> tuple[A
         len(state.nodes),
         sum(1 for n in state.nodes.values() if n.status == "succeeded"),
         state.last_seq,
+        admission(events),
+        json.dumps(sorted({str(a["by"]) for a in state.approvals if a.get("by")})),
     )
+
+
+_DECISIONS = ("allow", "needs_approval", "deny")
+
+
+def admission(events: Sequence[Event]) -> str | None:
+    """Anvil's decision when the run was admitted: the strictest of its first consecutive `anvil.check` events
+    (later batches re-check after an approval or a resume); None for a run journaled without Anvil's checks."""
+    found: str | None = None
+    for event in events:
+        if event.kind == "anvil.check" and event.data.get("decision") in _DECISIONS:
+            decision = str(event.data["decision"])
+            if found is None or _DECISIONS.index(decision) > _DECISIONS.index(found):
+                found = decision
+        elif found is not None:
+            break
+    return found
 
 
 def _conversation_row(stream: str, events: Sequence[Event]) -> tuple[Any, ...]:
@@ -229,9 +263,14 @@ class RunIndex:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = NORMAL")  # a cache: a lost write is folded again from the journal
-        self._db.executescript(_SCHEMA)
+        self._db.execute(_META)
         version = self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-        if version is None or version[0] != _VERSION:
+        stale = version is None or version[0] != _VERSION
+        if stale:  # another format: its tables go, and the journal is folded again into this one's
+            for table in _TABLES:
+                self._db.execute(f"DROP TABLE IF EXISTS {table}")
+        self._db.executescript(_SCHEMA)
+        if stale:
             self._reset()
         #: Each stream's head as the index recorded it (the streams table, kept in memory for the walk's diff).
         self._known: dict[str, tuple[int, str]] = {
@@ -257,7 +296,7 @@ class RunIndex:
         with self._db_lock:
             db = self._db
             db.execute("BEGIN")
-            for table in ("streams", "links", "runs", "conversations", "meta"):
+            for table in _TABLES:
                 db.execute(f"DELETE FROM {table}")
             db.execute("INSERT INTO meta VALUES ('version', ?)", (_VERSION,))
             db.execute("COMMIT")
@@ -352,6 +391,7 @@ class RunIndex:
             for stream in gone:
                 db.execute("DELETE FROM streams WHERE stream = ?", (stream,))
                 db.execute("DELETE FROM runs WHERE run = ?", (stream,))
+                db.execute("DELETE FROM approvers WHERE run = ?", (stream,))
                 db.execute("DELETE FROM links WHERE conversation = ?", (stream,))
                 db.execute("DELETE FROM conversations WHERE conversation = ?", (stream,))
             for one in folded:
@@ -359,6 +399,9 @@ class RunIndex:
                     link = db.execute("SELECT workflow FROM links WHERE run = ?", (one.stream,)).fetchone()
                     row = (*one.run[:3], link[0] if link else None, *one.run[4:])
                     db.execute(f"INSERT OR REPLACE INTO runs ({_COLUMNS}) VALUES ({', '.join('?' * len(row))})", row)
+                    db.execute("DELETE FROM approvers WHERE run = ?", (one.stream,))
+                    for person in json.loads(row[-1]):
+                        db.execute("INSERT INTO approvers VALUES (?, ?, ?)", (person, row[8], one.stream))
                 if one.conversation is not None:
                     db.execute(
                         "INSERT OR REPLACE INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", one.conversation
@@ -377,34 +420,45 @@ class RunIndex:
             self._known[one.stream] = (one.last.seq, one.last.hash)
 
     def page(self, where: RunFilter, *, limit: int, cursor: str | None = None) -> Page:
-        """Runs matching `where`, newest first (created time, then id), `limit` at most, after `cursor`."""
+        """Runs matching `where`, newest first (created time, then id), `limit` at most, after `cursor`.
+
+        With an approver, the walk starts from the approvers table (its key is approver, created time, run), so a
+        person who approved half of 100,000 runs is paged in index order rather than sorted on every request."""
         self.catch_up()
         clauses: list[str] = []
         params: list[Any] = []
+        tables = "runs r"
+        order = "r"  # the table whose (created_at, run) the walk follows
+        if where.approver is not None:
+            tables, order = "approvers a CROSS JOIN runs r ON r.run = a.run", "a"  # CROSS JOIN: approvers first
+            clauses.append("a.approver = ?")
+            params.append(where.approver)
         if where.status:
-            clauses.append(f"status IN ({', '.join('?' * len(where.status))})")
+            clauses.append(f"r.status IN ({', '.join('?' * len(where.status))})")
             params.extend(where.status)
-        for column in ("project", "workflow", "agent", "provenance"):
+        for column in ("project", "workflow", "agent", "provenance", "decision"):
             value = getattr(where, column)
             if value is not None:
-                clauses.append(f"{column} = ?")
+                clauses.append(f"r.{column} = ?")
                 params.append(value)
         if where.since is not None:
-            clauses.append("created_at >= ?")
+            clauses.append(f"{order}.created_at >= ?")
             params.append(where.since)
         if where.until is not None:
-            clauses.append("created_at < ?")
+            clauses.append(f"{order}.created_at < ?")
             params.append(where.until)
         if cursor is not None:
-            clauses.append("(created_at, run) < (?, ?)")
+            clauses.append(f"({order}.created_at, {order}.run) < (?, ?)")
             params.extend(decode_cursor(cursor))
-        sql = f"SELECT {_COLUMNS} FROM runs"
+        sql = f"SELECT {_RUN_COLUMNS} FROM {tables}"
         if clauses:
             sql += " WHERE " + " AND ".join(clauses)
-        sql += " ORDER BY created_at DESC, run DESC LIMIT ?"
+        sql += f" ORDER BY {order}.created_at DESC, {order}.run DESC LIMIT ?"
         with self._db_lock:
             rows = self._db.execute(sql, (*params, limit + 1)).fetchall()
         runs = [dict(zip(_FIELDS, row, strict=True)) for row in rows[:limit]]
+        for run in runs:
+            run["approvers"] = json.loads(run["approvers"])
         more = len(rows) > limit
         return Page(runs, encode_cursor(runs[-1]["created_at"], runs[-1]["run"]) if more else None)
 

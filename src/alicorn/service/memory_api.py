@@ -2,7 +2,7 @@
 
 The routes do what `alicorn memory search|add|show|forget|graph` do, through the same `MemoryStore` calls, over the
 home's store (`HOME/memory.db`) with every change journaled on `memory:<project>` like the command line's. Reading
-needs a viewer; adding needs a token with the write scope (any role, as talking to Core does: what a person adds
+needs a viewer; adding needs a requester with a write token (as talking to Core does: what a person adds
 is `data` with the provenance `human` naming them, gated by the store's write gate, never an instruction);
 forgetting needs an admin with a write token (an admin is the home's operator: the invalidation carries the
 provenance `operator`, as `alicorn memory forget` does). A home without a memory store answers searches with no
@@ -259,7 +259,7 @@ def router(desk: MemoryDesk, auth: Authenticator, signed_in: Callable[..., Calle
     routes = APIRouter(prefix=API, tags=["memory"])
 
     reader = needs(signed_in, "viewer", "read", "read memory")
-    writer = needs(signed_in, "viewer", "write", "add to memory")
+    writer = needs(signed_in, "requester", "write", "add to memory")
     forgetter = needs(signed_in, "admin", "write", "forget a memory record")
 
     @routes.get("/search", summary="Hybrid search of a project's memory: hits with scores and provenance")

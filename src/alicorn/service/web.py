@@ -20,12 +20,14 @@ from alicorn.anvil.errors import AnvilError
 from alicorn.anvil.proposals import envelope
 from alicorn.runtime.humans import Approval, Rejection, check_approvals, check_rejection
 from alicorn.runtime.state import fold
+from alicorn.service.artifacts import listing, workspace_of
 from alicorn.service.dag import draw
 from alicorn.service.index import CursorError, RunFilter
 from alicorn.service.pages import HERE, NeedsSignIn, PageError, Pages, secure
 from alicorn.service.problems import Problem
 from alicorn.service.sessions import COOKIE, SIGNIN_COOKIE, Sessions, SignInRefused, load_key
 from alicorn.service.web_chat import Chat, add_chat_routes
+from alicorn.service.web_effects import add_effect_routes
 from alicorn.service.web_passkeys import ASSERTION_LIMIT, proof_for_page
 from alicorn.service.web_passkeys import install as install_passkeys
 from alicorn.service.words import words
@@ -42,6 +44,7 @@ STATUSES = (
     "denied",
 )
 LIVE = frozenset({"new", "running", "awaiting_approval", "blocked"})
+DECISIONS = ("allow", "needs_approval", "deny")
 PAGE = 25
 JOURNAL_PAGE = 50
 Text = Annotated[str, Form(max_length=4000)]
@@ -116,22 +119,33 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
         status: Annotated[str, Query(max_length=40)] = "",
         project: Annotated[str, Query(max_length=64)] = "",
         workflow: Annotated[str, Query(max_length=128)] = "",
+        decision: Annotated[str, Query(max_length=20)] = "",
+        approver: Annotated[str, Query(max_length=200)] = "",
         cursor: Annotated[str | None, Query(max_length=1000)] = None,
     ) -> Response:
         signed = pages.signed(request)
-        where = RunFilter((status,) if status else (), project or None, workflow or None)
+        if decision and decision not in DECISIONS:
+            choices = ", ".join(DECISIONS)
+            raise PageError(422, f"the decision {decision!r} is not one of {choices}; pick one in the list")
+        where = RunFilter(
+            (status,) if status else (), project or None, workflow or None, decision=decision or None,
+            approver=_person(approver),
+        )  # fmt: skip
         try:
             page = service.index.page(where, limit=PAGE, cursor=cursor or None)
         except CursorError:
             raise PageError(
                 422, "that page link is not one this service made; start again from the first page"
             ) from None
-        kept = {k: v for k, v in (("status", status), ("project", project), ("workflow", workflow)) if v}
+        chosen = (("status", status), ("project", project), ("workflow", workflow), ("decision", decision),
+                  ("approver", approver))  # fmt: skip
+        kept = {k: v for k, v in chosen if v}
         more = f"/runs?{urlencode({**kept, 'cursor': page.next_cursor})}" if page.next_cursor else None
         first = f"/runs?{urlencode(kept)}" if cursor else None
         return pages.render(
             request, "runs.html", signed=signed, runs=page.runs, statuses=STATUSES, status=status, project=project,
-            workflow=workflow, next_page=more, first_page=first,
+            workflow=workflow, decisions=DECISIONS, decision=decision, approver=approver, next_page=more,
+            first_page=first,
         )  # fmt: skip
 
     def run_context(run_id: str) -> dict[str, Any]:
@@ -163,10 +177,11 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
         if len(shown) > JOURNAL_PAGE:
             later = f"/runs/{run_id}?{urlencode({**({'kind': kind} if kind else {}), 'after': page[-1].seq})}#journal"
         svg = draw(found["plan"], found["states"], words_for(request)["plan_drawing"])
+        files = listing(workspace_of(service, run_id))  # alicorn.service.artifacts: downloads, never rendered
         return pages.render(
             request, "run.html", signed=signed, d=found["detail"], svg=svg, live=found["live"], journal=page,
             kinds=kinds, kind=kind, later=later, conversation=chat.owner(run_id),
-            working=chat.busy_run(run_id),
+            working=chat.busy_run(run_id), files=files,
         )  # fmt: skip
 
     @api.get("/runs/{run_id}/live", include_in_schema=False, response_class=HTMLResponse)
@@ -230,6 +245,7 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
         return RedirectResponse(f"/runs/{run_id}", status_code=303)
 
     add_chat_routes(api, pages, chat)
+    add_effect_routes(api, pages, actions)
     install_passkeys(api, service, pages)
     return pages
 
@@ -249,6 +265,18 @@ def _waiting(service: Any, run_id: str) -> Any:
     if state.status != "awaiting_approval":
         raise PageError(409, f"run {run_id} is {state.status}, not waiting for a decision; nothing was done")
     return state
+
+
+def _person(name: str) -> str | None:
+    """The approver filter's name as the journal spells people (`human:NAME`); a page saying why otherwise."""
+    if not name.strip():
+        return None
+    from alicorn.anvil.people import person_id
+
+    try:
+        return person_id(name.strip()).id
+    except AnvilError as exc:
+        raise PageError(422, f"the approver filter: {exc}") from None
 
 
 def _local(path: str) -> str:

@@ -5,7 +5,8 @@ A request handler never drives Core or a run: the chat goes through the service'
 journals it (`Norbi.take`) and queues advancing it on the worker pool; an answer, an approval or a rejection is
 queued the same way, keyed by the conversation, so nothing about one conversation runs twice at once. Until the
 journal has the next step, the conversation's page says "working" and refreshes itself (a meta refresh: no
-JavaScript needed). A service started without workers refuses these forms (503) before anything is journaled.
+JavaScript needed). A service started without workers refuses these forms (503) before anything is journaled, and
+a person below the requester role is refused them (403), as the API refuses them.
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ class Chat:
     def owner(self, run_id: str) -> str | None:
         return self.actions.owner(run_id)  # type: ignore[no-any-return]
 
+    def may_ask(self, pages: Pages, session: Any, person: Any) -> None:
+        """Refuse (403, as a page) a person whose role is below requester: talking to Core is a requester's."""
+        from alicorn.service.auth import Authenticator
+
+        self._do(lambda: Authenticator.allow(pages.caller(session, person), "requester", "write", "talk to Core"))
+
     def ask(self, envelope: Any) -> str:
         """Journal a new request and queue advancing it; its conversation's id."""
         from alicorn.core.norbi import CoreError
@@ -90,6 +97,7 @@ def add_chat_routes(api: FastAPI, pages: Pages, chat: Chat) -> None:
     ) -> Response:
         session, person = pages.signed(request)
         pages.check_form(session, csrf)
+        chat.may_ask(pages, session, person)
         conversation = chat.ask(_envelope(text, person.id, project))
         return RedirectResponse(f"/chat/{conversation}", status_code=303)
 
@@ -124,6 +132,7 @@ def add_chat_routes(api: FastAPI, pages: Pages, chat: Chat) -> None:
     ) -> Response:
         session, person = pages.signed(request)
         pages.check_form(session, csrf)
+        chat.may_ask(pages, session, person)
         state = _state(service, conversation)
         if not text.strip():
             raise PageError(422, "the answer is empty; write it in the field and send it again")

@@ -117,4 +117,20 @@ def words(lang: str) -> dict[str, str]:
         "decisions_needed": tr(lang, "Decisions needed"),
         "pending_effects": tr(lang, "Effects that may be pending"),
         "artifacts": tr(lang, "Artifacts"),
+        "approver": tr(lang, "Approver"),
+        "approved_by": tr(lang, "Approved by"),
+        "files": tr(lang, "Files the run wrote"),
+        "files_hint": tr(lang, "Each is a download, with its SHA-256; nothing here is opened in the browser."),
+        "no_files": tr(lang, "The run wrote no files."),
+        "resolve_title": tr(lang, "Effects waiting for a person"),
+        "resolve_hint": tr(
+            lang,
+            "Nobody knows whether these effects happened. Check the target system, then say what you found: the run "
+            "goes on from your answer, and it is journaled with your name.",
+        ),
+        "applied": tr(lang, "It happened (applied)"),
+        "not_applied": tr(lang, "It did not happen (not applied)"),
+        "resolve_output": tr(lang, "Its output, as JSON (when it happened)"),
+        "resolve_note": tr(lang, "How you know (journaled)"),
+        "resolve": tr(lang, "Resolve"),
     }
