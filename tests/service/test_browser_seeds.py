@@ -129,5 +129,7 @@ def test_a_seed_request_asked_in_the_chat_shows_what_core_did(
     # the bundled HR export has known data problems; the Russian transcript has a task nobody took (test_commands)
     expected = "partial" if command == "schedule" or (command, language) == ("notes", "ru") else "complete"
     expect(report.locator(".badge")).to_have_text(expected)
+    for line in done.report.get("result") or []:  # the result itself (variants, events needing a human…) is shown
+        expect(report.locator("pre.report-text")).to_contain_text(str(line).strip()[:60])
     expect(page.locator("svg.dag g.state-succeeded").first).to_be_visible()
     shot(page, tmp_path, f"{name}-report")

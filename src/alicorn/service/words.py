@@ -119,6 +119,7 @@ def words(lang: str) -> dict[str, str]:
         "artifacts": tr(lang, "Artifacts"),
         "approver": tr(lang, "Approver"),
         "approved_by": tr(lang, "Approved by"),
+        "result": tr(lang, "The result"),
         "files": tr(lang, "Files the run wrote"),
         "files_hint": tr(lang, "Each is a download, with its SHA-256; nothing here is opened in the browser."),
         "no_files": tr(lang, "The run wrote no files."),
