@@ -206,7 +206,9 @@ def cases() -> list[Case]:
     rows = [
         (vector, target, route, language)
         for vector, target, language in product(VECTORS, TARGETS, LANGUAGES)
-        for route in ROUTES[target]
+        # A drifted MCP tool is withheld before any prompt, so its injection never reaches the planner: the route
+        # it names cannot matter, and one per target (each case starts two server processes) is enough.
+        for route in (ROUTES[target][:1] if vector in QUARANTINED else ROUTES[target])
     ]
     return [Case(i, *row) for i, row in enumerate(rows)]
 
