@@ -60,7 +60,7 @@ def _listing(outcomes: list[Outcome], title: str) -> str:
 
 def test_the_table_covers_every_vector_target_and_language() -> None:
     table = cases()
-    assert len(table) >= 450
+    assert len(table) >= 432  # every route of every target, but one route for a drifted MCP tool (cases.py)
     assert not SKIPPED_VECTORS  # the MCP vectors are exercised, not skipped
     assert {c.vector for c in table} == set(VECTORS)
     assert {c.target for c in table} == set(TARGETS)
@@ -116,7 +116,7 @@ def test_injections_reach_the_planner_through_the_prompted_vectors(results: Resu
 
 def test_drifted_mcp_definitions_are_quarantined_and_never_reach_the_planner(results: Results) -> None:
     drifted = [o for o in results.enforced + results.permit if o.case.vector in QUARANTINED]
-    assert len(drifted) >= 72
+    assert len(drifted) >= 54  # 36 enforced (18 rug pulls, 18 renames) and their 18 permit-all controls
     unquarantined = results.unquarantined
     assert len(unquarantined) == 0, _listing(
         unquarantined, f"{len(unquarantined)} drifted MCP cases did not find the drift (they test nothing)"
