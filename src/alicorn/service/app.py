@@ -22,7 +22,7 @@ from alicorn.errors import JournalError
 from alicorn.journal.store import check_stream_name
 from alicorn.service import problems
 from alicorn.service.auth import Authenticator, Caller, needs
-from alicorn.service.events import resume_point, run_events
+from alicorn.service.events import event_stream, resume_point
 from alicorn.service.index import INDEX_FILE, CursorError, RunFilter, RunIndex
 from alicorn.service.problems import Problem, invalid_cursor
 from alicorn.service.tokens import MAX_DAYS, Tokens
@@ -196,11 +196,7 @@ def create_app(
     ) -> StreamingResponse:
         service.run_events(run_id)
         start = resume_point(last_event_id, after)
-        body = run_events(
-            service.app.store, run_id, start, request.is_disconnected, poll_s=poll_s, keepalive_s=keepalive_s
-        )
-        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        return StreamingResponse(service.counted(body), media_type="text/event-stream", headers=headers)
+        return event_stream(service, run_id, start, request.is_disconnected, poll_s=poll_s, keepalive_s=keepalive_s)
 
     @router.get("/tokens", summary="The home's API tokens (admins; never their secrets or hashes)")
     def list_tokens(_: Annotated[Caller, Depends(token_admin)]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from alicorn.runtime.state import fold
 from alicorn.service.actions import Actions
 from alicorn.service.app import API
 from alicorn.service.auth import Caller, needs
-from alicorn.service.events import resume_point, run_events
+from alicorn.service.events import event_stream, resume_point
 from alicorn.service.index import CursorError
 from alicorn.service.problems import Problem, invalid_cursor
 
@@ -157,9 +157,7 @@ def router(actions: Actions, signed_in: Any) -> APIRouter:
     ) -> StreamingResponse:
         actions.conversation(conversation)
         start = resume_point(last_event_id)
-        body = run_events(store, conversation, start, request.is_disconnected)
-        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        return StreamingResponse(actions.service.counted(body), media_type="text/event-stream", headers=headers)
+        return event_stream(actions.service, conversation, start, request.is_disconnected)
 
     return routes
 

@@ -10,14 +10,18 @@ any process are seen, and sends a comment line every `keepalive_s` so proxies ke
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import anyio
 import anyio.to_thread
+from fastapi.responses import StreamingResponse
 
 from alicorn.journal.store import JournalStore
 from alicorn.service.problems import Problem
 
 RETRY_MS = 1000
+#: What every event stream answers with: never cached, never buffered by a proxy.
+STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
 
 def resume_point(last_event_id: str | None, default: int = 0) -> int:
@@ -58,3 +62,18 @@ async def run_events(
         if idle >= keepalive_s:
             idle = 0.0
             yield b": keepalive\n\n"
+
+
+def event_stream(
+    service: Any,
+    stream: str,
+    after: int,
+    disconnected: Callable[[], Awaitable[bool]],
+    *,
+    poll_s: float = 0.05,
+    keepalive_s: float = 15.0,
+) -> StreamingResponse:
+    """The response of every event-stream route (a run's, a conversation's, a run page's): `run_events` of
+    `stream` in `service`'s journal, counted in `service.open_streams` while it is sent."""
+    body = run_events(service.app.store, stream, after, disconnected, poll_s=poll_s, keepalive_s=keepalive_s)
+    return StreamingResponse(service.counted(body), media_type="text/event-stream", headers=STREAM_HEADERS)

@@ -18,7 +18,7 @@ from fastapi import FastAPI, Header, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from alicorn.i18n import tr
-from alicorn.service.events import resume_point, run_events
+from alicorn.service.events import event_stream, resume_point
 from alicorn.service.problems import Problem
 from alicorn.service.sessions import COOKIE
 from alicorn.service.words import page_words
@@ -59,11 +59,7 @@ def install(api: FastAPI, service: Any, *, poll_s: float = 0.05, keepalive_s: fl
             start = resume_point(last_event_id, after)
         except Problem as exc:
             return _refusal(exc.status, exc.detail)
-        body = run_events(
-            service.app.store, run_id, start, request.is_disconnected, poll_s=poll_s, keepalive_s=keepalive_s
-        )
-        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        return StreamingResponse(service.counted(body), media_type="text/event-stream", headers=headers)
+        return event_stream(service, run_id, start, request.is_disconnected, poll_s=poll_s, keepalive_s=keepalive_s)
 
 
 def _refusal(status: int, sentence: str) -> Response:
