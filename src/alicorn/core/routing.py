@@ -127,8 +127,7 @@ class RoleClients:
             if cached is None or cached.profile.id not in self.down:
                 return cached
         need = requirements_for(role, languages=languages)
-        view = self.world()
-        calibration = {name: brier for name in view.calibration if (brier := view.brier(name)) is not None}
+        calibration = self._calibration()
         decision, reason = decide(self.models, need, calibration=calibration, down=self.down)
         tap.append("model.routed", routed_record(self.models, decision, reason, self.down))
         if decision.pick is None:
@@ -152,8 +151,7 @@ class RoleClients:
         if cached is not None and not any(c.profile.id in self.down for c in cached):
             return cached
         need = requirements_for(role, languages=languages)
-        view = self.world()
-        calibration = {name: brier for name in view.calibration if (brier := view.brier(name)) is not None}
+        calibration = self._calibration()
         up = [p for p in models.profiles if p.id not in self.down]
         decisions = consultants_for(
             need, up, models.consultants, policy=models.policy, host=models.host, calibration=calibration
@@ -168,6 +166,11 @@ class RoleClients:
             tap.append("model.consulted", {"role": role, "asked": models.consultants, "consultants": chosen})
         self._consulted[key] = clients
         return clients
+
+    def _calibration(self) -> dict[str, float]:
+        """Each profile's Brier score from the world model's calibration, for the router to refuse poor ones."""
+        view = self.world()
+        return {name: brier for name in view.calibration if (brier := view.brier(name)) is not None}
 
     def forget(self, conversation: str) -> None:
         """Drop the conversation's clients (their tap is stale: the stream moved on without it)."""
