@@ -190,3 +190,26 @@ def samples_as_project_data(home: Path, project: str = "default") -> Path:
     home.mkdir(parents=True, exist_ok=True)
     (home / "alicorn.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return home
+
+
+def memory_home(home: Path, facts: Mapping[str, str]) -> tuple[App, dict[str, str]]:
+    """A home whose project memory holds `facts` (key → text; ids m-000…1, 2, … in that order, stated by an
+    operator), with the memory operations registered; the app and each fact's record id by key."""
+    import itertools
+
+    from alicorn.memory.models import NewRecord, Provenance
+    from alicorn.memory.open import open_memory
+    from alicorn.ops.memory import memory_operations
+
+    counter = itertools.count(1)
+    ids: dict[str, str] = {}
+    with open_memory(
+        home / "memory.db", project="default", clock=lambda: AS_OF, ids=lambda p: f"{p}-{next(counter):016x}"
+    ) as store:
+        for key, text in facts.items():
+            source = Provenance(origin="operator", ref="cli:ann")
+            ids[key] = store.add(NewRecord(text=text, key=key, provenance=source)).record.id
+    built = registry()
+    for op in memory_operations():
+        built.register(op)
+    return App(home, SQLiteStore(home / "journal.db"), built), ids

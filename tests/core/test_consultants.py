@@ -4,7 +4,6 @@ models allow; the plan or answer the evidence supports is used, and a disagreeme
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -19,18 +18,14 @@ from alicorn.core.intake import IntentEnvelope
 from alicorn.core.norbi import Norbi
 from alicorn.core.render import model_lines
 from alicorn.core.routing import ModelAccess
-from alicorn.journal.sqlite import SQLiteStore
-from alicorn.memory.models import NewRecord, Provenance
-from alicorn.memory.open import open_memory
 from alicorn.models.errors import ProfileError
 from alicorn.models.messages import ChatRequest
 from alicorn.models.profiles import parse_profiles
 from alicorn.models.providers.scripted import ScriptedProvider
 from alicorn.models.router import Host
-from alicorn.ops.memory import memory_operations
 from alicorn.packs.alarms import WORKFLOW as ALARMS
 from alicorn.runtime.state import fold
-from tests.core.support import AS_OF, PROFILE, core, label, make_app, registry
+from tests.core.support import AS_OF, PROFILE, core, label, make_app, memory_home, registry
 
 PLANNER = PROFILE.model_copy(update={"reasoning": 2, "context_length": 16384})
 WRITE_A = {"node_id": "write", "operation": "workspace.write_file",
@@ -214,18 +209,7 @@ SUPERVISORS = {
 
 
 def _memory_home(tmp_path: Path) -> tuple[App, dict[str, str]]:
-    counter = itertools.count(1)
-    ids: dict[str, str] = {}
-    with open_memory(
-        tmp_path / "memory.db", project="default", clock=lambda: AS_OF, ids=lambda p: f"{p}-{next(counter):016x}"
-    ) as store:
-        for key, text in SUPERVISORS.items():
-            source = Provenance(origin="operator", ref="cli:ann")
-            ids[key] = store.add(NewRecord(text=text, key=key, provenance=source)).record.id
-    built = registry()
-    for op in memory_operations():
-        built.register(op)
-    return App(tmp_path, SQLiteStore(tmp_path / "journal.db"), built), ids
+    return memory_home(tmp_path, SUPERVISORS)
 
 
 def _answerer(answer: str, record: str) -> Callable[[ChatRequest], str]:

@@ -4,7 +4,6 @@ model the records themselves, and "I don't know" in the request's language when 
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -16,12 +15,8 @@ from alicorn.core import understand
 from alicorn.core.conversation import run_id_for
 from alicorn.core.intake import IntentEnvelope
 from alicorn.i18n import tr
-from alicorn.journal.sqlite import SQLiteStore
-from alicorn.memory.models import NewRecord, Provenance
-from alicorn.memory.open import open_memory
 from alicorn.models.structured import validate_answer
-from alicorn.ops.memory import memory_operations
-from tests.core.support import AS_OF, core, label, registry, scripted
+from tests.core.support import core, label, memory_home, scripted
 
 FACTS = {
     "battery": "Forklift batteries are charged in the north annex, never inside the main hall.",
@@ -32,18 +27,7 @@ FACTS = {
 
 def _home(tmp_path: Path) -> tuple[App, dict[str, str]]:
     """A home whose memory holds FACTS (ids m-000…1, 2, 3), with the memory operations registered."""
-    counter = itertools.count(1)
-    ids: dict[str, str] = {}
-    with open_memory(
-        tmp_path / "memory.db", project="default", clock=lambda: AS_OF, ids=lambda p: f"{p}-{next(counter):016x}"
-    ) as store:
-        for key, text in FACTS.items():
-            source = Provenance(origin="operator", ref="cli:ann")
-            ids[key] = store.add(NewRecord(text=text, key=key, provenance=source)).record.id
-    built = registry()
-    for op in memory_operations():
-        built.register(op)
-    return App(tmp_path, SQLiteStore(tmp_path / "journal.db"), built), ids
+    return memory_home(tmp_path, FACTS)
 
 
 def _ask(text: str, **fields: Any) -> IntentEnvelope:
