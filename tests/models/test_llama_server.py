@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from pydantic import BaseModel
 
 from alicorn.models.defaults import default_profiles
 from alicorn.models.intent.classifier import IntentFlags
@@ -99,25 +100,31 @@ def test_the_provider_learns_what_the_real_server_takes_and_the_answers_fit_the_
     assert provider.learned == "json_object"
 
 
+def _asked_and_still_serving(server: str, system: str, user: str, schema: type[BaseModel]) -> None:
+    """Ask the real server for `schema` once (with a repair), then check it still answers: a small model may well
+    answer badly, but the server must not die of the schema it was sent."""
+    profile = default_profiles().get("smollm2-135m")
+    provider = OpenAICompatibleProvider(server, "smollm2", profile="llama-server", timeout_s=120)
+    client = ModelClient(profile, provider)
+    try:
+        ask_structured(client, ChatRequest.chat(system, user, max_tokens=120), schema, max_repairs=1)
+    except Exception as exc:
+        assert "connect" not in str(exc).lower() and "unavailable" not in type(exc).__name__.lower(), exc
+    with httpx.Client(trust_env=False, timeout=5.0) as probe:
+        assert probe.get(f"{server}/models").status_code == 200  # still serving
+
+
 def test_a_pattern_with_class_escapes_no_longer_kills_the_server(server: str) -> None:
     """The alarms template's day slot (`^\\d{4}-\\d{2}-\\d{2}$`) once made llama.cpp build a grammar it could not
     parse and segfault the server; the provider sends the decoder `[0-9]` instead (models/decodable.py)."""
     from alicorn.packs.alarms.workflow import AlarmParameters
 
-    profile = default_profiles().get("smollm2-135m")
-    provider = OpenAICompatibleProvider(server, "smollm2", profile="llama-server", timeout_s=120)
-    client = ModelClient(profile, provider)
-    request = ChatRequest.chat(
+    _asked_and_still_serving(
+        server,
         "Fill the parameters as JSON: the day to analyse (YYYY-MM-DD).",
         "Analyse the camera alarms of 2026-11-29",
-        max_tokens=120,
+        AlarmParameters,
     )
-    try:
-        ask_structured(client, request, AlarmParameters, max_repairs=1)
-    except Exception as exc:  # a small model may well answer badly; the server must not die of the schema
-        assert "connect" not in str(exc).lower() and "unavailable" not in type(exc).__name__.lower(), exc
-    with httpx.Client(trust_env=False, timeout=5.0) as probe:
-        assert probe.get(f"{server}/models").status_code == 200  # still serving
 
 
 def test_a_long_length_bound_no_longer_kills_the_server(server: str) -> None:
@@ -125,17 +132,9 @@ def test_a_long_length_bound_no_longer_kills_the_server(server: str) -> None:
     its parser refused, and the server died on every question; the decoder now gets no bound above 256."""
     from alicorn.core.understand import cited_answer_schema
 
-    profile = default_profiles().get("smollm2-135m")
-    provider = OpenAICompatibleProvider(server, "smollm2", profile="llama-server", timeout_s=120)
-    client = ModelClient(profile, provider)
-    request = ChatRequest.chat(
+    _asked_and_still_serving(
+        server,
         "Answer from the records, citing their ids. Records: [rec-a] Batteries charge in the north annex.",
         "Where are batteries charged?",
-        max_tokens=120,
+        cited_answer_schema(["rec-a", "rec-b"]),
     )
-    try:
-        ask_structured(client, request, cited_answer_schema(["rec-a", "rec-b"]), max_repairs=1)
-    except Exception as exc:  # a small model may answer badly; the server must not die of the schema
-        assert "connect" not in str(exc).lower() and "unavailable" not in type(exc).__name__.lower(), exc
-    with httpx.Client(trust_env=False, timeout=5.0) as probe:
-        assert probe.get(f"{server}/models").status_code == 200  # still serving
