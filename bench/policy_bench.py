@@ -23,7 +23,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from alicorn.anvil.decide import DECISIONS, Facts, decide
+from alicorn.anvil.decide import DECISIONS, decide
+from alicorn.anvil.facts import Facts
 from alicorn.anvil.labels import DataLabels
 from alicorn.anvil.policy import compile_policies, default_policy_text
 from alicorn.anvil.rights import HUMAN_RIGHTS, MINIMAL_AGENT_RIGHTS, Subject

@@ -693,7 +693,7 @@ _core_commands()
 
 def _anvil_commands() -> None:
     """Anvil (issue 4): proposals, approve, reject, rights, why, agent, policy (its module imports only typer)."""
-    from alicorn.anvil.cli import register
+    from alicorn.anvil_cli import register
 
     register(app, open_app=_open, guard=_guard, exit_for=_exit_for)
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from alicorn.anvil.decide import Facts, Verdict, decide
+from alicorn.anvil.decide import Verdict, decide
 from alicorn.anvil.errors import PolicyError, PolicyParseError, PolicyValidationError
+from alicorn.anvil.facts import Facts
 from alicorn.anvil.labels import DataLabels
 from alicorn.anvil.policy import (
     CONTEXT_FIELDS,

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alicorn.anvil.decide import DECISIONS, Facts, decide
+from alicorn.anvil.decide import DECISIONS, decide
+from alicorn.anvil.facts import Facts
 from alicorn.anvil.labels import DataLabels, glob_match, propagate
 from alicorn.anvil.policy import compile_policies, default_policy_text
 from alicorn.anvil.rights import HUMAN_RIGHTS, MINIMAL_AGENT_RIGHTS, Subject

@@ -10,8 +10,8 @@ import pytest
 from alicorn.models.intent.classifier import IntentClassifier, IntentLabel
 from alicorn.models.intent.cues import asks_for_a_fact, kind_cue
 from alicorn.models.intent.embed import Example, NearestExamples, cosine, embed
+from alicorn.models.intent.forbidden import forbidden_actions, forbidden_effects, read_actions
 from alicorn.models.intent.langid import identify
-from alicorn.models.intent.lexicon import forbidden_actions, forbidden_effects, read_actions
 from alicorn.models.providers.scripted import ScriptedProvider
 from alicorn.models.recorder import ModelClient
 from tests.models.support import profile

@@ -374,7 +374,7 @@ def test_a_second_writer_on_the_same_run_is_refused(store: JournalStore, behavio
     from alicorn.runtime.session import Session
 
     session = Session(
-        ex,
+        ex.session_needs(),
         state.run_id,
         stale_fold,
         make_plan(stale_fold.plan["nodes"], stale_fold.plan["goal"]),

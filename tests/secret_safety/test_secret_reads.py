@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from alicorn.anvil.decide import Facts, decide
+from alicorn.anvil.decide import decide
 from alicorn.anvil.errors import SettingsError
+from alicorn.anvil.facts import Facts
 from alicorn.anvil.labels import DataLabels
 from alicorn.anvil.policy import compile_policies, default_policy_text
 from alicorn.anvil.rights import HUMAN_RIGHTS, Subject

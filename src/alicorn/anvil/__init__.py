@@ -11,7 +11,8 @@ Parts (each a small module; policy evaluation and the folds are pure functions o
   deny flow, and the sentence journaled with each decision.
 - `terms`, `settings`, `gate`, `service`: a run's terms, the operator's settings, where decision inputs come from
   (live or replayed), and the service the app wires together.
-- `proposals`, `explain`, `cli`: ProposalEnvelopes, `alicorn why` and `alicorn rights`, the commands.
+- `proposals`, `explain`: ProposalEnvelopes, `alicorn why` and `alicorn rights` (the commands themselves are in
+  `alicorn.anvil_cli`, the command-line layer: approving a run drives it, and policy does not drive runs).
 
-This package imports nothing at its top, so the command line can load `anvil.cli` cheaply.
+This package imports nothing at its top, so the command line can load what it needs of it cheaply.
 """

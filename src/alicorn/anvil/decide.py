@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Literal
 
+from alicorn.anvil.facts import Facts
 from alicorn.anvil.labels import label_rank
 from alicorn.anvil.policy import Policies
-from alicorn.anvil.rights import Subject, gaps
-from alicorn.anvil.risk import PlanRisk
 from alicorn.anvil.secret_reads import not_allowed
 from alicorn.anvil.sentences import decision_sentence
 from alicorn.plan.dsl import effect_rank
@@ -25,33 +23,6 @@ from alicorn.plan.dsl import effect_rank
 DecisionKind = Literal["allow", "needs_approval", "deny"]
 #: Decisions from the most to the least permissive.
 DECISIONS: tuple[DecisionKind, ...] = ("allow", "needs_approval", "deny")
-ApprovalState = Literal["none", "granted", "carried"]
-
-
-@dataclass(frozen=True)
-class Facts:
-    """Everything a decision depends on (each of these is journaled in the run)."""
-
-    plan_hash: str
-    goal_hash: str
-    project: str
-    risk: PlanRisk
-    subject: Subject
-    forbidden: tuple[str, ...] = ()
-    approval: ApprovalState = "none"
-    approved_by: tuple[str, ...] = ()
-    material: bool = False
-    material_reasons: tuple[str, ...] = ()
-    #: Where the run's request came from (its terms): human, trigger or external, and through which channel.
-    provenance: str = "human"
-    channel: str = "cli"
-    #: The plan's secret-labelled sources (`anvil.secret_reads.secret_sources`) and the terms' allowed patterns.
-    secret_sources: tuple[str, ...] = ()
-    secret_allowed: tuple[str, ...] = ()
-
-    @cached_property
-    def gaps(self) -> tuple[str, ...]:
-        return gaps(self.subject.rights, self.risk, self.project)
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,10 @@ the words that were true when the decision was taken.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from alicorn.anvil.facts import Facts
 from alicorn.anvil.rights import describe_gap
 from alicorn.anvil.secret_reads import COMPUTED, describe, not_allowed
-
-if TYPE_CHECKING:
-    from alicorn.anvil.decide import Facts
 
 
 def _list(items: Sequence[str]) -> str:

@@ -26,7 +26,7 @@ from alicorn.core.intake import IntentEnvelope
 from alicorn.core.planner import ProposedPlan
 from alicorn.core.turn import Turn
 from alicorn.i18n import tr, tr_marked
-from alicorn.models.intent.lexicon import forbidden_effects
+from alicorn.models.intent.forbidden import forbidden_effects
 from alicorn.packs.workflow import Workflow
 from alicorn.plan.dsl import EffectClass, Node, Plan
 from alicorn.plan.validate import validate_plan

@@ -17,13 +17,13 @@ from alicorn.memory.models import Graph, NewRelation, Path, Provenance, Relation
 from alicorn.memory.rows import load_records, load_relations
 
 if TYPE_CHECKING:
-    from alicorn.memory.store import MemoryStore
+    from alicorn.memory.handle import StoreHandle
 
 MAX_DEPTH = 6
 MAX_NODES = 500
 
 
-def resolve(store: MemoryStore, tx: Tx, node: str) -> str | None:
+def resolve(store: StoreHandle, tx: Tx, node: str) -> str | None:
     """The id of the record `node` names: a record id of this project, or an entity's name."""
     rows = store.engine.rows(
         tx,
@@ -34,7 +34,7 @@ def resolve(store: MemoryStore, tx: Tx, node: str) -> str | None:
     return node if node in ids else (ids[0] if ids else None)
 
 
-def _require(store: MemoryStore, tx: Tx, node: str) -> str:
+def _require(store: StoreHandle, tx: Tx, node: str) -> str:
     found = resolve(store, tx, node)
     if found is None:
         raise RecordNotFoundError(f"record or entity {node!r}", store.project)
@@ -42,7 +42,7 @@ def _require(store: MemoryStore, tx: Tx, node: str) -> str:
 
 
 def walk(
-    store: MemoryStore, tx: Tx, seeds: Sequence[str], depth: int, types: Sequence[str], at: datetime, as_of: datetime
+    store: StoreHandle, tx: Tx, seeds: Sequence[str], depth: int, types: Sequence[str], at: datetime, as_of: datetime
 ) -> list[tuple[str, str, int]]:
     """(seed, node, distance) for every node within `depth` valid edges of each seed (seeds at distance 0)."""
     if not seeds:
@@ -63,7 +63,7 @@ def walk(
 
 
 def edges_among(
-    store: MemoryStore, tx: Tx, nodes: Sequence[str], types: Sequence[str], at: datetime, as_of: datetime
+    store: StoreHandle, tx: Tx, nodes: Sequence[str], types: Sequence[str], at: datetime, as_of: datetime
 ) -> list[Relation]:
     """Valid edges whose two ends are both in `nodes`, oldest first."""
     inside = set(nodes)
@@ -84,7 +84,7 @@ def _check_depth(depth: int, name: str) -> None:
 
 
 def neighbours(
-    store: MemoryStore, node: str, *, depth: int = 1, types: Sequence[str] = (), at: datetime | None = None
+    store: StoreHandle, node: str, *, depth: int = 1, types: Sequence[str] = (), at: datetime | None = None
 ) -> Graph:
     """The nodes within `depth` steps of `node` (nearest first, at most 500) and the edges between them."""
     _check_depth(depth, "depth")
@@ -102,7 +102,7 @@ def neighbours(
     return Graph(start=start, nodes=nodes, depths=depths, edges=tuple(edges))
 
 
-def path(store: MemoryStore, source: str, target: str, *, max_depth: int = 4, types: Sequence[str] = ()) -> Path | None:
+def path(store: StoreHandle, source: str, target: str, *, max_depth: int = 4, types: Sequence[str] = ()) -> Path | None:
     """A shortest path from `source` to `target` over edges valid now (either direction), or None."""
     _check_depth(max_depth, "max_depth")
     now = to_utc(store.clock()) or utc_now()
@@ -131,7 +131,7 @@ def path(store: MemoryStore, source: str, target: str, *, max_depth: int = 4, ty
     return Path(nodes=tuple(records[i] for i in order), edges=tuple(steps))
 
 
-def relate(store: MemoryStore, relation: NewRelation) -> Relation:
+def relate(store: StoreHandle, relation: NewRelation) -> Relation:
     """Add an edge (or return the identical valid edge that already exists); entity names are made if new."""
     check_interval(
         relation.valid_from, relation.valid_to, f"the relation {relation.source} -{relation.type}-> {relation.target}"
@@ -143,7 +143,7 @@ def relate(store: MemoryStore, relation: NewRelation) -> Relation:
         name_vectors = dict(zip([name_key(n) for n in missing], store.embed(missing), strict=True))
     now = to_utc(store.clock()) or utc_now()
     with store.engine.write(store.project) as tx:
-        batch = store._batch(tx, now, 0, name_vectors)
+        batch = store.write_batch(tx, now, 0, name_vectors)
         ends = []
         for end in (relation.source, relation.target):
             found = resolve(store, tx, end)
@@ -163,12 +163,12 @@ def relate(store: MemoryStore, relation: NewRelation) -> Relation:
         )
         batch.flush()
         (stored,) = load_relations(store.engine, tx, store.project, "e.id = ?", [rid])
-    store._after_write()
+    store.after_write()
     return stored
 
 
 def invalidate_relation(
-    store: MemoryStore, relation_id: str, *, by: Provenance, reason: str, at: datetime | None = None
+    store: StoreHandle, relation_id: str, *, by: Provenance, reason: str, at: datetime | None = None
 ) -> Relation:
     """Mark an edge no longer true from valid time `at` (default: now); it is kept for earlier times."""
     now = to_utc(store.clock()) or utc_now()
@@ -196,9 +196,9 @@ def invalidate_relation(
             "reason": reason,
             "by": {"origin": by.origin, "ref": by.ref},
         }
-        batch = store._batch(tx, now, 0, {})
+        batch = store.write_batch(tx, now, 0, {})
         batch.log("relation_invalidated", relation_id, data)
         batch.flush()
         (stored,) = load_relations(store.engine, tx, store.project, "e.id = ?", [relation_id])
-    store._after_write()
+    store.after_write()
     return stored

@@ -21,7 +21,7 @@ from alicorn.memory.errors import MemoryStoreError
 
 if TYPE_CHECKING:
     from alicorn.journal.store import JournalStore
-    from alicorn.memory.store import MemoryStore
+    from alicorn.memory.handle import StoreHandle
 
 
 def stream_name(project: str) -> str:
@@ -36,7 +36,7 @@ def _journaled_upto(journal: JournalStore, stream: str, head: int) -> int:
     return int(last[-1].data.get("history", 0)) if last else 0
 
 
-def sync_journal(store: MemoryStore, *, attempts: int = 5) -> int:
+def sync_journal(store: StoreHandle, *, attempts: int = 5) -> int:
     """Append the project's history entries not yet journaled; returns how many events were appended."""
     journal = store.journal
     if journal is None:

@@ -20,7 +20,7 @@ from alicorn.memory.models import Filters, Hit, Related, SearchResult, utc_now
 from alicorn.memory.rows import load_records
 
 if TYPE_CHECKING:
-    from alicorn.memory.store import MemoryStore
+    from alicorn.memory.handle import StoreHandle
 
 RRF_K = 60
 MAX_K = 1000
@@ -51,7 +51,7 @@ def check_filters(filters: Filters) -> None:
 
 
 def search(
-    store: MemoryStore,
+    store: StoreHandle,
     query: str,
     *,
     k: int,
@@ -73,7 +73,7 @@ def search(
     probe = None
     if mode != "text":
         if vector is not None:
-            probe = store._check_vectors(vector, 1, "query vector")[0]
+            probe = store.check_vectors(vector, 1, "query vector")[0]
         elif query.strip():
             probe = store.embed([query], "query")[0]
     pool = k if mode != "hybrid" else max(2 * k, 20)
@@ -104,7 +104,7 @@ def search(
 
 
 def _expand(
-    store: MemoryStore, tx: Tx, seeds: list[str], depth: int, filters: Filters, now: datetime, *, limit: int
+    store: StoreHandle, tx: Tx, seeds: list[str], depth: int, filters: Filters, now: datetime, *, limit: int
 ) -> list[Related]:
     """Records reachable from the hits within `depth` valid edges, nearest (then best hit) first. They pass the
     same filters as hits except `kinds` (expansion is how a fact's entities and their other facts come in)."""

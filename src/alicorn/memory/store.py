@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from alicorn import canonical
+from alicorn.memory import graph
 from alicorn.memory.chunking import chunk_text
 from alicorn.memory.embedders import Embedder, EmbedderSpec, default_embedder, make_embedder, normalise
 from alicorn.memory.engine import FORMAT, VERSION, Engine, Vector, to_utc
@@ -36,6 +37,7 @@ from alicorn.memory.errors import (
     VectorSizeError,
 )
 from alicorn.memory.gate import GatePolicy, check_project, check_record, content_hash, name_key
+from alicorn.memory.journaling import sync_journal
 from alicorn.memory.models import (
     AddResult,
     Classification,
@@ -54,6 +56,7 @@ from alicorn.memory.models import (
     utc_now,
 )
 from alicorn.memory.rows import load_contradictions, load_records
+from alicorn.memory.search import search as search_records
 from alicorn.memory.writes import WriteBatch
 
 if TYPE_CHECKING:
@@ -137,7 +140,7 @@ class MemoryStore:
 
     # ---- vectors ----------------------------------------------------------------------------------------------
 
-    def _check_vectors(self, vectors: npt.ArrayLike, count: int, what: str) -> Vector:
+    def check_vectors(self, vectors: npt.ArrayLike, count: int, what: str) -> Vector:
         array = np.asarray(vectors, dtype=np.float32)
         if array.ndim == 1:
             array = array.reshape(1, -1)
@@ -153,7 +156,7 @@ class MemoryStore:
 
     def embed(self, texts: Sequence[str], purpose: Literal["query", "document"] = "document") -> Vector:
         """Embed with the store's embedder, checking what comes back."""
-        return self._check_vectors(
+        return self.check_vectors(
             self.embedder.embed(texts, purpose), len(texts), f"embedding from {self.embedder.spec.label}"
         )
 
@@ -195,18 +198,18 @@ class MemoryStore:
         if vectors is None:
             matrix = self.embed([r.text for r in records], "document")
         else:
-            matrix = self._check_vectors(vectors, len(records), "embedding")
+            matrix = self.check_vectors(vectors, len(records), "embedding")
         name_vectors = self._entity_vectors([n for r in records for n in r.entities])
         now = to_utc(self.clock()) or utc_now()
         with self.engine.write(self.project) as tx:
-            batch = self._batch(tx, now, len(records), name_vectors)
+            batch = self.write_batch(tx, now, len(records), name_vectors)
             outcomes = [
                 batch.add(record, vector, dedupe=dedupe, supersede=supersede)
                 for record, vector in zip(records, matrix, strict=True)
             ]
             batch.flush()
             merged = load_records(self.engine, tx, self.project, sorted(batch.merged)) if batch.merged else {}
-        self._after_write()
+        self.after_write()
         results = []
         for record, outcome in zip(records, outcomes, strict=True):
             stored = merged.get(outcome.id) or self._fresh(outcome.id, record, now, outcome.contradicts)
@@ -278,14 +281,14 @@ class MemoryStore:
                 )
             if record.trust == "instruction" and by.origin != "operator":
                 raise TrustError(f"only an operator may invalidate the instruction {record_id}; nothing was changed")
-            batch = self._batch(tx, now, 0, {})
+            batch = self.write_batch(tx, now, 0, {})
             batch.invalidate(record_id, when, reason, by)
             batch.flush()
             updated = self._require(tx, record_id)
-        self._after_write()
+        self.after_write()
         return updated
 
-    def _batch(self, tx: Any, now: datetime, capacity: int, name_vectors: dict[str, Vector]) -> WriteBatch:
+    def write_batch(self, tx: Any, now: datetime, capacity: int, name_vectors: dict[str, Vector]) -> WriteBatch:
         def vector_for(name: str) -> Vector:
             found = name_vectors.get(name_key(name))
             return found if found is not None else self.embed([name])[0]
@@ -345,10 +348,9 @@ class MemoryStore:
             contradicts=tuple(contradicts),
         )
 
-    def _after_write(self) -> None:
+    def after_write(self) -> None:
+        """Copy the history of a committed write into the journal, when the store journals (`journaling`)."""
         if self.journal is not None:
-            from alicorn.memory.journaling import sync_journal
-
             sync_journal(self)
 
     # ---- reads ------------------------------------------------------------------------------------------------
@@ -402,7 +404,7 @@ class MemoryStore:
             return entries
         return [e for e in entries if e.record == record_id or record_id in e.data.values()]
 
-    # ---- search and graph (in their own modules) --------------------------------------------------------------
+    # ---- search and graph (in their own modules, over `handle.StoreHandle`) ---------------------------------------
 
     def search(
         self,
@@ -416,27 +418,19 @@ class MemoryStore:
     ) -> SearchResult:
         """Hybrid search (vector + full text, fused by reciprocal rank), filtered; `expand` adds graph neighbours
         of the hits up to that many steps away. See `alicorn.memory.search`."""
-        from alicorn.memory.search import search
-
-        return search(self, query, k=k, filters=filters or Filters(), mode=mode, expand=expand, vector=vector)
+        return search_records(self, query, k=k, filters=filters or Filters(), mode=mode, expand=expand, vector=vector)
 
     def relate(self, relation: NewRelation) -> Relation:
         """Add an edge; `source`/`target` are record ids or entity names (entities are made if missing)."""
-        from alicorn.memory.graph import relate
-
-        return relate(self, relation)
+        return graph.relate(self, relation)
 
     def neighbours(self, node: str, *, depth: int = 1, types: Sequence[str] = (), at: datetime | None = None) -> Graph:
         """The records within `depth` steps of `node` (a record id or an entity name) over edges valid at `at`."""
-        from alicorn.memory.graph import neighbours
-
-        return neighbours(self, node, depth=depth, types=types, at=at)
+        return graph.neighbours(self, node, depth=depth, types=types, at=at)
 
     def path(self, source: str, target: str, *, max_depth: int = 4, types: Sequence[str] = ()) -> Path | None:
         """A shortest path between two nodes over edges valid now, or None within `max_depth` steps."""
-        from alicorn.memory.graph import path
-
-        return path(self, source, target, max_depth=max_depth, types=types)
+        return graph.path(self, source, target, max_depth=max_depth, types=types)
 
 
 def _loads(text: str) -> dict[str, Any]:

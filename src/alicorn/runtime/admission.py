@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from alicorn.anvil.budget import Usage, check_step
-from alicorn.anvil.decide import ApprovalState, Facts, Verdict, decide
+from alicorn.anvil.decide import Verdict, decide
+from alicorn.anvil.facts import ApprovalState, Facts
 from alicorn.anvil.policy import Policies
 from alicorn.anvil.replan import compare, summarize
 from alicorn.anvil.rights import Subject
@@ -26,12 +27,12 @@ from alicorn.plan.dsl import effect_rank
 from alicorn.runtime.state import TERMINAL_NODE
 
 if TYPE_CHECKING:
-    from alicorn.runtime.session import Session
+    from alicorn.runtime.needs import RunSession
 
 
-def journal_inputs(session: Session, *, usage: bool) -> dict[str, Any]:
+def journal_inputs(session: RunSession, *, usage: bool) -> dict[str, Any]:
     """Journal `anvil.inputs` (the policy's text only the first time this run sees it); return the inputs."""
-    data = session.executor.gate.inputs(session.run_id, session.terms, next_seq=session.next_seq, usage=usage)
+    data = session.needs.gate.inputs(session.run_id, session.terms, next_seq=session.next_seq, usage=usage)
     policy = dict(data["policy"])
     digest = policy["digest"]
     text = policy.get("text") or session.state.policies.get(digest)
@@ -43,7 +44,7 @@ def journal_inputs(session: Session, *, usage: bool) -> dict[str, Any]:
     return {**data, "policy": {**policy, "text": text}}
 
 
-def approval_state(session: Session) -> tuple[ApprovalState, tuple[str, ...]]:
+def approval_state(session: RunSession) -> tuple[ApprovalState, tuple[str, ...]]:
     """Whether the current plan hash is approved (granted, or carried over from a non-material replan), and by whom."""
     bound = [a for a in session.state.approvals if a.get("plan_hash") == session.state.plan_hash]
     if not bound:
@@ -52,7 +53,7 @@ def approval_state(session: Session) -> tuple[ApprovalState, tuple[str, ...]]:
     return kind, tuple(sorted({a["by"] for a in bound}))
 
 
-def change_of(session: Session) -> Any:
+def change_of(session: RunSession) -> Any:
     """The material-change judgement of a replan (None for a first plan)."""
     origin = session.terms.replan_of
     if origin is None:
@@ -61,7 +62,7 @@ def change_of(session: Session) -> Any:
     return compare(origin.summary, new, origin.threshold, from_data=origin.from_data)
 
 
-def admit(session: Session, operations: frozenset[str] | None = None) -> Verdict:
+def admit(session: RunSession, operations: frozenset[str] | None = None) -> Verdict:
     """Journal the inputs and one check per operation (of `operations` only, when given); return the verdict.
 
     Every check is taken on the whole plan's facts (its risk, destinations, the proposer's rights), whichever
@@ -96,7 +97,7 @@ def admit(session: Session, operations: frozenset[str] | None = None) -> Verdict
     return verdict
 
 
-def proceed(session: Session, verdict: Verdict) -> bool:
+def proceed(session: RunSession, verdict: Verdict) -> bool:
     """Act on a verdict: True to run the plan; otherwise the run waits for a human or is closed as denied."""
     if verdict.decision == "allow":
         return True
@@ -136,7 +137,7 @@ def _awaited_effects(risk: PlanRisk, verdict: Verdict) -> dict[str, list[str]]:
     return {c: [n for n in found if n in nodes] for c, found in by_class.items() if any(n in nodes for n in found)}
 
 
-def _may_still_call(session: Session) -> list[str]:
+def _may_still_call(session: RunSession) -> list[str]:
     """Nodes that may still call their operation: pending, interrupted (`running` in the fold), and alternatives
     whose primary has not finished (it may yet fail and hand over)."""
     nodes = session.state.nodes
@@ -153,7 +154,7 @@ def _may_still_call(session: Session) -> list[str]:
     return out
 
 
-def recheck(session: Session) -> bool:
+def recheck(session: RunSession) -> bool:
     """On resume: decide again, under the policy in force now, the operations the run may still call.
 
     The nodes that may still call one are the pending and interrupted ones, and alternatives that may yet take
@@ -173,7 +174,7 @@ def recheck(session: Session) -> bool:
     remaining = _may_still_call(session)
     if not remaining:
         return True
-    rechecks = getattr(session.executor.gate, "rechecks", None)
+    rechecks = getattr(session.needs.gate, "rechecks", None)
     if rechecks is not None and not rechecks(session.next_seq):
         return True
     verdict = admit(session, frozenset(session.nodes[n].operation for n in remaining))
@@ -188,7 +189,7 @@ def recheck(session: Session) -> bool:
     return True
 
 
-def close(session: Session, status: str, reason: str, **extra: Any) -> None:
+def close(session: RunSession, status: str, reason: str, **extra: Any) -> None:
     """Finish the run without any effect: every open node is skipped, then `run.finished` with `status`."""
     state = session.state
     for node_id in state.order:
@@ -200,7 +201,7 @@ def close(session: Session, status: str, reason: str, **extra: Any) -> None:
     session.emit("run.finished", {"status": status, "reason": reason, "nodes": dict(sorted(counts.items())), **extra})
 
 
-def over_budget(session: Session, node_id: str, op: Operation) -> bool:
+def over_budget(session: RunSession, node_id: str, op: Operation) -> bool:
     """Before a node call: if it would exceed a budget, journal `budget.exceeded` and stop the run."""
     terms = session.terms
     if terms.budget.empty and terms.project_budget.empty:

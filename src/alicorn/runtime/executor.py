@@ -13,10 +13,10 @@ byte-for-byte replay possible. One process at a time drives a run: the store's l
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from alicorn.anvil.errors import NotAwaitingApprovalError
 from alicorn.anvil.gate import Gate, LiveGate
@@ -26,7 +26,7 @@ from alicorn.anvil.risk import assess
 from alicorn.anvil.terms import ReplanOrigin, RunTerms
 from alicorn.crashpoints import DISARMED, CrashPoints
 from alicorn.errors import ApprovalRequiredError, RunError, UnknownStreamError
-from alicorn.journal.events import Draft, Event
+from alicorn.journal.events import Draft
 from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import OperationContext, Registry
 from alicorn.plan.dsl import Plan
@@ -36,7 +36,6 @@ from alicorn.runtime import admission, saga
 from alicorn.runtime.dispatch import Call, Dispatcher, ThreadDispatcher
 from alicorn.runtime.humans import (
     Approval,
-    Approvers,
     CarriedApproval,
     Rejection,
     Resolution,
@@ -48,18 +47,22 @@ from alicorn.runtime.humans import (
     reject,
     resolve,
 )
+from alicorn.runtime.needs import Approvers, Controls, Durability, EventListener, SessionNeeds
 from alicorn.runtime.session import Session
 from alicorn.runtime.state import RunState, fold
 from alicorn.runtime.world import Clock, IdSource, RandomIds, default_clock
 
-__all__ = ["Approval", "CarriedApproval", "Executor", "Rejection", "Resolution", "RunEnvironment"]
-
-
-#: "step": every step is durable before the next call is dispatched. "grouped": steps that touch nothing outside
-#: the run (operations with effect none or read) are made durable in groups, at most GROUP_DELAY_S late; a crash
-#: loses at most that much effect-free work, which resume simply runs again. Effects are never grouped: an
-#: effect's intent is durable before it runs and its result as soon as it returns.
-Durability = Literal["step", "grouped"]
+__all__ = [
+    "Approval",
+    "CarriedApproval",
+    "Controls",
+    "Durability",
+    "EventListener",
+    "Executor",
+    "Rejection",
+    "Resolution",
+    "RunEnvironment",
+]
 
 
 def control_stream(run_id: str) -> str:
@@ -88,11 +91,6 @@ class RunEnvironment:
         return tuple(h for h in (p.resolve() for p in self.hidden) if h.is_relative_to(root))
 
 
-class Controls(Protocol):
-    def cancel_request(self, run_id: str, next_seq: int) -> dict[str, Any] | None:
-        """A pending cancellation {by, reason}, or None. `next_seq` is where its event would go (for replay)."""
-
-
 class StoreControls:
     """Reads cancellation requests from the run's control stream in the journal."""
 
@@ -115,7 +113,6 @@ def request_cancel(store: JournalStore, run_id: str, by: str, reason: str, at: s
 
 
 DispatcherFactory = Callable[["Executor", RunState], Dispatcher]
-EventListener = Callable[[Sequence[Event]], None]
 
 
 FinishedListener = Callable[[RunState], None]
@@ -192,6 +189,23 @@ class Executor:
     def make_dispatcher(self, state: RunState) -> Dispatcher:
         return self._dispatcher_factory(self, state)
 
+    def session_needs(self) -> SessionNeeds:
+        """What the sessions of this executor are handed (a session imports no executor)."""
+        return SessionNeeds(
+            store=self.store,
+            registry=self.registry,
+            gate=self.gate,
+            clock=self.clock,
+            controls=self.controls,
+            make_dispatcher=self.make_dispatcher,
+            max_parallel=self.environment.max_parallel,
+            durability=self.durability,
+            poll_s=self.poll_s,
+            crash=self.crash,
+            on_events=self.on_events,
+            approvers=self.approvers,
+        )
+
     # ---- public -----------------------------------------------------------------------------------------------
 
     def start(
@@ -237,7 +251,9 @@ class Executor:
         elif carried:
             raise RunError("approvals carry over only to a replan (terms.replan_of names the run it replaces)")
         with self.store.lock(run_id):
-            session = Session(self, run_id, RunState(run_id=run_id), plan, committed=0, given_terms=terms)
+            session = Session(
+                self.session_needs(), run_id, RunState(run_id=run_id), plan, committed=0, given_terms=terms
+            )
             session.begin()
             session.emit("run.created", created)
             grant(session, approvals)
@@ -282,7 +298,7 @@ class Executor:
                 )
             was_blocked = state.status == "blocked"
             was_waiting = state.status == "awaiting_approval"
-            session = Session(self, run_id, state, plan, committed=events[-1].seq)
+            session = Session(self.session_needs(), run_id, state, plan, committed=events[-1].seq)
             proposer = session.terms.proposed_by
             approvals = check_approvals(approvals, proposer, run_id, state.plan_hash, self.approvers)
             if (rejection is not None or replaced_by is not None or withdrawal is not None) and not was_waiting:

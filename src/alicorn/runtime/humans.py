@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -21,19 +21,10 @@ from alicorn.anvil.errors import StaleApprovalError
 from alicorn.anvil.identity import canonical_id, check_approver
 from alicorn.anvil.signing import terms_digest
 from alicorn.errors import RunError
+from alicorn.runtime.needs import Approvers
 
 if TYPE_CHECKING:
-    from alicorn.runtime.session import Session
-
-
-class Approvers(Protocol):
-    """Who may decide about runs, and the signatures of their decisions (alicorn.anvil.people.People)."""
-
-    def authorize(self, who: str, run_id: str, action: str) -> None:
-        """Raise (an ApprovalError naming the rule and the fix) unless `who` may `action` the run and can sign."""
-
-    def seal(self, who: str, body: dict[str, Any]) -> dict[str, Any]:
-        """`who`'s signature of a decision: {signer, fingerprint, people_seq, signature}."""
+    from alicorn.runtime.needs import RunSession
 
 
 @dataclass(frozen=True)
@@ -138,7 +129,7 @@ def check_rejection(rejection: Rejection, proposer: str, run_id: str, approvers:
         approvers.authorize(rejection.by, run_id, "reject")
 
 
-def decision_body(session: Session, decision: str, by: str, note: str) -> dict[str, Any]:
+def decision_body(session: RunSession, decision: str, by: str, note: str) -> dict[str, Any]:
     """What a person signs about this run (alicorn.anvil.signing.decision_message, less the key's fields)."""
     state = session.state
     return {
@@ -152,17 +143,17 @@ def decision_body(session: Session, decision: str, by: str, note: str) -> dict[s
     }
 
 
-def _seal(session: Session, recorded: dict[str, Any] | None, decision: str, by: str, note: str) -> dict[str, Any]:
+def _seal(session: RunSession, recorded: dict[str, Any] | None, decision: str, by: str, note: str) -> dict[str, Any]:
     """The decision's seal: the recorded one (replay), else a new signature by the executor's Approvers."""
     if recorded is not None:
         return {"seal": recorded}
-    approvers = session.executor.approvers
+    approvers = session.needs.approvers
     if approvers is None:
         return {}
     return {"seal": approvers.seal(by, decision_body(session, decision, by, note))}
 
 
-def grant(session: Session, approvals: Iterable[Approval]) -> None:
+def grant(session: RunSession, approvals: Iterable[Approval]) -> None:
     for approval in approvals:
         by = canonical_id(approval.by)
         session.emit(
@@ -178,7 +169,7 @@ def grant(session: Session, approvals: Iterable[Approval]) -> None:
         )
 
 
-def reject(session: Session, rejection: Rejection) -> None:
+def reject(session: RunSession, rejection: Rejection) -> None:
     by = canonical_id(rejection.by)
     session.emit(
         "approval.rejected",
@@ -191,7 +182,7 @@ def reject(session: Session, rejection: Rejection) -> None:
     )
 
 
-def carry(session: Session, carried: Iterable[CarriedApproval]) -> None:
+def carry(session: RunSession, carried: Iterable[CarriedApproval]) -> None:
     for item in carried:
         session.emit(
             "approval.carried",
@@ -206,7 +197,7 @@ def carry(session: Session, carried: Iterable[CarriedApproval]) -> None:
         )
 
 
-def resolve(session: Session, resolutions: Iterable[Resolution]) -> None:
+def resolve(session: RunSession, resolutions: Iterable[Resolution]) -> None:
     state = session.state
     for res in resolutions:
         ns = state.nodes.get(res.node)

@@ -18,14 +18,14 @@ from alicorn.runtime.state import pending_effects
 from alicorn.runtime.world import format_time, parse_time
 
 if TYPE_CHECKING:
-    from alicorn.runtime.session import Session
+    from alicorn.runtime.needs import RunSession
 
 #: Effect states that may still have changed the world and have not been undone (besides any effect whose outcome
 #: is not known: EffectState.outcome_unknown).
 _LIVE = frozenset({"done", "compensation_failed"})
 
 
-def _status(session: Session) -> str:
+def _status(session: RunSession) -> str:
     state = session.state
     if state.stopping:
         return "cancelled" if state.stop_cause == "cancelled" else "stopped"
@@ -36,13 +36,13 @@ def _status(session: Session) -> str:
     return "partial" if any(state.nodes[n].status == "succeeded" for n in state.order) else "failed"
 
 
-def _compensable(session: Session, status: str) -> bool:
+def _compensable(session: RunSession, status: str) -> bool:
     if status in ("failed", "cancelled"):
         return True
     return status == "stopped" and session.state.stop_cause == "failure"
 
 
-def conclude(session: Session) -> None:
+def conclude(session: RunSession) -> None:
     """Nothing is left to run: start or continue the saga if one is due, else journal the run's end."""
     state = session.state
     status = _status(session)
@@ -59,7 +59,7 @@ def conclude(session: Session) -> None:
     _finish(session, status)
 
 
-def _next_compensation(session: Session) -> bool:
+def _next_compensation(session: RunSession) -> bool:
     """Issue the next compensation, or report one in flight. False when the saga has nothing left to do."""
     state = session.state
     assert state.saga is not None
@@ -73,7 +73,7 @@ def _next_compensation(session: Session) -> bool:
     return False
 
 
-def _call(session: Session, node_id: str, not_before: str | None) -> None:
+def _call(session: RunSession, node_id: str, not_before: str | None) -> None:
     effect = session.state.effects_log[node_id]
     undo = session.registry.get(session.op(node_id).compensation or "")
     original_inputs, journaled = session.resolve(session.nodes[node_id])
@@ -99,7 +99,7 @@ def _call(session: Session, node_id: str, not_before: str | None) -> None:
     )
 
 
-def on_outcome(session: Session, outcome: Outcome) -> None:
+def on_outcome(session: RunSession, outcome: Outcome) -> None:
     """A compensation came back: record it, retry it under its policy, or record what is left undone."""
     effect = session.state.effects_log[outcome.node]
     session.emit("compensation.result", outcome.to_event())
@@ -120,7 +120,7 @@ def on_outcome(session: Session, outcome: Outcome) -> None:
     session.emit("compensation.failed", {**base, "final": True, **({} if certain else {"unknown_outcome": True})})
 
 
-def recover(session: Session, node_id: str) -> None:
+def recover(session: RunSession, node_id: str) -> None:
     """A compensation was in flight when the previous session died."""
     undo = session.registry.get(session.op(node_id).compensation or "")
     effect = session.state.effects_log[node_id]
@@ -139,7 +139,7 @@ def recover(session: Session, node_id: str) -> None:
     )
 
 
-def _finish(session: Session, status: str) -> None:
+def _finish(session: RunSession, status: str) -> None:
     state = session.state
     for node_id in state.order:
         if state.nodes[node_id].status == "standby":
@@ -156,7 +156,7 @@ def _finish(session: Session, status: str) -> None:
     session.emit("run.finished", data)
 
 
-def effect_summary(session: Session, status: str) -> dict[str, Any]:
+def effect_summary(session: RunSession, status: str) -> dict[str, Any]:
     """What happened to every effect: done, compensated, or left undone with the reason."""
     state = session.state
     compensated = [e.node for e in state.effects_log.values() if e.status == "compensated"]

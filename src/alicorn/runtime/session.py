@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import InitVar, dataclass, field
 from datetime import timedelta
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from alicorn import canonical
 from alicorn.anvil import secret_reads
@@ -24,6 +24,7 @@ from alicorn.plan.criteria import describe, evaluate
 from alicorn.plan.dsl import IdempotencyClass, LiteralInput, Node, Plan
 from alicorn.runtime import admission, saga
 from alicorn.runtime.dispatch import CERTAIN_FAILURES, Call, CancelSignal, Dispatcher, Outcome
+from alicorn.runtime.needs import SessionNeeds
 from alicorn.runtime.state import RunState, apply
 from alicorn.runtime.world import format_time, parse_time
 
@@ -34,16 +35,13 @@ _EFFECT_FREE_KINDS = frozenset(
     {"tool.call", "tool.result", "node.succeeded", "node.failed", "node.skipped", "node.requeued", "node.activated"}
 )
 
-if TYPE_CHECKING:
-    from alicorn.runtime.executor import Executor
-
 #: Idempotency classes whose operations may simply run again after an interruption or an uncertain failure.
 REPEATABLE: frozenset[IdempotencyClass] = frozenset({"repeatable", "idempotent", "keyed"})
 
 
 @dataclass
 class Session:
-    executor: Executor
+    needs: SessionNeeds
     run_id: str
     state: RunState
     plan: Plan
@@ -66,8 +64,8 @@ class Session:
                 self.dependents[up].append(n.node_id)
         self.primary_of = {n.alternative: n.node_id for n in self.plan.nodes if n.alternative}
         self.dirty: set[str] = set(self.nodes)
-        self.registry = self.executor.registry
-        self.crash = self.executor.crash
+        self.registry = self.needs.registry
+        self.crash = self.needs.crash
         self.dispatcher: Dispatcher | None = None
         self._next_control_check = 0.0
         self.backoff: dict[str, str] = {}  # nodes requeued after a crash in the middle of a retry's wait
@@ -85,7 +83,7 @@ class Session:
     # ---- journaling -------------------------------------------------------------------------------------------
 
     def begin(self) -> None:
-        self.now = self.executor.clock.now()
+        self.now = self.needs.clock.now()
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         apply(self.state, kind, self.now, data)
@@ -95,9 +93,9 @@ class Session:
         if not self.drafts:
             return
         if self._may_defer():
-            # Effect-free work: dispatch now, make durable with a later batch (see Durability in executor.py).
+            # Effect-free work: dispatch now, make durable with a later batch (see Durability in needs.py).
             if not self.deferred:
-                self.deferred_since = self.executor.clock.monotonic()
+                self.deferred_since = self.needs.clock.monotonic()
             self.deferred.extend(self.drafts)
             self.drafts = []
             self._dispatch()
@@ -109,31 +107,31 @@ class Session:
             self.crash.hit("before_intent_commit")
         if kinds & {"effect.done", "effect.failed", "effect.unknown", "effect.compensated", "compensation.failed"}:
             self.crash.hit("before_result_commit")
-        events = self.executor.store.append(self.run_id, batch, expect=self.committed)
+        events = self.needs.store.append(self.run_id, batch, expect=self.committed)
         self.committed = events[-1].seq
         if "effect.intended" in kinds:
             self.crash.hit("after_intent_commit")
         if "compensation.call" in kinds:
             self.crash.hit("mid_compensation")
-        if self.executor.on_events is not None:
-            self.executor.on_events(events)
+        if self.needs.on_events is not None:
+            self.needs.on_events(events)
         self._dispatch()
 
     def _dispatch(self) -> None:
         if self.calls:
             if self.dispatcher is None:
-                self.dispatcher = self.executor.make_dispatcher(self.state)
+                self.dispatcher = self.needs.make_dispatcher(self.state)
             for call in self.calls:
                 self.dispatcher.submit(call)
             self.calls = []
 
     def _may_defer(self) -> bool:
         """Whether this batch may wait for a later one to become durable: only grouped runs, only effect-free work."""
-        if self.executor.durability != "grouped":
+        if self.needs.durability != "grouped":
             return False
         if self.deferred and (
             len(self.deferred) >= GROUP_MAX_EVENTS
-            or self.executor.clock.monotonic() - self.deferred_since >= GROUP_DELAY_S
+            or self.needs.clock.monotonic() - self.deferred_since >= GROUP_DELAY_S
         ):
             return False
         return all(
@@ -145,10 +143,10 @@ class Session:
         """Make deferred effect-free steps durable now."""
         if self.deferred:
             batch, self.deferred = self.deferred, []
-            events = self.executor.store.append(self.run_id, batch, expect=self.committed)
+            events = self.needs.store.append(self.run_id, batch, expect=self.committed)
             self.committed = events[-1].seq
-            if self.executor.on_events is not None:
-                self.executor.on_events(events)
+            if self.needs.on_events is not None:
+                self.needs.on_events(events)
 
     def op(self, node_id: str) -> Operation:
         return self.registry.get(self.nodes[node_id].operation)
@@ -171,12 +169,12 @@ class Session:
                     self.schedule()
                     self.commit()
                     continue
-                wait = self.executor.poll_s
+                wait = self.needs.poll_s
                 if self.deferred:
-                    wait = min(wait, max(0.0, self.deferred_since + GROUP_DELAY_S - self.executor.clock.monotonic()))
+                    wait = min(wait, max(0.0, self.deferred_since + GROUP_DELAY_S - self.needs.clock.monotonic()))
                 outcome = self.dispatcher.next_outcome(wait)
                 if outcome is None:
-                    if self.deferred and self.executor.clock.monotonic() - self.deferred_since >= GROUP_DELAY_S:
+                    if self.deferred and self.needs.clock.monotonic() - self.deferred_since >= GROUP_DELAY_S:
                         self.flush()
                     continue
                 self.begin()
@@ -195,11 +193,11 @@ class Session:
         """Look for a cancellation request (at most every poll interval); journal it if there is one."""
         if self.state.stopping or self.state.finished:
             return False
-        clock = self.executor.clock
+        clock = self.needs.clock
         if not force and clock.monotonic() < self._next_control_check:
             return False
-        self._next_control_check = clock.monotonic() + self.executor.poll_s
-        request = self.executor.controls.cancel_request(self.run_id, self.next_seq)
+        self._next_control_check = clock.monotonic() + self.needs.poll_s
+        request = self.needs.controls.cancel_request(self.run_id, self.next_seq)
         if request is None:
             return False
         if not self.drafts:
@@ -418,7 +416,7 @@ class Session:
 
     def _schedule_ready(self) -> None:
         state = self.state
-        limit = self.state.max_parallel or self.executor.environment.max_parallel  # the run's own, as recorded
+        limit = self.state.max_parallel or self.needs.max_parallel  # the run's own, as recorded
         skipped_any = True
         while skipped_any and not state.stopping:  # a skip can settle nodes further down: repeat until no change
             skipped_any = False
@@ -475,7 +473,7 @@ class Session:
             resolved[name] = value
             # The digest of the value as the journal stores it (secrets redacted): never a secret's hash, and the
             # same digest when a replay reads the value back from the journal.
-            digest = canonical.digest(self.executor.store.secrets.redact(value))
+            digest = canonical.digest(self.needs.store.secrets.redact(value))
             journaled[name] = {"ref": f"{ref.node}.{ref.output}", "sha256": digest}
         return resolved, journaled
 

@@ -1,1 +1,2 @@
-"""Intent classification: `classifier` (IntentClassifier) over `langid`, `lexicon`, `cues`, `embed`, `examples`."""
+"""Intent classification: `classifier` (IntentClassifier) over `langid`, `forbidden` (`lexicon` and
+`prohibitive`), `cues`, `embed`, `examples`."""

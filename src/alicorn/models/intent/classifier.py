@@ -23,8 +23,8 @@ from alicorn.models.errors import ModelError
 from alicorn.models.intent.cues import Kind, kind_cue
 from alicorn.models.intent.embed import Example, NearestExamples
 from alicorn.models.intent.examples import EXAMPLES
+from alicorn.models.intent.forbidden import read_actions
 from alicorn.models.intent.langid import identify
-from alicorn.models.intent.lexicon import read_actions
 from alicorn.models.intent.recurrence import Recurrence, find_recurrence
 from alicorn.models.messages import ChatRequest
 from alicorn.models.recorder import ModelClient

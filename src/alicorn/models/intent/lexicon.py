@@ -59,7 +59,8 @@ installation" forbid; "don't forget to send", "nie musisz wstrzymywać publikacj
              "сотрудникам").
 
 Every reading carries the words that made it (the operators and the action word), for the classification record;
-lifted readings are kept too (`read_actions`), so a prohibition that was *not* found can be traced as well.
+lifted readings are kept too (`forbidden.read_actions`, which adds the forms of `prohibitive`), so a prohibition
+that was *not* found can be traced as well.
 """
 
 from __future__ import annotations
@@ -69,7 +70,6 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from alicorn.models.intent.cues import imperative_form, known_verb
-from alicorn.models.intent.langid import identify
 from alicorn.plan.dsl import EffectClass
 
 _TOKEN = re.compile(r"[\w']+|[^\w\s]", re.UNICODE)
@@ -749,11 +749,14 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
     return gated
 
 
-def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction]:
-    """Every reading of an action in `text`, in order of appearance: the forbidding ones (`forbids`) and those a
-    double negation lifted ("don't forget to send"), each with its words."""
-    words = _front_postposed(tokens(text))
-    language = language or identify(text).language
+def words_of(text: str) -> list[str]:
+    """The tokens of `text` as the readers walk them: a negated necessity after its action moved before it."""
+    return _front_postposed(tokens(text))
+
+
+def chain_readings(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """The readings found by negation chains, conditions, stop-before and the structures without a chain, each at
+    the position of its action word (unsorted; `alicorn.models.intent.forbidden` adds the prohibitive forms)."""
     sentence, clause = _sentences(words), _clauses(words)
     found: list[tuple[int, ForbiddenAction]] = []
     consumed: set[int] = set()
@@ -872,16 +875,7 @@ def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction
                         found.append((hit[0], ForbiddenAction(hit[1], f"{words[i]} (stop before)", words[hit[0]])))
         members = []
     found.extend(_structural(words))
-    # the forms said without a negation scope over the action (delegation, a kept state, confinement, …); imported
-    # here because `prohibitive` reads with this module's vocabulary
-    from alicorn.models.intent.prohibitive import constructions, kept_spans
-
-    # "Stronę zostaw bez zmian": inside a kept state the words say what is kept, not an edit of a document
-    kept = kept_spans(words)
-    found = [item for item in found if not any(a <= item[0] < b for a, b in kept)]
-    found.extend(constructions(words, language))
-    found.sort(key=lambda item: item[0])
-    return _settle([reading for _, reading in found], [position for position, _ in found])
+    return found
 
 
 # fmt: off
@@ -1075,21 +1069,6 @@ def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
     return found
 
 
-def _settle(readings: list[ForbiddenAction], positions: list[int]) -> list[ForbiddenAction]:
-    """A lifted reading of an action word is dropped when another reading of the same word forbids it (a condition
-    or a deferral still holds after "don't forget to…"); duplicates are kept once."""
-    forbidden_at = {p for r, p in zip(readings, positions, strict=True) if r.forbids}
-    seen: set[tuple[int, str, bool]] = set()
-    kept: list[ForbiddenAction] = []
-    for reading, position in zip(readings, positions, strict=True):
-        key = (position, reading.trigger, reading.forbids)
-        if key in seen or (not reading.forbids and position in forbidden_at):
-            continue
-        seen.add(key)
-        kept.append(reading)
-    return kept
-
-
 def _scan(words: list[str], start: int, limit: int) -> tuple[int, EffectClass] | None:
     limit += sum(1 for w in words[start : start + limit] if w == "-")
     for index in range(start, min(len(words), start + limit)):
@@ -1101,13 +1080,3 @@ def _scan(words: list[str], start: int, limit: int) -> tuple[int, EffectClass] |
         if effect is not None:
             return index, effect
     return None
-
-
-def forbidden_actions(text: str, language: str | None = None) -> list[ForbiddenAction]:
-    """Every forbidden action in `text`, in order of appearance (an effect may appear more than once)."""
-    return [reading for reading in read_actions(text, language) if reading.forbids]
-
-
-def forbidden_effects(text: str, language: str | None = None) -> list[EffectClass]:
-    """The distinct forbidden effect classes, sorted."""
-    return sorted({f.effect for f in forbidden_actions(text, language)})

@@ -1,5 +1,9 @@
 """Anvil's commands: proposals, approve, reject, rights, why, and the `agent`, `people` and `policy` groups.
 
+They sit in the command-line layer, beside `alicorn.cli`, not inside `alicorn.anvil`: `approve` and `reject` drive
+runs on through the executor and every command opens the app, and policy must not drive runs (the layers contract
+in pyproject.toml keeps `alicorn.anvil` below the runtime and the app).
+
 `register(app, ...)` adds them to the main CLI. Like the rest of the CLI, this module imports only typer at its top;
 each command imports what it needs, so `alicorn --help` stays fast.
 """

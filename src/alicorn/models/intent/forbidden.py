@@ -1,0 +1,52 @@
+"""The forbidden actions of a message: the negation chains of `lexicon` and the forms of `prohibitive`, settled.
+
+Both readers share `lexicon`'s vocabulary; this module is the one that uses them together, so the arrows run one way
+(forbidden -> prohibitive -> lexicon, forbidden -> lexicon) and neither reader imports the other's user.
+"""
+
+from __future__ import annotations
+
+from alicorn.models.intent.langid import identify
+from alicorn.models.intent.lexicon import ForbiddenAction, chain_readings, words_of
+from alicorn.models.intent.prohibitive import constructions, kept_spans
+from alicorn.plan.dsl import EffectClass
+
+
+def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction]:
+    """Every reading of an action in `text`, in order of appearance: the forbidding ones (`forbids`) and those a
+    double negation lifted ("don't forget to send"), each with its words."""
+    words = words_of(text)
+    language = language or identify(text).language
+    found = chain_readings(words, language)
+    # "Stronę zostaw bez zmian": inside a kept state the words say what is kept, not an edit of a document
+    kept = kept_spans(words)
+    found = [item for item in found if not any(a <= item[0] < b for a, b in kept)]
+    # the forms said without a negation scope over the action (delegation, a kept state, confinement, …)
+    found.extend(constructions(words, language))
+    found.sort(key=lambda item: item[0])
+    return settle([reading for _, reading in found], [position for position, _ in found])
+
+
+def settle(readings: list[ForbiddenAction], positions: list[int]) -> list[ForbiddenAction]:
+    """A lifted reading of an action word is dropped when another reading of the same word forbids it (a condition
+    or a deferral still holds after "don't forget to…"); duplicates are kept once."""
+    forbidden_at = {p for r, p in zip(readings, positions, strict=True) if r.forbids}
+    seen: set[tuple[int, str, bool]] = set()
+    kept: list[ForbiddenAction] = []
+    for reading, position in zip(readings, positions, strict=True):
+        key = (position, reading.trigger, reading.forbids)
+        if key in seen or (not reading.forbids and position in forbidden_at):
+            continue
+        seen.add(key)
+        kept.append(reading)
+    return kept
+
+
+def forbidden_actions(text: str, language: str | None = None) -> list[ForbiddenAction]:
+    """Every forbidden action in `text`, in order of appearance (an effect may appear more than once)."""
+    return [reading for reading in read_actions(text, language) if reading.forbids]
+
+
+def forbidden_effects(text: str, language: str | None = None) -> list[EffectClass]:
+    """The distinct forbidden effect classes, sorted."""
+    return sorted({f.effect for f in forbidden_actions(text, language)})
