@@ -736,6 +736,16 @@ def _service_commands() -> None:
 _service_commands()
 
 
+def _schedule_commands() -> None:
+    """Schedules (issue 16): `alicorn schedule …` and `alicorn scheduler` (their module imports only typer)."""
+    from alicorn.schedule.cli import register as register_schedules
+
+    register_schedules(app, open_app=_open, guard=_guard)
+
+
+_schedule_commands()
+
+
 def main() -> None:
     """Console entry point."""
     sys.exit(app())

@@ -7,7 +7,8 @@ spot — no `finally`, no flush, exactly like a power cut as far as the journal 
 Points: `before_intent_commit` and `after_intent_commit` (around the commit of a batch that journals an
 `effect.intended`), `after_effect` (an operation with an effect returned, its result not yet handed back),
 `before_result_commit` (around the commit of an effect's result), `mid_compensation` (a compensation was journaled
-as intended and is about to run), `mid_append` (inside a journal append, rows written, not yet committed).
+as intended and is about to run), `mid_append` (inside a journal append, rows written, not yet committed),
+`after_schedule_fired` (a schedule's `schedule.fired` is committed, its request not yet handed to Core).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ POINTS = frozenset(
         "mid_append",
     }
 )
+#: Crash points outside the runtime, each exercised by its own part's tests (tests/schedule/test_crash.py).
+PART_POINTS = frozenset({"after_schedule_fired"})
 ENV_VAR = "ALICORN_CRASH_POINT"
 
 
@@ -33,8 +36,8 @@ class CrashPoints:
     """Which crash point is armed, and after how many hits it fires."""
 
     def __init__(self, armed: str | None = None, nth: int = 1) -> None:
-        if armed is not None and armed not in POINTS:
-            raise ValueError(f"unknown crash point {armed!r}; known: {', '.join(sorted(POINTS))}")
+        if armed is not None and armed not in POINTS | PART_POINTS:
+            raise ValueError(f"unknown crash point {armed!r}; known: {', '.join(sorted(POINTS | PART_POINTS))}")
         self.armed = armed
         self.nth = nth
         self._hits = 0

@@ -37,6 +37,15 @@ class ReplanOrigin(BaseModel):
     from_data: bool = False
 
 
+class TriggerRecord(BaseModel):
+    """What started a triggered run: the schedule, the slot (UTC) and when it fired (`alicorn.schedule`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    schedule: Annotated[str, Field(min_length=1, max_length=100)]
+    slot: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")]
+    fired_at: Annotated[str, Field(min_length=1, max_length=40)]
+
+
 class RunTerms(BaseModel):
     """The terms of one run (see the module docstring)."""
 
@@ -55,6 +64,8 @@ class RunTerms(BaseModel):
     #: Path patterns (relative to the data root) of secret-labelled sources this run may read, once a human approved
     #: its plan (`alicorn run --allow-secret-read PATTERN`; rule forbid-secret-read, `anvil.secret_reads`).
     secret_reads: tuple[str, ...] = ()
+    #: The schedule firing that started the run's request (provenance "trigger"), journaled in `run.created`.
+    trigger: TriggerRecord | None = None
 
     @field_validator("secret_reads")
     @classmethod
@@ -95,6 +106,8 @@ class RunTerms(BaseModel):
             data["channel"] = self.channel
         if self.secret_reads:  # journals from before secret reads stay as they were
             data["secret_reads"] = list(self.secret_reads)
+        if self.trigger is not None:  # journals of runs no schedule started stay as they were
+            data["trigger"] = self.trigger.model_dump(mode="json")
         return data
 
     @classmethod
@@ -112,4 +125,5 @@ class RunTerms(BaseModel):
             provenance=data.get("provenance", "human"),
             channel=data.get("channel", "cli"),
             secret_reads=tuple(data.get("secret_reads", ())),
+            trigger=TriggerRecord.model_validate(data["trigger"]) if data.get("trigger") else None,
         )

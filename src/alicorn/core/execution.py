@@ -168,6 +168,8 @@ class Execution:
                 provenance=intent.provenance,  # the conversation's, for every run it starts: never upgraded
                 channel=intent.channel,
             )
+            if intent.trigger is not None:  # a schedule's firing: its record travels with the run (run.created)
+                terms = terms.model_copy(update={"trigger": intent.trigger})
             self.app.anvil.prepare(terms)
             executor = self._executor(state, contract)
             previous = state.run

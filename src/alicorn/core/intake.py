@@ -9,13 +9,21 @@ they are named by artifact id (stored first, classified, given a safe view by `a
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from alicorn.anvil.errors import IdentityError
 from alicorn.anvil.identity import parse_principal
-from alicorn.anvil.terms import ProjectName
+from alicorn.anvil.terms import ProjectName, TriggerRecord
 from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
 
 Provenance = Literal["human", "trigger", "external"]
@@ -43,6 +51,8 @@ class IntentEnvelope(BaseModel):
     attachments: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")], ...] = Field(default=(), max_length=20)
     #: Data the person points at (`--data [NAME=]PATH`): files or folders, checked against the project's roots.
     data: tuple[Annotated[str, Field(min_length=1, max_length=1000)], ...] = Field(default=(), max_length=20)
+    #: The schedule firing that sent this request (`{schedule, slot, fired_at}`); only with provenance "trigger".
+    trigger: TriggerRecord | None = None
 
     @field_validator("utterance")
     @classmethod
@@ -71,6 +81,19 @@ class IntentEnvelope(BaseModel):
                     f"author {self.author!r} is an agent; a request from an agent arrives as provenance 'trigger'"
                 )
         return self
+
+    @model_validator(mode="after")
+    def _trigger_fits_provenance(self) -> IntentEnvelope:
+        if self.trigger is not None and self.provenance != "trigger":
+            raise ValueError("a schedule's trigger record comes only with provenance 'trigger'")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _without_empty_trigger(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.trigger is None:  # envelopes journaled before triggers existed stay byte for byte as they were
+            data.pop("trigger", None)
+        return data
 
     @property
     def authoritative(self) -> bool:

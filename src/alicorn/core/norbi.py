@@ -91,12 +91,15 @@ class Norbi(Choosing, FollowUps, Execution):
         """Take a new request: journal it, then advance as far as it can go without a human."""
         return self.advance(self.take(intent))
 
-    def take(self, intent: IntentEnvelope) -> str:
+    def take(self, intent: IntentEnvelope, *, conversation: str | None = None) -> str:
         """Journal a new request and return its conversation's id, advancing nothing (the service answers with the
-        id at once and lets its workers `advance` it)."""
+        id at once and lets its workers `advance` it). `conversation` names it (a schedule's firing derives it from
+        the slot): one that exists already is left as it is, and of two takes racing the journal keeps one."""
         self._check_attachments(intent)
-        conversation = new_conversation_id(self.clock.now())
+        conversation = conversation or new_conversation_id(self.clock.now())
         tap = self._tap(conversation)
+        if tap.seq:
+            return conversation
         flags = list(injection_flags(intent.utterance))
         received: dict[str, Any] = {"envelope": intent.model_dump(mode="json"), "injection_flags": flags}
         if self.workdir is not None:
