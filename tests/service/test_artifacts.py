@@ -98,3 +98,28 @@ def test_the_run_page_links_its_files_and_a_signed_in_browser_downloads_them(web
         assert got.status_code == 200 and got.content == b"variant,cost\n1,100\n"
         assert got.headers["content-disposition"].startswith("attachment;")
         assert client.get("/runs/run-page-files/files/../../etc/passwd").status_code == 404
+
+
+def test_a_second_listing_reads_no_unchanged_file(
+    served: Served, run_with_files: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run, workspace = run_with_files
+    with served.client("vic") as client:
+        first = client.get(f"/api/v1/runs/{run}/files").json()
+        opened: list[Path] = []
+        real_open = Path.open
+
+        def counting_open(self: Path, *args: object, **kwargs: object) -> object:
+            if self.is_relative_to(workspace.resolve()):
+                opened.append(self)
+            return real_open(self, *args, **kwargs)  # type: ignore[call-overload]
+
+        monkeypatch.setattr(Path, "open", counting_open)
+        again = client.get(f"/api/v1/runs/{run}/files").json()
+        assert again == first and opened == []  # nothing re-read: the digests came from the cache
+        (workspace / "report.md").write_text("# the REPORT\n", encoding="utf-8")  # same size, new bytes
+        opened.clear()  # writing opened it too
+        edited = client.get(f"/api/v1/runs/{run}/files").json()
+    assert [p.name for p in opened] == ["report.md"]  # only the changed file was read again
+    report = next(f for f in edited["files"] if f["path"] == "report.md")
+    assert report["sha256"] == hashlib.sha256(b"# the REPORT\n").hexdigest()

@@ -71,7 +71,7 @@ def test_a_wrong_password_says_one_sentence_and_repeated_ones_lock_the_name(web:
         assert locked.status_code == 401 and "too many wrong passwords" in locked.text
         assert sign_in(client, "nobody", "whatever-it-is").status_code == 401  # unknown: the same sentence
         web.clock.advance(seconds=0)
-    assert heads(web) == before  # failures are counted in memory, never journaled
+    assert heads(web) == before  # failures are counted in the home's sign-in file, never journaled
 
 
 def test_the_lockout_ends_after_its_time(web: WebHome) -> None:

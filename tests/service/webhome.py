@@ -5,6 +5,7 @@ may not write locally), workers, and Core replaying recorded model answers. Time
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,13 @@ def _waiting_run(application: Any, clock: StepClock, work: Path) -> None:
 def serve_home(tmp_path: Path, *, models: str = "recorded", samples: bool = False) -> Iterator[WebHome]:
     """Build the home, serve it, yield it, stop it (a generator for a fixture). Core uses `models`
     (`alicorn serve --model`); with `samples`, the bundled sample files are the default project's data."""
+    home, clock = build_home(tmp_path, samples=samples)
+    with serve_built(home, clock, models=models) as served:
+        yield served
+
+
+def build_home(tmp_path: Path, *, samples: bool = False) -> tuple[Path, StepClock]:
+    """The web tests' home under `tmp_path` (see the module docstring), not yet served, and its clock."""
     home = tmp_path / "home"
     home.mkdir()
     if samples:
@@ -90,6 +98,13 @@ def serve_home(tmp_path: Path, *, models: str = "recorded", samples: bool = Fals
         passwords.set(name, password, by=ada)
     _waiting_run(application, clock, work)
     application.close()
+    return home, clock
+
+
+@contextmanager
+def serve_built(home: Path, clock: StepClock, *, models: str = "recorded") -> Iterator[WebHome]:
+    """A real `alicorn serve` app over `home` (built by `build_home`), stopped when the block ends: serving the
+    same home twice is what a restart of `serve` is."""
     api = create_app(home, clock=clock, poll_s=0.01, workers=2, models=models)
     api.state.pages.sessions.failure_delay_s = 0.0
     with serve_in_thread(api) as url:

@@ -20,6 +20,7 @@ from typing import Any
 
 from alicorn.app import App
 from alicorn.context.tap import JournalTap
+from alicorn.core.advice import how_to_start_anew
 from alicorn.core.contract import Constraint, OutcomeContract, make_contract
 from alicorn.core.conversation import ConversationState
 from alicorn.core.intake import IntentEnvelope
@@ -55,8 +56,9 @@ class FollowUps:
         workflow = self.workflows.get(contract.workflow or "") if contract is not None else None
         run = fold_run(self.app.store.read(state.run), state.run) if state.run else None
         if contract is None or workflow is None or run is None or not run.finished or workflow.follow_up is None:
+            how = how_to_start_anew(language, intent.channel)  # worded for where the person is (core.advice)
             return self._decline(state, tap, message, tr(language, "this conversation has no result a next step "
-                                 "could build on; start a new request with alicorn ask"))  # fmt: skip
+                                 "could build on; {how}", how=how))  # fmt: skip
         if run.status != "succeeded":
             return self._decline(state, tap, message, tr(language, "its run ended {status}, so there is no result "
                                  "to act on", status=run.status))  # fmt: skip

@@ -25,6 +25,7 @@ from typing import Any
 from alicorn.app import App
 from alicorn.context.artifacts import ArtifactStore
 from alicorn.context.tap import JournalTap
+from alicorn.core.advice import how_to_attach
 from alicorn.core.conversation import ConversationState
 from alicorn.core.data import DataSources, Located, evidence, locate, stage
 from alicorn.core.intake import IntentEnvelope
@@ -38,11 +39,13 @@ MAX_DATA_QUESTIONS = 3
 
 
 def sources_for(app: App, state: ConversationState, intent: IntentEnvelope, samples: Path | None) -> DataSources:
-    """Where this request's data may come from: its attachments, its `--data` paths, the project's sources and
+    """Where this request's data may come from: its attachments (the request's and those sent with answers to
+    Core's questions), its `--data` paths, the project's sources and
     roots (alicorn.toml), the folder the request was made in, and the samples when Core is allowed them."""
     attachments = []
     store = ArtifactStore(app.artifacts(intent.project))
-    for sha in intent.attachments:
+    answered = [sha for answer in state.answers for sha in answer.get("attachments", ())]  # files sent as answers
+    for sha in dict.fromkeys([*intent.attachments, *answered]):
         stored = store.path(sha)
         try:
             name = str(json.loads(stored.with_suffix(".json").read_text(encoding="utf-8")).get("name") or sha)
@@ -73,8 +76,11 @@ def _absolute(path: Path, workdir: Path | None) -> Path:
     return path if path.is_absolute() or workdir is None else workdir / path
 
 
-def data_question(workflow: Workflow, located: Sequence[Located], language: str) -> str:
-    """What is missing, what was wrong with what was found, and how to give it, in the request's language."""
+def data_question(
+    workflow: Workflow, located: Sequence[Located], language: str, *, channel: str = "cli", conversation: str = ""
+) -> str:
+    """What is missing, what was wrong with what was found, and how to give it, in the request's language and
+    worded for the channel the request came through (alicorn.core.advice: a command, the upload field, a route)."""
     lines = []
     for item in located:
         if item.found or not item.input.required:
@@ -100,13 +106,7 @@ def data_question(workflow: Workflow, located: Sequence[Located], language: str)
                     path=path,
                 )
             )
-    lines.append(
-        tr(
-            language,
-            "Attach the file (alicorn ask --attach FILE), name its path in your answer, pass --data PATH, or declare "
-            "it for the project in alicorn.toml ([projects.NAME.data]).",
-        )
-    )
+    lines.append(how_to_attach(language, channel, conversation))
     return " ".join(lines)
 
 
@@ -169,17 +169,18 @@ def gather(
     if any(item.input.required and not item.found for item in located):
         asked = sum(1 for q in state.questions if q.get("data"))
         missing = [i.input.name for i in located if i.input.required and not i.found]
+        question = data_question(workflow, located, language, channel=intent.channel, conversation=state.id)
         if asked >= MAX_DATA_QUESTIONS:
             return Report(
                 conversation=state.id,
                 outcome="missing_data",
                 headline=tr(language, "missing data: {inputs}", inputs=", ".join(missing)),
                 known=[tr(language, "the request: {text}", text=intent.utterance)],
-                missing=[data_question(workflow, located, language)],
+                missing=[question],
                 pending_effects=[tr(language, "none: nothing was run")],
                 language=language,
             )
-        tap.append("clarification.asked", {"question": data_question(workflow, located, language), "data": missing})
+        tap.append("clarification.asked", {"question": question, "data": missing})
         return False
     root = stage(located, app.home / "inputs" / state.id)
     tap.append("data.found", {"workflow": workflow.id, "root": str(root.resolve()), "inputs": evidence(located)})

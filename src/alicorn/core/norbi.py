@@ -107,13 +107,28 @@ class Norbi(Choosing, FollowUps, Execution):
         tap.append("intent.received", received)
         return conversation
 
-    def reply(self, conversation: str, text: str, *, by: str) -> Turn:
+    def reply(self, conversation: str, text: str, *, by: str, attachments: Sequence[str] = ()) -> Turn:
         """The human's answer to the pending clarifying question (the conversation resumes from it), or, after the
-        report, the next message of the conversation ("I pick variant 2"), which Core acts on or answers."""
+        report, the next message of the conversation ("I pick variant 2"), which Core acts on or answers.
+
+        `attachments` (sha256 digests already in the project's artifact store, as `alicorn ask --attach` stores
+        them) go with an answer: Core's data step reads them as the request's own attachments, so a file uploaded
+        in answer to a data question is the data. Only an answer takes them; the answer's text may then be empty."""
         state = self.state(conversation)
         words = " ".join(text.split())
-        if not words:
+        if not words and not attachments:
             raise CoreError("the answer is empty; answer the question or start a new request")
+        if attachments and (state.finished or not state.waiting_for_answer):
+            raise CoreError(
+                f"conversation {conversation} waits for no answer, so the attached files were not taken; attach "
+                "them to a new request; nothing was done"
+            )
+        if attachments:
+            intent = IntentEnvelope.model_validate(state.envelope)
+            self._check_attachments(intent.model_copy(update={"attachments": tuple(attachments)}))
+            data = {"text": words[:2000], "by": by, "attachments": list(attachments)}
+            self._tap(conversation).append("clarification.answered", data)
+            return self.advance(conversation)
         if state.finished:  # the conversation goes on after its report (alicorn.core.followup)
             self._tap(conversation).append("message.received", {"text": words[:2000], "by": by})
             return self.advance(conversation)

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
 from alicorn.core.access import choose_models
@@ -37,8 +36,8 @@ from alicorn.journal.store import check_stream_name
 from alicorn.packs.catalog import bundled_workflows
 from alicorn.runtime.executor import Executor
 from alicorn.runtime.state import RunState, fold
-from alicorn.service.app import API, Service
 from alicorn.service.problems import Problem
+from alicorn.service.shared import API, Service
 from alicorn.service.workers import PoolRefused, Workers
 
 _log = logging.getLogger("alicorn.service.actions")
@@ -205,17 +204,3 @@ def accepted(run_id: str) -> JSONResponse:
     location = f"{API}/runs/{run_id}"
     body = {"run": run_id, "location": location, "events": f"{location}/events"}
     return JSONResponse(body, status_code=202, headers={"Location": location})
-
-
-def mount(api: FastAPI, service: Service, signed_in: Any, *, workers: int, models: str) -> Actions:
-    """Add the acting routes to `api`, with a pool of `workers` threads (0: none; the acting routes answer 503)
-    whose Core uses `models` (`alicorn serve --model`); the pool resumes the journal's unfinished work in the
-    background from now and is closed with the service."""
-    from alicorn.service import control, conversations, proposals
-
-    actions = Actions(service, workers=workers, models=models, workdir=Path.cwd())
-    service.on_close.append(actions.close)
-    for module in (conversations, proposals, control):
-        api.include_router(module.router(actions, signed_in))
-    actions.resume_in_background()
-    return actions

@@ -5,7 +5,7 @@ folds, rebuilt from the journal at will). Routes live under `/api/v1`; `/openapi
 Every refusal is a problem detail (alicorn.service.problems), decided before anything is done.
 """
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -16,19 +16,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.anvil.errors import AnvilError
 from alicorn.anvil.identity import parse_principal
-from alicorn.app import App, open_app
+from alicorn.app import open_app
 from alicorn.clock import Clock, ClockError, format_time, parse_instant
-from alicorn.errors import JournalError
-from alicorn.journal.store import check_stream_name
-from alicorn.service import problems
-from alicorn.service.auth import Authenticator, Caller, needs
+from alicorn.service import control, conversations, problems, proposals, uploads
+from alicorn.service.actions import Actions
+from alicorn.service.auth import Caller, needs
 from alicorn.service.events import event_stream, resume_point
-from alicorn.service.index import INDEX_FILE, CursorError, RunFilter, RunIndex
+from alicorn.service.index import CursorError, RunFilter
 from alicorn.service.problems import Problem, invalid_cursor
+from alicorn.service.shared import API, Service
 from alicorn.service.tokens import MAX_DAYS, Tokens
 from alicorn.service.views import event_json, run_detail
 
-API = "/api/v1"
 #: The most bytes of a request body the service reads (413 beyond).
 BODY_LIMIT = 64 * 1024
 
@@ -47,52 +46,12 @@ class NewToken(BaseModel):
     expires_days: Annotated[int | None, Field(ge=1, le=MAX_DAYS)] = None
 
 
-class Service:
-    """What the routes share: the home's App, the token checker and the run index."""
-
-    def __init__(self, application: App, clock: Clock) -> None:
-        self.app = application
-        self.clock = clock
-        self.auth = Authenticator(application.store, clock)
-        self.index = RunIndex(application.store, application.home / INDEX_FILE)
-        #: Event streams being served now (an abandoned one must end: see alicorn.service.events).
-        self.open_streams = 0
-        #: Called first when the service closes (the worker pool of alicorn.service.actions).
-        self.on_close: list[Callable[[], None]] = []
-
-    async def counted(self, body: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        """`body`, counted in `open_streams` while it is being sent."""
-        self.open_streams += 1  # the event loop's thread only: no lock needed
-        try:
-            async for chunk in body:
-                yield chunk
-        finally:
-            self.open_streams -= 1
-
-    def run_events(self, run_id: str) -> list[Any]:
-        """The events of run `run_id`; Problem(404) when there is no such run (a control stream is not a run)."""
-        try:
-            check_stream_name(run_id)
-            head = self.app.store.head(run_id)
-        except JournalError:
-            head = None
-        events = self.app.store.read(run_id) if head is not None else []
-        if not events or events[0].kind != "run.created":
-            raise Problem(404, "unknown-run", f"there is no run {run_id!r}; GET {API}/runs lists the runs")
-        return events
-
-    def close(self) -> None:
-        for hook in self.on_close:
-            hook()
-        self.index.close()
-        self.app.close()
-
-
 def create_app(
     home: Path,
     *,
     clock: Clock,
     body_limit: int = BODY_LIMIT,
+    upload_limit: int = uploads.UPLOAD_LIMIT,
     poll_s: float = 0.05,
     keepalive_s: float = 15.0,
     workers: int = 0,
@@ -114,7 +73,7 @@ def create_app(
     )
     api.state.service = service
     problems.install(api)
-    api.add_middleware(problems.BodyLimit, limit=body_limit)
+    api.add_middleware(problems.BodyLimit, limit=body_limit, uploads=uploads.UPLOAD_PATHS, upload_limit=upload_limit)
 
     def signed_in(authorization: Annotated[str | None, Header()] = None) -> Caller:
         return service.auth.caller(authorization)
@@ -224,9 +183,7 @@ def create_app(
         return record.to_json(clock.now())
 
     api.include_router(router)
-    from alicorn.service.actions import mount  # conversations, proposals, run control and the worker pool
-
-    actions = mount(api, service, signed_in, workers=workers, models=models)
+    actions = _mount_actions(api, service, signed_in, workers=workers, models=models)
     from alicorn.service.web import install as install_web  # the pages: sign-in, runs, inbox, chat
 
     install_web(api, service, actions)
@@ -240,6 +197,19 @@ def create_app(
 
     install_files(api, service, signed_in)
     return api
+
+
+def _mount_actions(api: FastAPI, service: Service, signed_in: Any, *, workers: int, models: str) -> Actions:
+    """Add the acting routes (conversations, proposals, run control) to `api`, with a pool of `workers` threads
+    (0: none; the acting routes answer 503) whose Core uses `models` (`alicorn serve --model`); the pool resumes
+    the journal's unfinished work in the background from now and is closed with the service. It lives here, in
+    the factory, so the route modules import `Actions` and never the module that mounts them."""
+    actions = Actions(service, workers=workers, models=models, workdir=Path.cwd())
+    service.on_close.append(actions.close)
+    for module in (conversations, uploads, proposals, control):
+        api.include_router(module.router(actions, signed_in))
+    actions.resume_in_background()
+    return actions
 
 
 def _tokens(service: Service) -> Tokens:

@@ -10,11 +10,17 @@ the workspace and be a regular file; anything else is a 404 that names no file o
 model may have written (HTML with a script, say), so every download is `application/octet-stream` with
 `Content-Disposition: attachment`, `X-Content-Type-Options: nosniff` and a sandboxing CSP: the browser saves it,
 never renders it on this site.
+
+Digests are remembered per file by its size, mtime, ctime and inode (`Digests`), so listing an unchanged workspace
+again reads none of its files.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
+from collections import OrderedDict
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -60,8 +66,48 @@ def confined(workspace: Path, relative: str) -> Path:
     return target
 
 
-def listing(workspace: Path) -> dict[str, Any]:
-    """The workspace's regular files (links left out), sorted, each with its size and sha256."""
+class Digests:
+    """The sha256 of workspace files, remembered by what `stat` says of them, so a page view does not read them again.
+
+    A run page lists its workspace on every view (and htmx refreshes a live one every 2 s); hashing a 200 MB
+    workspace each time would re-read 200 MB per view. So a file's digest is kept under its resolved path together
+    with its size, `mtime_ns`, `ctime_ns` and inode: while all four are unchanged the file is not opened again. A
+    write changes the ctime (which no program can set back), a replacement changes the inode, so an edited file is
+    hashed again on the next listing. At most `limit` files are remembered (the least recently listed go first);
+    the cache lives with the service and is forgotten when it stops (it is only a cache: nothing is journaled).
+    """
+
+    def __init__(self, limit: int = 100_000) -> None:
+        self.limit = limit
+        self._guard = threading.Lock()
+        self._known: OrderedDict[str, tuple[tuple[int, int, int, int], str]] = OrderedDict()
+
+    def sha256(self, path: Path, stat: os.stat_result) -> str:
+        """The digest of `path`, whose `stat` the caller just took; read only when the file changed or is new."""
+        key = str(path)
+        mark = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
+        with self._guard:
+            known = self._known.get(key)
+            if known is not None and known[0] == mark:
+                self._known.move_to_end(key)
+                return known[1]
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        found = digest.hexdigest()
+        with self._guard:
+            self._known[key] = (mark, found)
+            self._known.move_to_end(key)
+            while len(self._known) > self.limit:
+                self._known.popitem(last=False)
+        return found
+
+
+def listing(workspace: Path, digests: Digests | None = None) -> dict[str, Any]:
+    """The workspace's regular files (links left out), sorted, each with its size and sha256 (from `digests`, which
+    reads only files that changed since it last saw them; without one every file is read)."""
+    digests = digests if digests is not None else Digests()
     files: list[dict[str, Any]] = []
     truncated = False
     if workspace.is_dir():
@@ -71,12 +117,9 @@ def listing(workspace: Path) -> dict[str, Any]:
             if len(files) >= MAX_LISTED:
                 truncated = True
                 break
-            digest = hashlib.sha256()
-            with path.open("rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
+            stat = path.stat()
             relative = path.relative_to(workspace).as_posix()
-            files.append({"path": relative, "bytes": path.stat().st_size, "sha256": digest.hexdigest()})
+            files.append({"path": relative, "bytes": stat.st_size, "sha256": digests.sha256(path, stat)})
     return {"files": files, "truncated": truncated}
 
 
@@ -95,7 +138,7 @@ def router(service: Any, signed_in: Any) -> APIRouter:
     @routes.get("/{run_id}/files", dependencies=[viewer])
     def run_files(run_id: str) -> dict[str, Any]:
         """The files the run wrote into its workspace, with their sizes and digests."""
-        return {"run": run_id, **listing(workspace_of(service, run_id))}
+        return {"run": run_id, **listing(workspace_of(service, run_id), service.digests)}
 
     @routes.get("/{run_id}/files/{relative:path}", dependencies=[viewer], response_class=FileResponse)
     def run_file(run_id: str, relative: str) -> Response:

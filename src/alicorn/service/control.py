@@ -21,9 +21,9 @@ from alicorn.errors import RunError, StreamLockedError
 from alicorn.runtime.executor import Resolution, request_cancel
 from alicorn.runtime.state import fold
 from alicorn.service.actions import Actions, accepted
-from alicorn.service.app import API
 from alicorn.service.auth import Caller, needs
 from alicorn.service.problems import Problem
+from alicorn.service.shared import API
 
 
 class Cancelling(BaseModel):

@@ -24,11 +24,11 @@ from alicorn.errors import JournalError
 from alicorn.plan.dsl import EffectClass
 from alicorn.runtime.state import fold
 from alicorn.service.actions import Actions
-from alicorn.service.app import API
 from alicorn.service.auth import Caller, needs
 from alicorn.service.events import event_stream, resume_point
 from alicorn.service.index import CursorError
 from alicorn.service.problems import Problem, invalid_cursor
+from alicorn.service.shared import API
 
 Text = Annotated[str, Field(min_length=1, max_length=MAX_UTTERANCE)]
 

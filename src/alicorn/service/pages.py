@@ -60,6 +60,11 @@ def language_of(request: Request) -> str:
     return "en"
 
 
+def words_for(request: Request) -> Any:
+    """The page words in the language `request` asks for."""
+    return words(language_of(request))
+
+
 def secure(request: Request) -> bool:
     """Cookies are `Secure` unless the service is reached on loopback (plain http there is the local default)."""
     return (request.url.hostname or "") not in LOOPBACK

@@ -8,11 +8,12 @@ A refused request changes nothing.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -112,18 +113,30 @@ def install(app: FastAPI) -> None:
 
 
 class BodyLimit:
-    """Refuse a request body over `limit` bytes with 413, whether it says its length or streams it chunked."""
+    """Refuse a request body over `limit` bytes with 413, whether it says its length or streams it chunked.
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app, self.limit = app, limit
+    The paths `uploads` matches (the routes that take a file) may send up to `upload_limit` bytes instead; their
+    refusal says the file is too large. A page's refusal is a plain sentence, an API route's a problem detail."""
+
+    def __init__(
+        self, app: ASGIApp, limit: int, *, uploads: re.Pattern[str] | None = None, upload_limit: int = 0
+    ) -> None:
+        self.app, self.base_limit = app, limit
+        self.uploads, self.upload_limit = uploads, upload_limit
+
+    def _limit(self, path: str) -> int:
+        if self.uploads is not None and self.uploads.fullmatch(path):
+            return max(self.upload_limit, self.base_limit)
+        return self.base_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self._limit(str(scope.get("path", "")))
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            await self._refuse(scope, send)
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await self._refuse(scope, send, limit)
             return
         # Read the whole body first (it is small, or refused): the route then never sees a byte of a body too large.
         chunks: list[bytes] = []
@@ -134,8 +147,8 @@ class BodyLimit:
                 return  # the client went away before sending its body
             chunk = message.get("body", b"")
             seen += len(chunk)
-            if seen > self.limit:
-                await self._refuse(scope, send)
+            if seen > limit:
+                await self._refuse(scope, send, limit)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -151,9 +164,20 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, scope: Scope, send: Send) -> None:
-        detail = f"the request body is larger than {self.limit:,} bytes, the most this service reads; send less"
-        response = problem_response(413, "body-too-large", detail, str(scope.get("path", "")))
+    async def _refuse(self, scope: Scope, send: Send, limit: int) -> None:
+        path = str(scope.get("path", ""))
+        if limit > self.base_limit:
+            detail = (
+                f"the upload is larger than {limit:,} bytes, the most this service takes in one request; send a "
+                "smaller file, or one file at a time; nothing was stored"
+            )
+        else:
+            detail = f"the request body is larger than {limit:,} bytes, the most this service reads; send less"
+        response: Response = (
+            problem_response(413, "body-too-large", detail, path)
+            if path.startswith("/api/")
+            else PlainTextResponse(detail, status_code=413)
+        )
         await response(scope, _nothing, send)
 
 

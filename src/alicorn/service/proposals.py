@@ -20,9 +20,9 @@ from alicorn.errors import RunError
 from alicorn.runtime.humans import Approval, Rejection, check_approvals, check_rejection
 from alicorn.runtime.state import RunState
 from alicorn.service.actions import Actions, accepted
-from alicorn.service.app import API
 from alicorn.service.auth import Caller, needs
 from alicorn.service.problems import Problem
+from alicorn.service.shared import API
 from alicorn.service.web_passkeys import proof_for_api
 
 PlanHash = Annotated[str, Field(min_length=1, max_length=200, description="The plan hash you reviewed.")]

@@ -3,8 +3,8 @@
 The cookie holds the person, a random session id and when it was issued, as base64 JSON followed by an HMAC-SHA256
 of it under the home's session key (`<home>/service-session.key`, 32 random bytes, mode 0600, made on first use):
 the service keeps no session table, and a cookie whose bytes were changed is simply not a session. A session lasts
-`max_age_s` on the injected clock. Signing out forgets the session id in memory (so a copy of the cookie stops
-working too, until `alicorn serve` restarts; the cookie's own age limit still applies after that).
+`max_age_s` on the injected clock. Signing out journals the session's end in `control:sessions` (its id's SHA-256:
+alicorn.service.signin_state), so a copy of the cookie stops working too, also after `alicorn serve` restarts.
 
 Every state-changing form carries a CSRF token: the HMAC of the session id under the same key, in a hidden field,
 compared in constant time. The sign-in form, before there is a session, carries a random token that must equal the
@@ -12,8 +12,8 @@ one in a short-lived `alicorn_signin` cookie (double submit). A POST without the
 anything is done.
 
 A wrong password gets one sentence that does not say whether the name exists, after `failure_delay_s`; after
-`max_failures` wrong passwords in a row a name is locked for `lockout_s` (counted in memory, per name: a restart
-forgets the count).
+`max_failures` wrong passwords in a row a name is locked for `lockout_s` on the injected clock (counted per name in
+`<home>/service-signin.db`, alicorn.service.signin_state: a restart keeps the count and the lock).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from alicorn.anvil.errors import AnvilError
 from alicorn.anvil.passwords import Passwords
 from alicorn.anvil.people import People, Person
 from alicorn.clock import Clock, format_time, parse_time
+from alicorn.service.signin_state import EndedSessions, SignInFailures
 
 KEY_FILE = "service-session.key"
 COOKIE = "alicorn_session"
@@ -92,6 +93,7 @@ class Sessions:
         max_failures: int = 5,
         lockout_s: float = 60.0,
         failure_delay_s: float = 0.5,
+        failures: SignInFailures | None = None,
     ) -> None:
         self.people = people
         self.passwords = Passwords(people, clock)
@@ -101,9 +103,10 @@ class Sessions:
         self.lockout_s = lockout_s
         self.failure_delay_s = failure_delay_s
         self._key = key
-        self._guard = threading.Lock()
-        self._failures: dict[str, tuple[int, float]] = {}  # name -> (wrong passwords in a row, locked until)
-        self._ended: set[str] = set()
+        self._guard = threading.Lock()  # one sign-in's count is read and written at a time
+        #: Wrong passwords per name (`failures`: the home's file; None: in memory, for a home-less Sessions).
+        self.failures = failures if failures is not None else SignInFailures(None)
+        self.ended = EndedSessions(people.store, clock)
 
     def _mac(self, purpose: str, payload: bytes) -> bytes:
         return hmac.new(self._key, purpose.encode() + b"\0" + payload, hashlib.sha256).digest()
@@ -113,26 +116,25 @@ class Sessions:
     def sign_in(self, name: str, password: str) -> Session:
         """A new session for `name` if `password` is theirs; SignInRefused with the sentence to show otherwise."""
         key = name.strip().lower()
-        now = self.clock.monotonic()
-        with self._guard:
-            count, until = self._failures.get(key, (0, 0.0))
+        now = self.clock.now()
+        count, until = self.failures.get(key)
         if until > now:
-            raise SignInRefused(
-                f"too many wrong passwords for this name; wait {int(until - now) + 1} seconds and try again"
-            )
+            wait = (parse_time(until) - parse_time(now)).total_seconds()
+            raise SignInRefused(f"too many wrong passwords for this name; wait {int(wait) + 1} seconds and try again")
         person = self._person(name)
         if person is None or not self.passwords.verify(person.id, password):
             self.clock.sleep(self.failure_delay_s)
             with self._guard:
-                count += 1
-                locked = now + self.lockout_s if count >= self.max_failures else 0.0
-                self._failures[key] = (0 if locked else count, locked)
+                count = self.failures.get(key)[0] + 1  # read again: another try may have counted meanwhile
+                locked = count >= self.max_failures
+                until = format_time(parse_time(now) + timedelta(seconds=self.lockout_s)) if locked else ""
+                self.failures.put(key, 0 if locked else count, until, now)
             raise SignInRefused(
                 "the name or the password is not right; try again (a person sets theirs with "
                 "`alicorn people password NAME`)"
             )
-        with self._guard:
-            self._failures.pop(key, None)
+        if count:
+            self.failures.clear(key)
         return Session(person.id, secrets.token_hex(16), self.clock.now())
 
     def _person(self, name: str) -> Person | None:
@@ -145,8 +147,8 @@ class Sessions:
         return self.people.roster().people.get(who.id)
 
     def sign_out(self, session: Session) -> None:
-        with self._guard:
-            self._ended.add(session.sid)
+        """End `session` for good: journaled, so neither the cookie nor a copy of it works again."""
+        self.ended.end(session.sid, session.person, session.issued_at)
 
     # ---- the cookie ----------------------------------------------------------------------------------------------
 
@@ -167,9 +169,8 @@ class Sessions:
             return None
         if not hmac.compare_digest(presented, self._mac("session", payload)):
             return None
-        with self._guard:
-            if sid in self._ended:
-                return None
+        if self.ended.is_ended(sid):
+            return None
         try:
             ends = format_time(parse_time(issued) + timedelta(seconds=self.max_age_s))
         except ValueError:

@@ -23,14 +23,14 @@ from alicorn.runtime.state import fold
 from alicorn.service.artifacts import listing, workspace_of
 from alicorn.service.dag import draw
 from alicorn.service.index import CursorError, RunFilter
-from alicorn.service.pages import HERE, NeedsSignIn, PageError, Pages, secure
+from alicorn.service.pages import HERE, NeedsSignIn, PageError, Pages, secure, words_for
 from alicorn.service.problems import Problem
 from alicorn.service.sessions import COOKIE, SIGNIN_COOKIE, Sessions, SignInRefused, load_key
+from alicorn.service.signin_state import FAILURES_FILE, SignInFailures
 from alicorn.service.web_chat import Chat, add_chat_routes
 from alicorn.service.web_effects import add_effect_routes
 from alicorn.service.web_passkeys import ASSERTION_LIMIT, proof_for_page
 from alicorn.service.web_passkeys import install as install_passkeys
-from alicorn.service.words import words
 
 STATUSES = (
     "awaiting_approval",
@@ -54,7 +54,10 @@ Token = Annotated[str | None, Form()]
 def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | None = None) -> Pages:
     """Add the pages to `api`, over `service` (alicorn.service.app.Service) and what it does (`actions`,
     alicorn.service.actions.Actions). Returns what the pages share."""
-    sessions = sessions or Sessions(service.app.people, load_key(service.app.home), service.clock)
+    folder = service.app.home
+    failures = SignInFailures(folder / FAILURES_FILE)  # wrong passwords survive a restart
+    service.on_close.append(failures.close)
+    sessions = sessions or Sessions(service.app.people, load_key(folder), service.clock, failures=failures)
     pages = Pages(sessions)
     chat = Chat(actions)
     api.state.pages, api.state.chat = pages, chat
@@ -177,7 +180,9 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
         if len(shown) > JOURNAL_PAGE:
             later = f"/runs/{run_id}?{urlencode({**({'kind': kind} if kind else {}), 'after': page[-1].seq})}#journal"
         svg = draw(found["plan"], found["states"], words_for(request)["plan_drawing"])
-        files = listing(workspace_of(service, run_id))  # alicorn.service.artifacts: downloads, never rendered
+        files = listing(
+            workspace_of(service, run_id), service.digests
+        )  # alicorn.service.artifacts: downloads, never rendered
         return pages.render(
             request, "run.html", signed=signed, d=found["detail"], svg=svg, live=found["live"], journal=page,
             kinds=kinds, kind=kind, later=later, conversation=chat.owner(run_id),
@@ -248,12 +253,6 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
     add_effect_routes(api, pages, actions)
     install_passkeys(api, service, pages)
     return pages
-
-
-def words_for(request: Request) -> Any:
-    from alicorn.service.pages import language_of
-
-    return words(language_of(request))
 
 
 def _waiting(service: Any, run_id: str) -> Any:

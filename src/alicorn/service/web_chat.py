@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Form, Request
+from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from alicorn.service.dag import draw
-from alicorn.service.pages import PageError, Pages
+from alicorn.service.pages import PageError, Pages, words_for
 from alicorn.service.problems import Problem
+from alicorn.service.uploads import attach, chosen, store_files
 
 TEXT = 2000
 
@@ -94,11 +95,34 @@ def add_chat_routes(api: FastAPI, pages: Pages, chat: Chat) -> None:
         text: Annotated[str, Form(max_length=TEXT)] = "",
         project: Annotated[str, Form(max_length=64)] = "default",
         csrf: Annotated[str | None, Form()] = None,
+        file: Annotated[list[UploadFile] | None, File()] = None,
     ) -> Response:
         session, person = pages.signed(request)
         pages.check_form(session, csrf)
         chat.may_ask(pages, session, person)
-        conversation = chat.ask(_envelope(text, person.id, project))
+        envelope = _envelope(text, person.id, project)
+        files = chosen(file)
+        if files:  # the request's own attachments, stored as `alicorn ask --attach` stores them
+            chat._do(lambda: chat.actions.workers("take a request"))  # 503 before anything is stored
+            views = chat._do(lambda: store_files(chat.actions, envelope.project, files))
+            envelope = envelope.model_copy(update={"attachments": tuple(v["sha256"] for v in views)})
+        conversation = chat.ask(envelope)
+        return RedirectResponse(f"/chat/{conversation}", status_code=303)
+
+    @api.post("/chat/{conversation}/attach", include_in_schema=False)
+    def attach_files(
+        request: Request,
+        conversation: str,
+        text: Annotated[str, Form(max_length=TEXT)] = "",
+        csrf: Annotated[str | None, Form()] = None,
+        file: Annotated[list[UploadFile] | None, File()] = None,
+    ) -> Response:
+        """The conversation page's upload field: the files answer Core's pending question (alicorn.service.uploads)."""
+        session, person = pages.signed(request)
+        pages.check_form(session, csrf)
+        chat.may_ask(pages, session, person)
+        state = _state(service, conversation)
+        chat._do(lambda: attach(chat.actions, state, chosen(file), text, person.id))
         return RedirectResponse(f"/chat/{conversation}", status_code=303)
 
     @api.get("/chat/{conversation}", include_in_schema=False, response_class=HTMLResponse)
@@ -114,8 +138,6 @@ def add_chat_routes(api: FastAPI, pages: Pages, chat: Chat) -> None:
 
                 run = fold(service.app.store.read(state.run), state.run)
                 states = {node: ns.status for node, ns in run.nodes.items()}
-            from alicorn.service.web import words_for
-
             svg = draw(state.plan, states, words_for(request)["plan_drawing"])
         working = chat.busy(conversation)
         return pages.render(

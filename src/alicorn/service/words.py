@@ -134,4 +134,10 @@ def words(lang: str) -> dict[str, str]:
         "resolve_output": tr(lang, "Its output, as JSON (when it happened)"),
         "resolve_note": tr(lang, "How you know (journaled)"),
         "resolve": tr(lang, "Resolve"),
+        "attach_title": tr(lang, "Send the file"),
+        "attach_file": tr(lang, "File with the data"),
+        "attach_note": tr(lang, "A few words with it (optional)"),
+        "attach_send": tr(lang, "Upload and go on"),
+        "attach_request": tr(lang, "Files for the request (optional)"),
+        "attach_sent": tr(lang, "Files sent"),
     }
