@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -125,6 +126,23 @@ def test_builtin_roles_register_themselves_on_first_use(store: JournalStore) -> 
 
 
 # ---------------------------------------------------------------------------------------------------- reputation
+
+
+def test_two_first_uses_racing_register_a_builtin_role_once(store: JournalStore) -> None:
+    """Two runs starting at once both see agent:planner unregistered; the one that loses the append is not an error."""
+    agents, rival = PermissionRegistry(store), PermissionRegistry(store)
+    seen = agents.record
+
+    def record_then_lose_the_race(agent: str) -> Any:
+        before = seen(agent)
+        if not before.registered:
+            rival.ensure_builtin(agent)  # the other run's registration lands between the read and the append
+        return before
+
+    agents.record = record_then_lose_the_race  # type: ignore[method-assign]
+    assert agents.ensure_builtin("agent:planner") is False
+    registered = [e for e in store.read("agent:planner") if e.kind == "agent.registered"]
+    assert len(registered) == 1
 
 
 def outcome(status: str, ops: tuple[str, ...] = (), incidents: tuple[str, ...] = ()) -> RunOutcome:

@@ -248,7 +248,14 @@ class PermissionRegistry:
         principal = parse_principal(agent)
         if principal.is_human or not principal.is_builtin_role or self.record(agent).registered:
             return False
-        self.register(agent, (principal.name,), cause=f"first use of the built-in {principal.name} role", by="anvil")
+        try:
+            self.register(
+                agent, (principal.name,), cause=f"first use of the built-in {principal.name} role", by="anvil"
+            )
+        except AnvilError:
+            if self.record(agent).registered:  # two runs started at once: the other one registered it first
+                return False
+            raise
         return True
 
     def check_change(self, agent: str, change: RightsChange, cause: str) -> AgentRecord:
