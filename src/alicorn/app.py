@@ -13,6 +13,7 @@ from alicorn.anvil.terms import PROJECT_PATTERN
 from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.errors import AlicornError
 from alicorn.journal.sqlite import SQLiteStore
+from alicorn.observe.settings import home_settings
 from alicorn.ops.builtin import builtin_registry, table_operations
 from alicorn.ops.memory import memory_operations
 from alicorn.ops.registry import Registry
@@ -22,6 +23,7 @@ from alicorn.secrets import home_secrets, labelled_file_secrets
 
 if TYPE_CHECKING:
     from alicorn.mcp.importer import McpImport
+    from alicorn.observe.export import LiveExport
 
 DEFAULT_HOME = Path(".alicorn")
 
@@ -36,6 +38,8 @@ class App:
     config: Config = field(default_factory=Config)
     #: The external MCP servers' sessions and tools (None when alicorn.toml names none: nothing was started).
     mcp: McpImport | None = None
+    #: Live trace export (alicorn.observe), when alicorn.toml or OTEL_EXPORTER_OTLP_ENDPOINT turns it on.
+    live_export: LiveExport | None = None
 
     def __post_init__(self) -> None:
         self.anvil = Anvil(self.store, self.registry, self.config.anvil, self.config.data, home=self.home.resolve())
@@ -88,6 +92,8 @@ class App:
     def close(self) -> None:
         if self.mcp is not None:
             self.mcp.close()
+        if self.live_export is not None:
+            self.live_export.close()  # bounded: a slow collector delays closing by its timeout at most
         self.store.close()
 
 
@@ -134,6 +140,7 @@ def open_app(
         registry.check()
     except ValueError as exc:
         raise ConfigError(f"the configured operations do not fit together: {exc}") from None
+    observe = home_settings(home) if not read_only else None  # read before the journal is touched; never raises
     path = journal if journal is not None else home / "journal.db"
     store = SQLiteStore(path, create=create and not read_only, read_only=read_only)
     store.secrets = home_secrets(home)  # redacted from every event this home journals
@@ -141,7 +148,12 @@ def open_app(
     try:
         if config.mcp_servers:
             mcp = _import_mcp(config, store, registry, started=not read_only)
-        return App(home, store, registry, config, mcp)
+        live = None
+        if observe is not None and observe.endpoint is not None:
+            from alicorn.observe.export import start_live
+
+            live = start_live(observe, store)
+        return App(home, store, registry, config, mcp, live)
     except BaseException:
         if mcp is not None:
             mcp.close()

@@ -736,6 +736,16 @@ def _service_commands() -> None:
 _service_commands()
 
 
+def _observe_commands() -> None:
+    """Traces derived from the journal (issue 18): `alicorn trace` (its module imports only typer)."""
+    from alicorn.observe.cli import register as register_observe
+
+    register_observe(app, open_app=_open, guard=_guard)
+
+
+_observe_commands()
+
+
 def _schedule_commands() -> None:
     """Schedules (issue 16): `alicorn schedule …` and `alicorn scheduler` (their module imports only typer)."""
     from alicorn.schedule.cli import register as register_schedules

@@ -41,8 +41,8 @@ class ConfigError(AlicornError):
     """The operator's configuration cannot be used as written."""
 
 
-#: The sections alicorn.toml may have.
-SECTIONS = ("operations", "anvil", "data", "projects", "mcp")
+#: The sections alicorn.toml may have ([observe]: alicorn.observe.settings).
+SECTIONS = ("operations", "anvil", "data", "projects", "mcp", "observe")
 #: How deeply alicorn.toml may nest tables and arrays (its real sections need four levels at most).
 MAX_DEPTH = 32
 

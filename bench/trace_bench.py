@@ -1,0 +1,258 @@
+"""Traces from the journal (alicorn.observe): what live export costs a durable run, what spans a run makes, and how
+fast spans load into ClickHouse.
+
+    .venv/bin/python bench/trace_bench.py            # N=1000-node chains, 7 pairs (about a minute)
+    .venv/bin/python bench/trace_bench.py --quick    # N=200, 3 pairs
+    .venv/bin/python bench/trace_bench.py --thread   # also the in-process exporter (stores without a file)
+
+Figures, each against a baseline measured in the same run:
+
+- live export overhead per durable node: the same chain of no-op nodes (`durability="step"`, one fsync'd SQLite
+  transaction per step) with live export to a real OTLP/HTTP collector on loopback (a separate process, so its
+  decoding does not share this interpreter) and without; runs alternate; the figure is the median of the per-pair
+  ratios. Target: < 3% of a durable step.
+- spans per event kind: how many spans, span events or nothing each journaled kind becomes, over a chain run and
+  the alarms request through Norbi Core (model calls included).
+- ClickHouse load: rows/s of `alicorn.observe.clickhouse.load` into chdb (in memory), against the rows/s of the
+  same rows' JSON encoding alone.
+It prints; it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from workloads import chain_plan
+
+from alicorn.journal.events import Event
+from alicorn.journal.sqlite import SQLiteStore
+from alicorn.observe.export import LiveExport, start_live
+from alicorn.observe.live import LiveExporter
+from alicorn.observe.otlp import OtlpSpanSink
+from alicorn.observe.process import ProcessExporter
+from alicorn.observe.projector import project
+from alicorn.observe.settings import ObserveSettings
+from alicorn.ops.builtin import builtin_registry
+from alicorn.plan.dsl import Plan
+from alicorn.runtime.executor import Executor, RunEnvironment
+
+COLLECTOR = """
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+"""
+
+
+def say(line: str = "") -> None:
+    print(line, flush=True)
+
+
+#: Seconds from starting the exporter process to its being ready, per run.
+STARTUP: list[float] = []
+
+
+def run_chain(workdir: Path, plan: Plan, endpoint: str | None, mode: str = "process") -> tuple[float, int, list[Event]]:
+    """One chain on a fresh journal; seconds of `Executor.start`, spans exported, and the run's events. `mode`:
+    "process" (what Alicorn does for a journal file) or "thread" (for stores without one)."""
+    workdir.mkdir(parents=True)
+    store = SQLiteStore(workdir / "journal.db")
+    exporter: LiveExporter | LiveExport | None = None
+    if endpoint and mode == "thread":
+        exporter = LiveExporter(store, OtlpSpanSink(endpoint, timeout_s=2.0)).start()
+    elif endpoint:
+        exporter = start_live(ObserveSettings(endpoint, timeout_s=2.0), store, metrics=False)
+        assert exporter is not None and isinstance(exporter.exporter, ProcessExporter)
+        started = time.perf_counter()
+        exporter.exporter.ready(30)  # its start-up (imports) is a one-off per command, timed apart
+        STARTUP.append(time.perf_counter() - started)
+    try:
+        environment = RunEnvironment(workspace_root=workdir / "ws", data_root=workdir, max_parallel=4)
+        executor = Executor(store, builtin_registry(), environment)
+        started = time.perf_counter()
+        state = executor.start(plan)
+        elapsed = time.perf_counter() - started
+        if state.status != "succeeded":
+            raise RuntimeError(f"run {state.run_id} ended {state.status}")
+        exported = 0
+        if isinstance(exporter, LiveExporter):
+            exported = exporter.close(timeout_s=30).exported_spans
+        elif exporter is not None:
+            exported = exporter.close().exported_spans
+        return elapsed, exported, store.read(state.run_id)
+    finally:
+        store.close()
+
+
+def overhead(root: Path, n: int, reps: int, endpoint: str, mode: str) -> list[Event]:
+    plan = chain_plan(n)
+    run_chain(root / "warm", plan, endpoint, mode)
+    ratios, plain_times, live_times, exported = [], [], [], 0
+    events: list[Event] = []
+    for rep in range(reps):
+        order = [None, endpoint] if rep % 2 == 0 else [endpoint, None]
+        times: dict[str | None, float] = {}
+        for target in order:
+            seconds, sent, events = run_chain(root / f"r{rep}-{'live' if target else 'plain'}", plan, target, mode)
+            times[target] = seconds
+            exported = max(exported, sent)
+        plain_times.append(times[None] / n)
+        live_times.append(times[endpoint] / n)
+        ratios.append(times[endpoint] / times[None])
+        plain_us, live_us = times[None] / n * 1e6, times[endpoint] / n * 1e6
+        say(f"  rep {rep + 1}: plain {plain_us:8.1f} us/node   live {live_us:8.1f} us/node")
+    ratio = statistics.median(ratios)
+    say(f"durable node without export   {statistics.median(plain_times) * 1e6:8.1f} us (median)")
+    say(f"durable node with live export {statistics.median(live_times) * 1e6:8.1f} us (median)")
+    verdict = "ok" if ratio - 1 < 0.03 else "ABOVE TARGET"
+    say(f"live export overhead ({mode:7}) {(ratio - 1) * 100:+8.2f} %  (median per-pair ratio; target < 3%: {verdict})")
+    say(f"spans exported per run        {exported} for {n} nodes")
+    if STARTUP and mode == "process":
+        say(f"exporter process start-up     {statistics.median(STARTUP) * 1e3:8.1f} ms (median; once per command)")
+    if mode == "thread":
+        return events
+    # The exporter's own work, measured alone: what a thread of the run's process would take from its interpreter.
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    from alicorn.observe.otlp import readable, resource
+
+    where, costs = resource(), []
+    for _ in range(5):
+        started = time.process_time()
+        spans = project(events[0].stream, events)
+        encode_spans([readable(span, where) for span in spans]).SerializeToString()
+        costs.append((time.process_time() - started) / n)
+    work = min(costs)
+    share = work / statistics.median(plain_times)
+    say(f"exporter work per node        {work * 1e6:8.1f} us CPU (projection + OTLP encoding alone, best of 5),")
+    say(f"  {share * 100:.1f} % of a durable node: done in the exporter process, not the run's")
+    # What the run's process pays instead: one pickle and pipe write per append (3 events per step here).
+    with tempfile.TemporaryDirectory() as scratch:
+        store = SQLiteStore(Path(scratch) / "journal.db")
+        exporter = ProcessExporter(store, store.path, ObserveSettings(endpoint, timeout_s=2.0), metrics=False)
+        exporter.start().ready(30)
+        started = time.process_time()
+        for i in range(0, len(events), 3):
+            exporter._on_append(events[0].stream, events[i : i + 3])
+        exporter.close(timeout_s=30)
+        parent = (time.process_time() - started) / n
+        store.close()
+    say(f"run's process CPU per node     {parent * 1e6:8.1f} us (hand-over to the exporter process),")
+    say(f"  {parent / statistics.median(plain_times) * 100:.2f} % of a durable node (target < 3%)")
+    return events
+
+
+def spans_per_kind(chain_events: list[Event]) -> list[Event]:
+    from alicorn.app import open_app
+
+    os.environ.setdefault("ALICORN_NOW", "2026-11-30T08:00:00Z")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.observe.support import run_alarms
+
+    with tempfile.TemporaryDirectory() as home:
+        application = open_app(Path(home))
+        try:
+            ran = run_alarms(application)
+            streams = {s: application.store.read(s) for s in (ran.conversation, ran.run)}
+        finally:
+            application.close()
+    streams["chain"] = chain_events
+    kinds: Counter[str] = Counter()
+    opened: Counter[str] = Counter()
+    marked: Counter[str] = Counter()
+    spans = []
+    for events in streams.values():
+        name = events[0].stream
+        kinds.update(e.kind for e in events)
+        projected = project(name, events)
+        spans.extend(projected)
+        by_seq = {e.seq: e.kind for e in events}
+        opened.update(by_seq[int(s.attributes["alicorn.event.seq"])] for s in projected)  # type: ignore[arg-type]
+        marked.update(ev.name for s in projected for ev in s.events)
+    say(f"{'event kind':24} {'events':>7} {'spans':>6} {'as span events':>15}")
+    for kind, count in sorted(kinds.items()):
+        say(f"{kind:24} {count:7d} {opened[kind]:6d} {marked[kind]:15d}")
+    say(f"{'total':24} {sum(kinds.values()):7d} {sum(opened.values()):6d} {sum(marked.values()):15d}")
+    steps = [s for s in spans if s.operation in ("chat", "execute_tool")]
+    calls = kinds["llm.request"] + kinds["tool.call"]
+    say(f"model and tool steps with a span: {len(steps)} of {calls} ({len(steps) / calls:.0%})")
+    return [e for events in streams.values() for e in events]
+
+
+def clickhouse_load(chain_events: list[Event], copies: int) -> None:
+    from alicorn.observe import clickhouse as ch
+
+    try:
+        db = ch.connect()
+    except Exception as exc:
+        say(f"ClickHouse load: skipped ({exc})")
+        return
+    base = project(chain_events[0].stream, chain_events)
+    spans = []
+    for i in range(copies):  # distinct traces, as many runs would make
+        spans.extend(type(s)(f"{i:08x}{s.trace_id[8:]}", *[getattr(s, f) for f in s.__slots__[1:]]) for s in base)
+    started = time.perf_counter()
+    rows = ch.rows(spans)
+    import json
+
+    encoded = [json.dumps(r) for r in rows]
+    encode_s = time.perf_counter() - started
+    started = time.perf_counter()
+    written = ch.load(db, spans)
+    load_s = time.perf_counter() - started
+    counted = ch.select(db, "SELECT count() AS n FROM otel.otel_traces")[0]["n"]
+    db.close()
+    say(f"rows encoded (baseline)       {len(encoded) / encode_s:10.0f} rows/s")
+    say(f"ClickHouse load (chdb)        {written / load_s:10.0f} rows/s ({written} rows, {counted} counted back)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="N=200 and 3 pairs")
+    parser.add_argument("-n", type=int, default=1000, help="nodes per chain")
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--copies", type=int, default=100, help="chain traces loaded into ClickHouse")
+    parser.add_argument("--thread", action="store_true", help="also measure the in-process (thread) exporter")
+    args = parser.parse_args(argv)
+    n, reps = (200, 3) if args.quick else (args.n, args.reps)
+    collector = subprocess.Popen([sys.executable, "-c", COLLECTOR], stdout=subprocess.PIPE, text=True)
+    try:
+        assert collector.stdout is not None
+        endpoint = f"http://127.0.0.1:{collector.stdout.readline().strip()}"
+        say(f"# live export overhead (chain of {n} durable no-op nodes, {reps} pairs, collector {endpoint})")
+        with tempfile.TemporaryDirectory() as root:
+            events = overhead(Path(root), n, reps, endpoint, "process")
+        if args.thread:
+            say()
+            say("# the same with the exporter on a thread of the run's process (stores without a journal file)")
+            with tempfile.TemporaryDirectory() as root:
+                overhead(Path(root), n, reps, endpoint, "thread")
+        say()
+        say("# spans per event kind (a chain run and the alarms request through Norbi Core)")
+        spans_per_kind(events)
+        say()
+        say(f"# ClickHouse load ({args.copies} chain traces)")
+        clickhouse_load(events, args.copies)
+    finally:
+        collector.terminate()
+        collector.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Traces of a stream after the fact, and the wiring of live export.
+
+`trace(store, ID)` projects a run or a conversation; a conversation's trace also carries the runs it started (each
+its own trace, linked from the conversation's `invoke_workflow` span), so `alicorn trace CONV` draws them under it.
+`export_trace` sends those spans (and their metrics) to an OTLP/HTTP collector; `start_live` follows a store.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from opentelemetry.sdk.metrics import MeterProvider
+
+from alicorn import __version__
+from alicorn.journal.sqlite import SQLiteStore
+from alicorn.journal.store import JournalStore
+from alicorn.observe.errors import ObserveError
+from alicorn.observe.live import LiveExporter, LiveStats
+from alicorn.observe.metrics import SpanMetrics
+from alicorn.observe.otlp import OtlpSpanSink
+from alicorn.observe.process import ProcessExporter
+from alicorn.observe.projector import project
+from alicorn.observe.semconv import RUN
+from alicorn.observe.settings import ObserveSettings
+from alicorn.observe.spans import SpanRecord
+from alicorn.observe.wiring import live_parts, meter_provider
+
+#: The OTLP exporters log each failed attempt; Alicorn counts failures and says them once, so their logs stay quiet.
+for _name in ("opentelemetry.exporter.otlp", "opentelemetry.exporter", "opentelemetry.sdk.metrics"):
+    logging.getLogger(_name).addHandler(logging.NullHandler())
+    logging.getLogger(_name).propagate = False
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The spans of one stream and, for a conversation, of the runs it linked (stream -> spans, in that order)."""
+
+    root: str
+    streams: dict[str, list[SpanRecord]] = field(default_factory=dict)
+
+    @property
+    def spans(self) -> list[SpanRecord]:
+        return [span for spans in self.streams.values() for span in spans]
+
+
+def trace(store: JournalStore, stream: str, *, content: bool = False) -> Trace:
+    """The trace of a run or conversation; UnknownStreamError when the journal has no such stream."""
+    store.require(stream)
+    spans = project(stream, store.read(stream), content=content)
+    streams = {stream: spans}
+    for span in spans:
+        run = span.attributes.get(RUN)
+        if span.links and isinstance(run, str) and run not in streams and store.head(run) is not None:
+            streams[run] = project(run, store.read(run), content=content)
+    return Trace(stream, streams)
+
+
+def export_trace(found: Trace, endpoint: str, *, timeout_s: float = 5.0) -> int:
+    """Send a trace's spans and their metrics to `endpoint`; the number of spans sent. ObserveError when the
+    collector cannot be reached or refuses them (nothing in the journal changes either way)."""
+    sink = OtlpSpanSink(endpoint, timeout_s=timeout_s)
+    try:
+        spans = found.spans
+        if not sink.send(spans):
+            raise ObserveError(
+                f"the collector at {sink.url} did not take the {len(spans)} span(s) of {found.root} (unreachable, "
+                "or it answered with an error); check that it listens for OTLP over HTTP there"
+            )
+    finally:
+        sink.close()
+    provider = meter_provider(endpoint, timeout_s=timeout_s)
+    SpanMetrics(provider.get_meter("alicorn.observe", __version__)).record(spans)
+    provider.shutdown(timeout_millis=int(timeout_s * 1000))
+    return len(spans)
+
+
+class LiveExport:
+    """Live export as the app holds it (in a child process, or a thread for journals without a file), closed
+    (flushed, bounded) with the app."""
+
+    def __init__(self, exporter: LiveExporter | ProcessExporter, provider: MeterProvider | None = None) -> None:
+        self.exporter = exporter
+        self.provider = provider
+
+    def close(self) -> LiveStats:
+        stats = self.exporter.close()
+        if self.provider is not None:
+            self.provider.shutdown(timeout_millis=1000)
+        return stats
+
+
+def start_live(settings: ObserveSettings, store: JournalStore, *, metrics: bool = True) -> LiveExport | None:
+    """Follow `store` and export as it appends, when `settings` name an endpoint; None otherwise. A journal file
+    (SQLite) is exported from a child process; any other store from a thread of this one."""
+    if settings.endpoint is None:
+        return None
+    path = getattr(store, "path", None)
+    if isinstance(store, SQLiteStore) and isinstance(path, Path):
+        return LiveExport(ProcessExporter(store, path, settings, metrics=metrics).start())
+    exporter, provider = live_parts(settings, store, metrics=metrics)
+    return LiveExport(exporter.start(), provider)

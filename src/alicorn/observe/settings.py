@@ -1,0 +1,101 @@
+"""When live export is on, and where to: `[observe]` in alicorn.toml, else the OpenTelemetry environment.
+
+    [observe]
+    endpoint = "http://localhost:4318"   # OTLP over HTTP (base URL; /v1/traces and /v1/metrics are added)
+    live = true                          # false: never export while running, whatever the environment says
+    content = false                      # true: spans carry references (STREAM#SEQ) to prompts and outputs
+    queue = 1024                         # journal appends held for the exporter before new ones are dropped
+    timeout_s = 2.0                      # how long one export may wait for the collector
+
+Without an endpoint there, `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) turns it on.
+Nothing here may stop a run: a section that cannot be used is said once on stderr and export stays off.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from alicorn.observe.endpoint import endpoint_url
+from alicorn.observe.errors import ObserveError
+
+SECTION = "observe"
+_KEYS = {"endpoint", "live", "content", "queue", "timeout_s"}
+
+
+@dataclass(frozen=True)
+class ObserveSettings:
+    """Live export's settings; `endpoint` None means off."""
+
+    endpoint: str | None = None
+    content: bool = False
+    queue: int = 1024
+    timeout_s: float = 2.0
+    source: str = ""
+
+
+def home_settings(home: Path, environ: Mapping[str, str] | None = None) -> ObserveSettings:
+    """The home's settings for a command that runs: a configuration that cannot be used is said once on stderr
+    and leaves export off, so it never stops a run."""
+    try:
+        return read_settings(home, environ)
+    except ObserveError as exc:
+        print(f"alicorn: warning: live trace export is off: {exc}", file=sys.stderr)
+        return ObserveSettings()
+
+
+def read_settings(home: Path, environ: Mapping[str, str] | None = None) -> ObserveSettings:
+    """The home's settings; ObserveError naming the file or variable when they cannot be used as written."""
+    env = os.environ if environ is None else environ
+    section = _section(home / "alicorn.toml")
+    unknown = set(section) - _KEYS
+    if unknown:
+        raise ObserveError(
+            f"{home / 'alicorn.toml'}: [observe] has unknown key(s) {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(sorted(_KEYS))}"
+        )
+    content = _typed(section, "content", bool, False)
+    queue = _typed(section, "queue", int, 1024)
+    timeout = float(_typed(section, "timeout_s", (int, float), 2.0))
+    if not 1 <= queue <= 1_000_000 or not 0 < timeout <= 60:
+        raise ObserveError(f"{home / 'alicorn.toml'}: [observe] queue must be 1-1000000 and timeout_s 0-60 seconds")
+    if not _typed(section, "live", bool, True):
+        return ObserveSettings(None, content, queue, timeout, "alicorn.toml (live = false)")
+    if "endpoint" in section:
+        endpoint, source = _typed(section, "endpoint", str, ""), f"{home / 'alicorn.toml'} [observe] endpoint"
+    elif env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+        endpoint, source = env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"], "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+    elif env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        endpoint, source = env["OTEL_EXPORTER_OTLP_ENDPOINT"], "OTEL_EXPORTER_OTLP_ENDPOINT"
+    else:
+        return ObserveSettings(None, content, queue, timeout)
+    try:
+        endpoint_url(endpoint)
+    except ObserveError as exc:
+        raise ObserveError(f"{source}: {exc}") from None
+    return ObserveSettings(endpoint, content, queue, timeout, source)
+
+
+def _section(path: Path) -> dict[str, object]:
+    try:
+        if not path.exists():
+            return {}
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ObserveError(f"{path} cannot be read for [observe] ({exc})") from None
+    section = doc.get(SECTION, {})
+    if not isinstance(section, dict):
+        raise ObserveError(f"{path}: [observe] must be a table")
+    return section
+
+
+def _typed(section: Mapping[str, object], key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+    value = section.get(key, default)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ObserveError(f"alicorn.toml: [observe] {key} = {value!r} is not a {getattr(kind, '__name__', kind)}")
+    return value

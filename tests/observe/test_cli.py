@@ -1,0 +1,87 @@
+"""`alicorn trace`: the waterfall, JSON, export to a real loopback collector, and its refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from alicorn.cli import app
+from alicorn.observe.spans import trace_id_of
+from tests.observe.conftest import Journal
+from tests.observe.receiver import receiving
+
+runner = CliRunner()
+
+
+def _trace(journal: Journal, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["trace", *args, "--home", str(journal.home)], env={"COLUMNS": "200"})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_the_waterfall_draws_every_span_under_its_parent(journal: Journal) -> None:
+    code, out, _ = _trace(journal, journal.ran.conversation)
+    assert code == 0
+    lines = out.splitlines()
+    assert "trace of " + journal.ran.conversation in lines[0] and "25 span(s)" in lines[0]
+    turn = next(i for i, line in enumerate(lines) if line.strip().startswith("invoke_agent norbi"))
+    tool = next(line for line in lines if "execute_tool workspace.write_file" in line)
+    assert "effect local_write, done" in tool
+    assert "allow [permit-within-rights]" in out and "recorded/bundled:smollm2" in out
+    # The run started by the conversation is drawn under the conversation's turn, indented deeper.
+    indent = [len(line) - len(line.lstrip()) for line in lines[turn:] if "policy data.read_csv" in line]
+    assert indent and indent[0] > len(lines[turn]) - len(lines[turn].lstrip())
+
+
+def test_json_lists_the_spans_with_their_ids(journal: Journal) -> None:
+    code, out, _ = _trace(journal, journal.ran.run, "--json")
+    spans = json.loads(out)
+    assert code == 0 and len(spans) == 21
+    assert {s["trace_id"] for s in spans} == {trace_id_of(journal.ran.run)}
+    assert spans[0]["depth"] == 0 and spans[0]["attributes"]["alicorn.status"] == "succeeded"
+
+
+def test_export_sends_the_trace_to_a_collector(journal: Journal) -> None:
+    with receiving() as (url, got):
+        code, _, err = _trace(journal, journal.ran.conversation, "--export", "--endpoint", url)
+        names = sorted(s.name for s in got.spans)
+    assert code == 0 and f"sent 25 span(s) of {journal.ran.conversation}" in err + _
+    assert names.count("execute_tool records.filter") == 2 and len(names) == 25
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--export", "--endpoint", "collector:4318"], "the OTLP endpoint 'collector:4318' is not an http(s) URL"),
+        (["--export"], "--export needs a collector: pass --endpoint URL"),
+        (["--export", "--endpoint", "http://127.0.0.1:9", "--timeout", "0.5"], "did not take the 21 span(s)"),
+    ],
+)
+def test_refusals_are_one_sentence_and_exit_1(journal: Journal, args: list[str], said: str) -> None:
+    before = [e.line for e in journal.store.read(journal.ran.run)]
+    code, out, err = _trace(journal, journal.ran.run, *args)
+    assert code == 1 and said in err and "Traceback" not in out + err
+    assert [e.line for e in journal.store.read(journal.ran.run)] == before
+
+
+def test_an_unknown_stream_is_named(journal: Journal) -> None:
+    code, _, err = _trace(journal, "run-nope")
+    assert code == 1 and "run-nope" in err
+
+
+def test_clickhouse_loads_the_trace_into_an_embedded_database(journal: Journal, tmp_path: Path) -> None:
+    # chdb allows one database path per process: the command and the check each run in their own.
+    where = tmp_path / "ch"
+    env = {**os.environ, "COLUMNS": "200"}
+    command = [sys.executable, "-c", "from alicorn.cli import main; main()", "trace", journal.ran.conversation,
+               "--home", str(journal.home), "--clickhouse", str(where)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0 and f"loaded 25 span(s) of {journal.ran.conversation}" in done.stdout
+    check = "from chdb import session; print(session.Session(%r).query('SELECT count() FROM otel.otel_traces', 'CSV'))"
+    counted = subprocess.run([sys.executable, "-c", check % str(where)], capture_output=True, text=True, timeout=120)
+    assert counted.stdout.strip() == "25"
