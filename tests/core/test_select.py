@@ -209,3 +209,16 @@ def test_the_template_a_request_names_is_still_chosen(text: str, workflow: str) 
     from alicorn.packs.catalog import bundled_workflows
 
     assert WorkflowSelector(bundled_workflows()).select(text, None).workflow == workflow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The evacuation drill went fine, everyone was out in three minutes. Write a short summary for the safety file.",
+        "The boiler restart took 20 minutes this morning. Write a short summary for the maintenance file.",
+    ],
+)
+def test_a_duration_is_not_a_meetings_minutes(text: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow != "notes"

@@ -145,7 +145,7 @@ class WorkflowSelector:
                 error,
             )
 
-        topic = _without_topics(text)
+        topic = _without_durations(_without_topics(text))
         named = {w: found for w in self.workflows if (found := self.workflows[w].named_in(topic))}
         named = {w: found for w, found in named.items() if not _only_the_verb(found, topic)}
         if not named and any(w.named_in(text) for w in self.workflows.values()):
@@ -253,6 +253,27 @@ def _without_topics(text: str) -> str:
             skip = 4
             continue
         kept.append(word)
+    return " ".join(kept)
+
+
+#: Number words before a unit of time: "three minutes" is a duration, not a meeting's minutes.
+_NUMBER_WORDS = set(
+    "a an one two three four five six seven eight nine ten fifteen twenty thirty few several couple "
+    "jedna dwie dwóch trzy cztery pięć sześć dziesięć kilka kilkanaście "
+    "одна две три четыре пять шесть десять пятнадцать двадцать несколько пару".split()
+)
+_DURATION_UNITS = ("minute", "minut", "минут")
+
+
+def _without_durations(text: str) -> str:
+    """`text` without a unit of time after a number ("out in three minutes", "w 5 minut", "за десять минут"), whose
+    word a template may claim in another sense (the minutes of a meeting)."""
+    words = text.split()
+    kept = [
+        w
+        for i, w in enumerate(words)
+        if not (w.startswith(_DURATION_UNITS) and i and (words[i - 1].isdigit() or words[i - 1] in _NUMBER_WORDS))
+    ]
     return " ".join(kept)
 
 

@@ -93,7 +93,7 @@ _EN_VERBS = set(
     "import print edit rewrite format split group rank pick choose select identify detect verify validate "
     "assess evaluate reconcile produce turn stop start open close keep take bring do remember forget hesitate wait "
     "hold postpone delay avoid skip go figure triage pull drop spin dig grab fetch ping sync rerun debug jot scan "
-    "tidy whip sum chase crunch dump".split()
+    "tidy whip sum chase crunch dump restart reboot remind".split()
 )
 _PL_VERBS = set(
     "przygotuj zrób zrob znajdź znajdz sprawdź sprawdz pokaż pokaz napisz zbuduj stwórz stworz usuń usun wyślij "
@@ -143,6 +143,11 @@ _LEAD = set("please ok okay now so and then proszę dobrze teraz więc пожа�
 #: A negation before the imperative it governs ("Nie publikuj…", "Не забудь…", "Never delete…").
 _NEGATED_LEAD = {"don't", "dont", "never", "nie", "nigdy", "не", "никогда"}
 #: An English request may open with a phrase of time or place before its verb ("On Monday prepare…").
+#: Verbs that command only with their particle ("work out", "draw up"); "Work was fine" is no request.
+_PHRASAL = {"work", "draw", "line", "round", "sort", "set", "pull", "put", "write", "look", "type", "map", "ring"}
+_PARTICLES = {"out", "up", "together", "down", "through"}
+#: "…, just list the invoices", "…, then send": an adverb before the verb of the second clause.
+_ADVERBS = {"just", "then", "simply", "only", "also", "and", "please"}
 _EN_LEAD_PHRASE = set("on in at by for from after before during next this tomorrow today tonight first".split())
 _WORD = re.compile(r"[^\W\d_][\w'-]*", re.UNICODE)
 
@@ -201,13 +206,15 @@ def imperative_start(text: str, language: str | None = None) -> bool:
         return False
     if _imperative(words[0], language, True):
         return True
+    if language == "en" and words[0] in _PHRASAL and words[1:2] and words[1] in _PARTICLES:
+        return True  # "Work out two rota options", "Draw up a schedule of payments"
     known = _EN_VERBS if language == "en" else _PL_VERBS if language == "pl" else _RU_VERBS
     if language == "en" and words[0] in _EN_LEAD_PHRASE and any(w in known for w in words[1:5]):
         return True  # "On Monday prepare the schedule", "Tomorrow send the notes"
     if language == "en":
         # "From the conversation, prepare…": an English verb after a leading phrase, but not a noun like "report".
         head = re.split(r"[,:;]", text, maxsplit=1)
-        after = [w.lower() for w in _WORD.findall(head[1])][:1] if len(head) > 1 else []
+        after = [w.lower() for w in _WORD.findall(head[1]) if w.lower() not in _ADVERBS][:1] if len(head) > 1 else []
         return bool(after) and after[0] in known
     return any(w in known for w in words[1:])
 

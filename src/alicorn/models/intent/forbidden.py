@@ -6,15 +6,26 @@ Both readers share `lexicon`'s vocabulary; this module is the one that uses them
 
 from __future__ import annotations
 
+from alicorn.models.intent.fallback import embedded_readings
+from alicorn.models.intent.idioms import judged
 from alicorn.models.intent.langid import identify
 from alicorn.models.intent.lexicon import ForbiddenAction, chain_readings, words_of
 from alicorn.models.intent.prohibitive import constructions, kept_spans
 from alicorn.plan.dsl import EffectClass
 
 
-def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction]:
+def read_actions(text: str, language: str | None = None, *, embedder: bool = True) -> list[ForbiddenAction]:
     """Every reading of an action in `text`, in order of appearance: the forbidding ones (`forbids`) and those a
-    double negation lifted ("don't forget to send"), each with its words."""
+    double negation lifted ("don't forget to send"), each with its words. With `embedder`, a negated command whose
+    verb no class claims goes to `fallback` (nearest effect class by meaning)."""
+    found = positioned_readings(text, language, embedder=embedder)
+    return settle([reading for _, reading in found], [position for position, _ in found])
+
+
+def positioned_readings(
+    text: str, language: str | None = None, *, embedder: bool = True
+) -> list[tuple[int, ForbiddenAction]]:
+    """(token position, reading) for every reading, sorted by position (see `read_actions`)."""
     words = words_of(text)
     language = language or identify(text).language
     found = chain_readings(words, language)
@@ -23,8 +34,15 @@ def read_actions(text: str, language: str | None = None) -> list[ForbiddenAction
     found = [item for item in found if not any(a <= item[0] < b for a, b in kept)]
     # the forms said without a negation scope over the action (delegation, a kept state, confinement, …)
     found.extend(constructions(words, language))
+    # judgements on an action ("off the table", "Mark's job", "nothing gets installed or run") read its word more
+    # closely than a chain does ("run on either machine" is code, not a device): at their positions they win
+    verdicts = judged(words, language)
+    claimed = {position for position, _ in verdicts}
+    found = [item for item in found if item[0] not in claimed] + verdicts
+    if embedder:
+        found.extend(embedded_readings(words, language, {position for position, _ in found}))
     found.sort(key=lambda item: item[0])
-    return settle([reading for _, reading in found], [position for position, _ in found])
+    return found
 
 
 def settle(readings: list[ForbiddenAction], positions: list[int]) -> list[ForbiddenAction]:

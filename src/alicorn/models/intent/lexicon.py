@@ -180,13 +180,14 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "odpisz", "odpisyw", "kontakt", "powiadam", "powiadom",
         "dzwoń", "dzwon", "отправ", "отсыл", "отошл", "посыл", "пошли", "пересыл", "перешл", "рассыл", "разошл",
         "подел", "делис", "сообщ", "уведом", "звон", "пиши", "писать", "отвеч", "ответь", "мейл", "письм",
+        "разосл", "присл", "!скинь", "!скинуть", "!скидыв", "!podeślij", "!podsył", "!podsyl",
 ),
     "installation": (
         "install", "reinstal", "deploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back", "instal",
         "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
         "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "выкат", "выкатыв", "обнов", "!ставь",
         "!ставит", "!ставл",
-        "!поставь", "!поставит", "!поставл",
+        "!поставь", "!поставит", "!поставл", "выкач",
 ),
     "physical": (
         "unlock", "=actuate", "=dispense", "=power", "=arm", "=disarm", "uzbrój", "uzbroj", "rozbrój", "rozbroj",
@@ -197,18 +198,24 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "modify", "=change", "=edit", "overwrite", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
         "edytuj", "edyt", "nadpis", "usuw", "usuń", "zapisuj", "zapisz", "измен", "меняй", "менять", "редакт",
         "перезапис", "удал", "сохран", "записыв", "запиш",
+        # removal, moving and fixing, both aspects in pl/ru ("kasuj/skasuj", "przenoś/przenieś", "стирай/сотри")
+        "=remove", "=rename", "=erase", "=wipe", "=purge", "=fix", "fixes", "kasuj", "kasow", "!skasuj", "!skasow",
+        "!przenieś", "!przenies", "!przenoś", "!przenos", "przesuw", "przesuń", "!wymaż", "!wymaz", "napraw",
+        "poprawk", "!сотри", "!стира", "!стере", "перемещ", "перемест", "переимен", "правк", "исправ",
 ),
 }
 #: Words that are physical only with a physical object nearby ("open the door", "otwórz bramę", "lock the gates",
 #: "trigger the siren", "zablokuj bramę", "запусти сирену"): operating a device.
 _PHYSICAL_OPEN = (
     "open", "=close", "=shut", "=turn", "=switch", "=trigger", "=activate", "=deactivate", "=sound", "=set", "=lock",
-    "=block", "=raise", "=lower", "=start", "=run", "=arm", "=disarm", "=engage", "=cut",
+    "=block", "=raise", "=lower", "=start", "=run", "=arm", "=disarm", "=engage", "=cut", "=restart", "=reboot",
     "otwier", "otwór", "otworz", "uruchom", "urucham", "zamyk", "zamkn", "blok", "aktyw", "odpal", "uzbr", "rozbr",
     "załącz", "zalacz",
     "podnie", "opuść", "opuszcz", "zatrzas",
     "открыв", "открой", "откры", "закрой", "закры", "запир", "запри", "запер", "блок", "запуск", "запуст", "активир",
     "подним", "подними", "опуск", "опусти", "вруб", "выруб",
+    # steering a device: "nie steruj szlabanem", "don't operate the pumps", "не управляй воротами"
+    "sterow", "steruj", "=control", "=operate", "obsługuj", "управля", "управл",
 )
 _PHYSICAL_OBJECTS = (
     "door", "gate", "lock", "window", "valve", "camera", "kamer", "камер", "barrier", "garage", "heating", "light",
@@ -223,6 +230,8 @@ _PHYSICAL_OBJECTS = (
     "компрессор", "задвижк", "вентилятор", "конвейер", "thermostat", "termostat", "термостат", "ventilation",
     "wentylacj", "вентиляц", "freezer", "fridge", "zamrażark", "chłodziark", "lodówk", "морозильн", "холодильник",
     "klimatyzac", "кондиционер",
+    # climate devices as families: "the cooling units", "chłodnie", "холодильные камеры", "the vents", "wywietrzniki"
+    "cooling", "chłodni", "холодильн", "=vent", "wywietrzn", "форточк",
 )
 #: Nominal negations: "no sirens", "żadnych syren", "никаких сирен", "without locking the doors".
 _NOMINAL = {
@@ -316,11 +325,13 @@ _CODE_OBJECTS = (
 _PLACING = (
     "=put", "=post", "=upload", "=hang", "=pin", "=place", "=stick", "wrzuc", "wrzuć", "wstaw", "umieść", "umiesc",
     "umieszcz", "powieś", "powies", "вешат", "вешай", "вешаем", "повес", "повеш", "залей", "залить",
+    "wiesza", "wieszaj", "przypin", "przypnij", "przyczep", "naklej", "приклеи", "приклей", "прикреп",
     "закин", "выложи", "выклад",
 )
 _VENUES = (
     "website", "=site", "=web", "=page", "homepage", "intranet", "=board", "noticeboard", "=wiki", "portal", "=blog",
     "stron", "witryn", "tablic", "portal", "=wiki", "сайт", "страниц", "интранет", "доск", "вики", "портал", "блог",
+    "стенд", "=stand", "gablot",
 )
 # fmt: on
 
@@ -350,7 +361,7 @@ def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES)
     """A venue everyone reads within the clause around `index` ("on the website", "na stronę", "на доску"), or
     another kind of place (`venues`)."""
     start = next(
-        (k + 1 for k in range(index - 1, max(-1, index - 5), -1) if words[k] in _CLAUSE_BREAK), max(0, index - 4)
+        (k + 1 for k in range(index - 1, max(-1, index - 8), -1) if words[k] in _CLAUSE_BREAK), max(0, index - 7)
     )
     end = next(
         (k for k in range(index + 1, min(len(words), index + 6)) if words[k] in _CLAUSE_BREAK),
@@ -478,15 +489,19 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return None
     if _whole(_PLACING, word) and _venue_near(words, index, _CHATS):
         return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
-    if _whole(_UPDATING, word) and _venue_near(words, index, _SERVERS):
-        return "installation"  # "update the app on the server"
+    if (_whole(_UPDATING, word) or _whole(_PLACING, word)) and _venue_near(words, index, _SERVERS):
+        return "installation"  # "update the app on the server", "wrzucę na produkcję"
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
             return None if _is_past(word) else effect
     window = words[index + 1 : index + 5]
     window = window[: next((k for k, w in enumerate(window) if w in _CLAUSE_BREAK), len(window))]
     if any(_stem_match(stem, word) for stem in _PHYSICAL_OPEN):
-        if any(_device(w) for w in window):
+        # the device after the verb, or fronted before it in its clause ("Ворота не закрывай", "Szlabanem nie steruj")
+        before = words[max(0, index - 4) : index]
+        before = before[next((k + 1 for k in range(len(before) - 1, -1, -1) if before[k] in _CLAUSE_BREAK), 0) :]
+        negated = index > 0 and words[index - 1] in _VERBAL  # "все двери закрыты" describes, it commands nothing
+        if any(_device(w) for w in window) or (negated and any(_device(w) for w in before)):
             return "physical"
         if word in ("turn", "switch") and window[:1] and window[0] in ("on", "off"):
             return "physical"
@@ -603,6 +618,8 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             steps = 0
             continue
         verbal = i == slot and operators[-1] in _VERBAL
+        if verbal and operators[-1] in ("nie", "не") and word[0].isalpha() and _is_past(word):
+            return _Chain(tuple(operators), None, None, 0, i)  # "так и не пришёл, …": a past tense describes
         if _is_action_stem(word):
             effect = action_of(words, i)
             if effect is None or (verbal and operators[-1] in ("nie", "не") and _describes(word)):
@@ -867,7 +884,9 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
         if word not in _SENTENCE_END:
             members.append(index)
             continue
-        if any(words[i] in _STOP_WORDS for i in members):
+        # "you don't have to wait for me before you email": a negated stop word stops nothing
+        stops = [i for i in members if words[i] in _STOP_WORDS]
+        if any(not any(words[k] in _PARTICLES for k in range(max(0, i - 4), i)) for i in stops):
             for i in members:
                 if words[i] in _BEFORE_WORDS:
                     hit = _scan(words, i + 1, 4)

@@ -24,6 +24,7 @@ None of these reads a reminder ("don't forget to publish it") or a negated defer
 from __future__ import annotations
 
 from alicorn.models.intent.lexicon import (
+    _ACTIONS,
     _CLAUSE_BREAK,
     _COORDINATORS,
     _DATA_OBJECTS,
@@ -38,6 +39,7 @@ from alicorn.models.intent.lexicon import (
     _is_past,
     _nearest_action_before,
     _sentences,
+    _stem_match,
     _whole,
     action_of,
 )
@@ -51,8 +53,18 @@ _SELF = {
 _FIRST_EN = {"i", "i'll", "i'd", "i'm", "we", "we'll", "me", "us", "my"}
 _FIRST_RU = {"я", "мы", "буду", "будем"}
 #: "leave it to me", "zostaw mnie", "оставь мне / за мной": the speaker keeps the effect.
-_LEAVE = ("=leave", "zostaw", "pozostaw", "оставь", "оставьте", "оставить")
-_TO_ME = (("to", "me"), ("to", "us"), ("mnie",), ("nam",), ("мне",), ("нам",), ("за", "мной"), ("за", "нами"))
+_LEAVE = (
+    "=leave", "zostaw", "pozostaw", "zachowuj", "zachowam", "оставь", "оставьте",
+    "оставить", "оставляю", "оставлю", "оставим", "оставляем",
+)
+_TO_ME = (
+    ("to", "me"), ("to", "us"), ("mnie",), ("nam",), ("sobie",), ("мне",), ("нам",),
+    ("за", "мной"), ("за", "нами"), ("за", "собой"), ("себе",),
+)
+#: "the rollout I'm keeping for myself": keeping is a delegation only with the speaker's own reflexive ("keep
+#: sending them to me" asks for more sending).
+_KEEP_SELF = ("=keep", "=keeping", "=reserve", "=save")
+_FOR_MYSELF = (("for", "myself"), ("to", "myself"), ("for", "ourselves"))
 #: A kept state: after a verb of keeping or staying, the thing named is not to change.
 _KEEP_STATE = (
     "=leave", "=keep", "=stay", "=remain", "=must", "zostaw", "pozostaw", "zostać", "zostanie", "zostaje", "zostają",
@@ -68,7 +80,17 @@ _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("как", "есть"), ("как", "было"), ("в", "покое"), ("без", "изменений"), ("нетронутым",), ("нетронутыми",),
     ("нетронутой",), ("в", "том", "же", "виде"),
 )
-_DOCUMENTS = (*_DATA_OBJECTS, "=doc", "=docx", "=xlsx", "=csv", "=text", "cennik", "=tekst", "=текст", "прайс")
+#: What an installation changes: "the installed version stays", "obecną wersję zostaw", "текущую версию не трогай".
+_VERSIONS = ("=version", "wersj", "верси")
+_DOCUMENTS = (
+    *_DATA_OBJECTS, "=doc", "=docx", "=xlsx", "=csv", "=text", "cennik", "=tekst", "=текст", "прайс",
+)
+#: Settings and rules are stored data too ("the firewall rules stay as they are", "настройки оставь как есть"),
+#: unless they are a device's ("the thermostat settings": physical).
+_SETTINGS = (
+    "=rules", "=config", "=configuration", "=settings", "reguł", "regul", "konfigurac", "ustawieni", "правил",
+    "настройк", "конфиг",
+)  # fmt: skip
 #: Verbs of handling and of stopping: negated, with a device in their clause, the device is not to be operated.
 _TOUCH = ("touch", "ruszaj", "ruszajcie", "dotykaj", "трогай", "трогайте", "трогать", "касайся", "=tamper", "=mess")
 _HANDLING = (
@@ -101,6 +123,7 @@ _EN_MODALS = {"can", "will", "must", "should", "'ll", "to", "may", "could"}
 #: affirmative verb it says how long to go on ("Отправляй напоминания, пока я не скажу стоп").
 _CONDITION = {
     "once", "when", "if", "after", "po", "jak", "gdy", "kiedy", "jeśli", "когда", "после", "как", "если", "по", "до",
+    "za", "with", "z", "с",
 }
 #: Words of someone's approval: a condition naming one gates the action ("once I give you the go-ahead").
 _APPROVAL = (
@@ -147,6 +170,10 @@ def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenActi
         to_me = _whole(_LEAVE, word) and any(
             tuple(words[j : j + len(p)]) == p for j in range(index + 1, end) for p in _TO_ME
         )
+        to_me = to_me or (
+            _whole(_KEEP_SELF, word)
+            and any(tuple(words[j : j + len(p)]) == p for j in range(index + 1, end) for p in _FOR_MYSELF)
+        )
         if word not in _SELF and not to_me:
             continue
         actions = _actions(words, start, end)
@@ -154,9 +181,16 @@ def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenActi
             owned = actions
         elif any("\u0400" <= ch <= "\u04ff" for ch in word):
             first = any(w in _FIRST_RU for w in words[start:end])
-            owned = [(j, e) for j, e in actions if first or words[j].endswith(("у", "ю"))]
+            # a named action with a first-person verb beside it: "Правки внесу сам" (the noun, then "внесу")
+            verb = any(len(w) > 3 and w.endswith(("у", "ю")) and action_of(words, k) is None for k, w in
+                       enumerate(words[start:end], start) if k != index)  # fmt: skip
+            owned = [(j, e) for j, e in actions if first or words[j].endswith(("у", "ю")) or verb]
         else:
-            first = any(w == "ja" or (w.endswith("ę") and len(w) > 3) for w in words[start:end])
+            # Polish first persons: "-ę" ("wyślę", "naniosę") and "-m" ("wgram", "zrobim" is not Polish; "mam")
+            first = any(
+                w == "ja" or (len(w) > 3 and (w.endswith("ę") or (w.endswith(("am", "em")) and k != index)))
+                for k, w in enumerate(words[start:end], start)
+            )
             owned = actions if first else []
         if language == "en" and word not in ("myself", "ourselves") and not to_me:
             owned = []
@@ -178,11 +212,20 @@ def _named_effects(words: list[str], start: int, end: int) -> list[tuple[int, Ef
             named.append((j, "physical"))
         elif _whole(_VENUES, word):
             named.append((j, "publication"))
-        elif _whole(_SERVERS, word):
+        elif _whole(_SERVERS, word) or _whole(_VERSIONS, word):
             named.append((j, "installation"))
-        elif _whole(_DOCUMENTS, word):
+        elif _whole(_DOCUMENTS, word) or (_whole(_SETTINGS, word) and not any(_device(w) for w in words[start:end])):
             named.append((j, "local_write"))
+        elif (effect := _participle(word)) is not None:
+            named.append((j, effect))  # "the installed version", "opublikowany cennik", "отправленные письма"
     return named
+
+
+def _participle(word: str) -> EffectClass | None:
+    """The effect class of an action's participle ("installed", "zainstalowana", "установленную"), or None."""
+    if not word.endswith(("ed", "an", "any", "ana", "ane", "aną", "ą", "ую", "ый", "ая", "ое", "ые", "ую")):
+        return None
+    return next((e for e, stems in _ACTIONS.items() if any(_stem_match(s, word) for s in stems)), None)
 
 
 def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list[tuple[int, EffectClass]]]]:
@@ -330,8 +373,12 @@ def _approval(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
         )
         if not strong and not speaker:
             continue
-        if word in ("по", "до") and not any(_whole(_APPROVAL, w) for w in words[index + 1 : index + 4]):
-            continue  # "по моей команде", "до проверки", not "по почте … проверь"
+        if word in ("по", "до", "za", "with", "z", "с") and not any(
+            _whole(_APPROVAL, w) for w in words[index + 1 : index + 4]
+        ):
+            continue  # "по моей команде", "до проверки", "za moją zgodą", not "по почте … проверь"
+        if word in ("with", "z", "с") and not (index and words[index - 1] in _ONLY):
+            continue  # "only with my approval", "только с моего разрешения"; a bare "with" describes a manner
         target = _nearest_action_before(words, index, sentence)
         if target is None:
             after = range(index + 1, len(words))  # "Только после согласования с директором публикуй"

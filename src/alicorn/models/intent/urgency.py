@@ -12,6 +12,9 @@ its clauses rather than from an alarm keyword alone.
                    a substance (water, gas, steam, sparks, woda, gaz, вода, газ…) coming out, pouring or dripping in
                    the present tense — "water is dripping from the ceiling", "z sufitu kapie woda", "с потолка
                    капает вода";
+                   fire, gas, an injury, someone trapped or a birth by its family of words ("flames", "ogień",
+                   "пахнет газом", "hit her head … and bleeding", "przygniotło", "придавило", "zaczęła rodzić");
+                   a fire drill or fire safety is no fire;
                    an explicitly unknown person (a stranger, nieznajomy, посторонний…) seen right now ("right now",
                    "właśnie teraz", "прямо сейчас", "!") — "камера фиксирует постороннего прямо сейчас!"
     not now      a danger word under a nominal negation ("no smoke", "no alarms", "żadnych alarmów", "bez dymu",
@@ -31,11 +34,15 @@ from typing import Literal
 
 #: Danger words: an emergency on their own when not negated.
 EMERGENCY = re.compile(
-    r"\b(?:fire|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
+    # a fire drill or fire safety is no fire
+    r"\b(?:fire(?!\s+(?:drill|exercise|safety|extinguisher|door|regulation))|flames|smell(?:s|ing)? (?:of )?gas"
+    r"|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
     r"|(?:is|went|are) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!)"
-    r"|\b(?:pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|ewakuac\w*|awari\w*|padł\w*|nie działa"
+    r"|\b(?:ogień|ognia|płomieni\w*|płonie|płoną|czuć gaz\w*|zapach gazu|śmierdzi gazem"
+    r"|pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|ewakuac\w*|awari\w*|padł\w*|nie działa"
     r"|nie odpowiada|naruszeni\w*)"
-    r"|(?<!\w)(?:пожар\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|эвакуац\w*|авари\w*"
+    r"|(?<!\w)(?:огонь|огня|пламя|пламени|загорел\w*|возгорани\w*|запах газа|пахнет газом"
+    r"|пожар(?!\w*\s+учени)\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|эвакуац\w*|авари\w*"
     r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога)",
     re.IGNORECASE,
 )
@@ -44,11 +51,16 @@ EMERGENCY = re.compile(
 MEDICAL = re.compile(
     r"\b(?:collaps\w*|unconscious|unresponsive|(?:isn't|is not|not|stopped) (?:breathing|responding|moving)"
     r"|fainted|passed out|seizure\w*|convuls\w*|(?:is|are|he's|she's) bleeding|choking|heart attack"
-    r"|can't (?:breathe|get up)|cannot (?:breathe|get up)|turned blue)\b"
+    r"|can't (?:breathe|get up)|cannot (?:breathe|get up)|turned blue"
+    # injuries, being trapped, a birth: "hit her head … bleeding", "pinned under a pallet", "went into labour"
+    r"|hit (?:his|her|their) head|and bleeding|pinned (?:under|by)|trapped under|crushed by|(?:went|is) into labou?r"
+    r"|waters? (?:has |have )?broken)\b"
     r"|\b(?:zemdla\w*|zemdlał\w*|zasłab\w*|nieprzytomn\w*|stracił\w* przytomność|nie oddycha|nie reaguje"
-    r"|krwawi\w*|drgawk\w*|dusi się|nie może wstać|zawał\w*|posinia\w*|sini\w* się)"
+    r"|krwawi\w*|drgawk\w*|dusi się|nie może wstać|zawał\w*|posinia\w*|sini\w* się"
+    r"|przygniot\w*|przygniecion\w*|uderzył\w* się w głowę|zaczęła rodzić|rodzi(?!\w)|odeszły (?:jej )?wody)"
     r"|(?<!\w)(?:без сознания|потерял\w* сознание|не дышит|почти не дышит|судорог\w*|посинел\w*|кровотечени\w*"
-    r"|истекает кровью|задыха\w*|стало плохо|не реагирует|не может встать|инфаркт\w*|инсульт\w*)",
+    r"|истекает кровью|задыха\w*|стало плохо|не реагирует|не может встать|инфаркт\w*|инсульт\w*"
+    r"|придавил\w*|зажало|рожает|начались роды|отошли воды|ударил\w* головой|не может вытащить)",
     re.IGNORECASE,
 )
 #: Someone who should not be there is inside, or is crossing a fence: "кто-то есть внутри", "ktoś jest w środku",
