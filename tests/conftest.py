@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 import alicorn.clock
+from tests.pgserver import pg_server, pg_url  # noqa: F401 - the session's PostgreSQL, for every folder
 
 #: The day every test without a clock of its own lives in (the bundled samples' "yesterday" is 2026-11-29).
 TEST_NOW = "2026-11-30T08:00:00Z"

@@ -13,6 +13,7 @@ from alicorn.anvil.terms import PROJECT_PATTERN
 from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.errors import AlicornError
 from alicorn.journal.sqlite import SQLiteStore
+from alicorn.journal.store import JournalStore
 from alicorn.observe.settings import home_settings
 from alicorn.ops.builtin import builtin_registry, table_operations
 from alicorn.ops.memory import memory_operations
@@ -33,7 +34,8 @@ class App:
     """An Alicorn home directory: `journal.db` (the journal) and `workspaces/RUN/` (files runs write)."""
 
     home: Path
-    store: SQLiteStore
+    #: The journal: the home's SQLite file, or the PostgreSQL database `[journal] url` names.
+    store: JournalStore
     registry: Registry
     config: Config = field(default_factory=Config)
     #: The external MCP servers' sessions and tools (None when alicorn.toml names none: nothing was started).
@@ -141,8 +143,7 @@ def open_app(
     except ValueError as exc:
         raise ConfigError(f"the configured operations do not fit together: {exc}") from None
     observe = home_settings(home) if not read_only else None  # read before the journal is touched; never raises
-    path = journal if journal is not None else home / "journal.db"
-    store = SQLiteStore(path, create=create and not read_only, read_only=read_only)
+    store = _open_journal(home, config, journal, create=create, read_only=read_only)
     store.secrets = home_secrets(home)  # redacted from every event this home journals
     mcp = None
     try:
@@ -161,7 +162,19 @@ def open_app(
         raise
 
 
-def _import_mcp(config: Config, store: SQLiteStore, registry: Registry, *, started: bool) -> McpImport:
+def _open_journal(home: Path, config: Config, journal: Path | None, *, create: bool, read_only: bool) -> JournalStore:
+    """`journal` if given, else the PostgreSQL journal `[journal] url` names, else `<home>/journal.db`."""
+    if journal is None and config.journal_url is not None:
+        from alicorn.journal.postgres import PostgresJournalStore  # psycopg only for homes that use it
+
+        return PostgresJournalStore(
+            config.journal_url, schema=config.journal_schema, create=create and not read_only, read_only=read_only
+        )
+    path = journal if journal is not None else home / "journal.db"
+    return SQLiteStore(path, create=create and not read_only, read_only=read_only)
+
+
+def _import_mcp(config: Config, store: JournalStore, registry: Registry, *, started: bool) -> McpImport:
     """Start the configured MCP servers and register their pinned tools (alicorn.mcp.importer); a server that
     cannot be used is said on stderr and left out, and everything else goes on. Read-only (`started=False`): the
     pinned tools from the journal, nothing started, so a replay has the registry its run had."""

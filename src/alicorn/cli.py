@@ -386,7 +386,7 @@ def resume(
     application = _open(home)
     before = fold(application.store.read(run_id), run_id)
     if not before.run_id or not before.plan:
-        _fail(f"no run {run_id!r} in {application.store.path}; `alicorn runs` lists the runs")
+        _fail(f"no run {run_id!r} in {application.store.location}; `alicorn runs` lists the runs")
     with Progress(len(before.nodes), enabled=not quiet) as progress:
         executor = application.executor(Path(before.data_root), on_events=progress.update)
         state = executor.resume(
@@ -634,7 +634,7 @@ def verify(
     if report.damage:
         bad = f"; {len(report.problems)} stream(s) failed verification" if report.problems else ""
         _fail(
-            f"{store.path} is damaged (where, above): {report.events} event(s) of {report.streams} stream(s) could "
+            f"{store.location} is damaged (where, above): {report.events} event(s) of {report.streams} stream(s) could "
             f"still be read and were checked{against}{bad}. Nothing was changed; restore the journal from a backup "
             "(keep this copy for forensics).",
             EXIT_ENVIRONMENT,

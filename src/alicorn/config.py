@@ -10,6 +10,10 @@
     [mcp.servers.time]   # an external MCP server whose tools become operations (see alicorn.mcp.settings)
     command = ["python", "-m", "mcp_server_time"]
 
+    [journal]        # where the journal lives (default: <home>/journal.db, SQLite)
+    url = "postgresql://alicorn:PASSWORD@db.example:5432/alicorn"   # a PostgreSQL journal, for many machines
+    schema = "public"                        # the schema of its journal_* tables (optional)
+
     [projects.ops]   # a project's data: where its files may come from, and its standing data sources
     roots = ["/srv/ops"]                     # paths a request may name (default: the folder Alicorn runs in)
     [projects.ops.data]
@@ -41,8 +45,8 @@ class ConfigError(AlicornError):
     """The operator's configuration cannot be used as written."""
 
 
-#: The sections alicorn.toml may have ([observe]: alicorn.observe.settings).
-SECTIONS = ("operations", "anvil", "data", "projects", "mcp", "observe")
+#: The sections alicorn.toml may have ([observe]: alicorn.observe.settings; [journal]: where the journal lives).
+SECTIONS = ("operations", "anvil", "data", "projects", "mcp", "observe", "journal")
 #: How deeply alicorn.toml may nest tables and arrays (its real sections need four levels at most).
 MAX_DEPTH = 32
 
@@ -63,6 +67,10 @@ class Config:
     projects: dict[str, ProjectData] = field(default_factory=dict)
     #: External MCP servers by name (`[mcp.servers.NAME]`); empty: none is started.
     mcp_servers: dict[str, ServerSettings] = field(default_factory=dict)
+    #: `[journal] url`: a PostgreSQL journal instead of `<home>/journal.db`; None: the home's SQLite file.
+    journal_url: str | None = None
+    #: `[journal] schema`: the PostgreSQL schema of the journal's tables.
+    journal_schema: str = "public"
 
 
 def load_config(home: Path) -> Config:
@@ -109,7 +117,32 @@ def load_config(home: Path) -> Config:
         servers = parse_mcp(doc["mcp"]) if "mcp" in doc else {}
     except ValueError as exc:
         raise ConfigError(f"{path}: {exc}; see docs/mcp.md") from None
-    return Config(operation_modules=list(modules), anvil=anvil, data=data, projects=projects, mcp_servers=servers)
+    journal_url, journal_schema = _journal(doc.get("journal", {}), path)
+    return Config(
+        operation_modules=list(modules),
+        anvil=anvil,
+        data=data,
+        projects=projects,
+        mcp_servers=servers,
+        journal_url=journal_url,
+        journal_schema=journal_schema,
+    )
+
+
+def _journal(section: dict[str, object], path: Path) -> tuple[str | None, str]:
+    """`[journal] url` and `schema`; the URL is checked when the journal is opened (it names the fix then)."""
+    unknown = set(section) - {"url", "schema"}
+    if unknown:
+        raise ConfigError(f"{path}: [journal] has unknown key(s) {', '.join(sorted(unknown))}; known: url, schema")
+    url, schema = section.get("url"), section.get("schema", "public")
+    if url is not None and not (isinstance(url, str) and url.split("://", 1)[0] in ("postgresql", "postgres")):
+        raise ConfigError(
+            f"{path}: [journal] url must be a PostgreSQL URL, postgresql://USER@HOST:5432/DATABASE with the password "
+            "after USER and a colon (leave it out for the home's SQLite journal.db)"
+        )
+    if not isinstance(schema, str):
+        raise ConfigError(f'{path}: [journal] schema must be a string like "public"')
+    return url, schema
 
 
 def _check_values(doc: dict[str, object], path: Path) -> None:

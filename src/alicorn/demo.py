@@ -46,7 +46,7 @@ def run_demo(home: Path, *, record: bool = False) -> int:
         core = Norbi(application, bundled_workflows(), models=access, clock=PinnedClock(AS_OF), samples=True)
         console.print(f"[bold]request:[/] {UTTERANCE}")
         console.print(f"models: {access.source}")
-        console.print(f"journal: {application.store.path}  (SQLite, WAL, synchronous=FULL)")
+        console.print(f"journal: {application.store.location}  (SQLite, WAL, synchronous=FULL)")
         turn = core.receive(IntentEnvelope(utterance=UTTERANCE, author=OPERATOR))
         print_turn(turn, application.registry, source=access.source)
         if turn.phase == "waiting":

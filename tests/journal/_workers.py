@@ -9,7 +9,9 @@ from typing import Any
 
 from alicorn.errors import ConcurrentAppendError
 from alicorn.journal.events import Draft
+from alicorn.journal.postgres import PostgresJournalStore, is_postgres_url
 from alicorn.journal.sqlite import SQLiteStore
+from alicorn.journal.store import JournalStore
 
 
 def batch_sizes(writer: int, batches: int) -> list[int]:
@@ -17,13 +19,20 @@ def batch_sizes(writer: int, batches: int) -> list[int]:
     return [1 + (writer + b) % 3 for b in range(batches)]
 
 
-def append_with_retry(path: str, writer: int, batches: int, start: Barrier, conflicts: Any) -> None:
+def append_with_retry(
+    path: str, writer: int, batches: int, start: Barrier, conflicts: Any, schema: str = "public"
+) -> None:
     """Open the journal in this process and append every batch to one shared stream, retrying on conflicts.
 
-    `conflicts` is a shared integer array; slot `writer` counts this process's lost races.
+    `path` is an SQLite file or a PostgreSQL URL (then `schema` names the journal's schema). `conflicts` is a
+    shared integer array; slot `writer` counts this process's lost races.
     """
     think = random.Random(writer)
-    store = SQLiteStore(path, create=False)
+    store: JournalStore = (
+        PostgresJournalStore(path, schema=schema, create=False)
+        if is_postgres_url(path)
+        else SQLiteStore(path, create=False)
+    )
     try:
         start.wait(timeout=120)  # every process has opened the journal: now they race
         for b, size in enumerate(batch_sizes(writer, batches)):

@@ -224,7 +224,7 @@ class Norbi(Choosing, FollowUps, Execution):
     def state(self, conversation: str) -> ConversationState:
         events = self.app.store.read(conversation)
         if not events or events[0].kind != "intent.received":
-            raise CoreError(f"no conversation {conversation!r} in {self.app.store.path}; `alicorn ask` starts one")
+            raise CoreError(f"no conversation {conversation!r} in {self.app.store.location}; `alicorn ask` starts one")
         return fold(events)
 
     def advance(self, conversation: str) -> Turn:

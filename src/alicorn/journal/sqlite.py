@@ -81,6 +81,7 @@ class SQLiteStore(JournalStore):
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True, read_only: bool = False) -> None:
         super().__init__()
         self.path = Path(path)
+        self.location = str(self.path)
         self.read_only = read_only
         self._lock = threading.RLock()
         self._closed = False

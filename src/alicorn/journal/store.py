@@ -167,6 +167,8 @@ class JournalStore(ABC):
     """
 
     crash: CrashPoints = DISARMED
+    #: Where the journal is, for messages: a file's path, a server's URL with its password masked.
+    location: str = "an in-memory journal"
     secrets: KnownSecrets = KnownSecrets()
 
     def __init__(self) -> None:

@@ -1,0 +1,590 @@
+"""The PostgreSQL journal store: the engine for many processes and machines (psycopg 3, one connection per store).
+
+The semantics are SQLite's (store.py holds the logic): an append is one READ COMMITTED transaction that takes a
+per-stream transaction-level advisory lock, checks the expected seq against the head and inserts; the primary key
+(stream, seq) is the backstop, so two writers can never fork a stream, on any number of connections. Reads run in
+REPEATABLE READ, READ ONLY transactions, so a read that spans statements sees one snapshot. Archived segments are
+rows of `journal_segments` (content-addressed by digest, saved before the archive transaction like SQLite's files).
+
+Tables live in one schema (`public` by default) and are named `journal_*`, so they can share a database with Pegas
+Memory's `memory_*`. `journal_meta` holds the format and version: a schema whose `journal_*` tables have another
+shape, or another format or version, is refused with a sentence naming the URL (password masked) and the fix.
+
+A lost connection: a transaction whose first statement finds the connection gone is run again once on a new
+connection (nothing reached the server). A failure later in a transaction is reported (JournalServerError; it was
+rolled back). A failure of the COMMIT itself leaves the append in doubt: the error says so, and a retry of the same
+append with the same expected seq is safe: it returns the events if the first attempt committed, writes them if it
+did not, and never doubles them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg import IsolationLevel
+
+from alicorn.errors import (
+    AlicornError,
+    ConcurrentAppendError,
+    EnvironmentFailure,
+    JournalError,
+    JournalIntegrityError,
+    NotAJournalError,
+    StreamLockedError,
+)
+from alicorn.journal.events import Draft, Event, chain, parse_line
+from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo, check_stream_name
+
+FORMAT = "alicorn-journal"
+VERSION = "1"
+SCHEMES = ("postgresql", "postgres")
+#: How a journal URL is written. Said in words: a USER:PASSWORD@ example would itself be masked as a credential in
+#: the command line's output.
+_FORM = "postgresql://USER@HOST:PORT/DATABASE, with the password after USER and a colon"
+_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+T = TypeVar("T")
+
+#: The tables of a journal and their columns, as `information_schema.columns` names them: what "ours" means.
+SHAPE: dict[str, list[tuple[str, str]]] = {
+    "journal_meta": [("key", "text"), ("value", "text")],
+    # `at_json` is the event's `at` as a JSON string: PostgreSQL text cannot hold NUL, which an `at` may.
+    "journal_events": [("stream", "text"), ("seq", "bigint"), ("at_json", "text"), ("hash", "text"), ("body", "text")],
+    "journal_archives": [
+        ("stream", "text"),
+        ("digest", "text"),
+        ("events", "bigint"),
+        ("last_seq", "bigint"),
+        ("last_hash", "text"),
+        ("raw_bytes", "bigint"),
+        ("stored_bytes", "bigint"),
+        ("first_at", "text"),
+        ("last_at", "text"),
+    ],
+    "journal_segments": [("stream", "text"), ("digest", "text"), ("data", "bytea")],
+}
+_KEYS = {
+    "journal_meta": "PRIMARY KEY (key)",
+    "journal_events": "PRIMARY KEY (stream, seq)",
+    "journal_archives": "PRIMARY KEY (stream)",
+    "journal_segments": "PRIMARY KEY (stream, digest)",
+}
+
+
+class JournalServerError(EnvironmentFailure, JournalError):
+    """The PostgreSQL server of a journal cannot be reached, or was lost during an operation (exit code 5)."""
+
+
+def redact(url: str) -> str:
+    """`url` with its password masked, for messages (in the netloc and in a `password=` query parameter)."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if parts.password is not None:
+            user, _, host = netloc.rpartition("@")
+            netloc = f"{user.split(':', 1)[0]}:***@{host}"
+        query = re.sub(r"(?i)(^|&)password=[^&]*", r"\1password=***", parts.query)
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        return "<a journal URL that cannot be parsed>"
+
+
+def is_postgres_url(text: str) -> bool:
+    """Whether `text` names a PostgreSQL journal (`postgresql://…` or `postgres://…`) rather than a file."""
+    return text.split("://", 1)[0].lower() in SCHEMES and "://" in text
+
+
+def _said(exc: BaseException) -> str:
+    """An error's text on one line, without a trailing full stop."""
+    return " ".join(str(exc).split()).rstrip(".") or type(exc).__name__
+
+
+class _StaleConnection(Exception):
+    """The first statement of a transaction found the connection gone: nothing reached the server, run it again."""
+
+
+@dataclass
+class _Tx:
+    """One transaction on the store's connection; counts statements, so a lost connection can be told apart."""
+
+    conn: psycopg.Connection[Any]
+    writing: bool = False
+    statements: int = 0
+    pending: list[Event] = field(default_factory=list)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+        return self.execute_all([(sql, params)])
+
+    def execute_all(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> psycopg.Cursor[Any]:
+        """Run `statements` in one round trip (a pipeline when there are several); the last one's cursor."""
+        try:
+            if len(statements) == 1:
+                cursor = self.conn.execute(*statements[0])
+            else:
+                with self.conn.pipeline():
+                    for sql, params in statements:
+                        cursor = self.conn.execute(sql, params)
+        except psycopg.OperationalError:
+            if self.statements == 0 and self.conn.broken:
+                raise _StaleConnection from None
+            raise
+        self.statements += len(statements)
+        return cursor
+
+
+class PostgresJournalStore(JournalStore):
+    """A journal in a PostgreSQL database (`url`: `postgresql://USER:PASSWORD@HOST:PORT/DATABASE`), in `schema`.
+
+    `create=False` refuses to make the tables (for `resume`, `cancel`...); `read_only=True` (which implies it)
+    runs every transaction READ ONLY and changes nothing.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        schema: str = "public",
+        create: bool = True,
+        read_only: bool = False,
+        connect_timeout: int = 10,
+    ) -> None:
+        super().__init__()
+        if not _IDENTIFIER.fullmatch(schema):
+            raise JournalError(
+                f"invalid journal schema name {schema!r}: use 1-63 lower-case letters, digits and _, starting with "
+                "a letter or _"
+            )
+        self.url = url
+        self.schema = schema
+        self.read_only = read_only
+        self.location = redact(url) + (f" (schema {schema})" if schema != "public" else "")
+        self.connect_timeout = connect_timeout
+        self._lock = threading.RLock()
+        self._closed = False
+        self._in_doubt: dict[tuple[str, int], list[str]] = {}
+        self._conninfo = _conninfo(url)
+        self._conn = self._connect()
+        try:
+            self._check_schema(create and not read_only)
+        except BaseException:
+            self._conn.close()
+            raise
+
+    # ---- connections ------------------------------------------------------------------------------------------
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        try:
+            conn = psycopg.connect(
+                self._conninfo,
+                autocommit=False,
+                connect_timeout=self.connect_timeout,
+                application_name=f"alicorn journal (pid {os.getpid()} on {socket.gethostname()})"[:63],
+                # Every commit waits for its WAL flush, whatever the server's default: an acknowledged append is
+                # durable (a server with fsync=off is not durable at all; that is the operator's choice).
+                options=f"-c search_path={self.schema} -c synchronous_commit=on",
+            )
+        except psycopg.Error as exc:
+            raise JournalServerError(
+                f"cannot connect to the PostgreSQL journal at {redact(self.url)} ({_said(exc)}). Check that the "
+                "server is running and reachable, and the URL's host, port, database, user and password "
+                "([journal] url in alicorn.toml); nothing was changed."
+            ) from None
+        conn.read_only = self.read_only
+        return conn
+
+    def _check_schema(self, create: bool) -> None:
+        with self._lock, self._translated("opening the journal"):
+            conn = self._conn
+            encoding = conn.execute("SHOW server_encoding").fetchone()
+            if encoding is None or str(encoding[0]).upper() not in ("UTF8", "UTF-8"):
+                raise JournalError(
+                    f"the PostgreSQL database at {redact(self.url)} uses encoding {encoding and encoding[0]}; an "
+                    "Alicorn journal needs UTF8: create the database with ENCODING 'UTF8'"
+                )
+            shape = _shape(conn, self.schema)
+            conn.rollback()
+            if not shape and create:
+                with conn.transaction():
+                    conn.execute(
+                        "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                        (f"alicorn-journal-schema:{self.schema}",),
+                    )
+                    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema}")
+                    if not _shape(conn, self.schema):  # another opener may have made it while we waited
+                        for table, columns in SHAPE.items():
+                            cols = ", ".join(f"{name} {kind} NOT NULL" for name, kind in columns)
+                            conn.execute(f"CREATE TABLE {table} ({cols}, {_KEYS[table]})")
+                        conn.execute(
+                            "INSERT INTO journal_meta (key, value) VALUES ('format', %s), ('version', %s)",
+                            (FORMAT, VERSION),
+                        )
+                shape = _shape(conn, self.schema)
+                conn.rollback()
+            if not shape:
+                raise JournalError(
+                    f"no journal at {self.location}; run something first (`alicorn run PLAN.json`) or check "
+                    "[journal] url in alicorn.toml"
+                )
+            self._check_shape(shape)
+            meta = dict(conn.execute("SELECT key, value FROM journal_meta").fetchall())
+            conn.rollback()
+        if meta.get("format") != FORMAT:
+            raise NotAJournalError(
+                f"{self.location} is not an Alicorn journal: its journal_meta table says format "
+                f"{meta.get('format')!r}, not {FORMAT!r}; nothing was changed. Point [journal] url at another "
+                "database, or give the journal a schema of its own ([journal] schema)."
+            )
+        if meta.get("version") != VERSION:
+            raise NotAJournalError(
+                f"{self.location} is an Alicorn journal of version {meta.get('version')!r}; this Alicorn reads "
+                f"version {VERSION}. Use the Alicorn that wrote it, or point [journal] url at another database; "
+                "nothing was changed."
+            )
+
+    def _check_shape(self, shape: dict[str, list[tuple[str, str]]]) -> None:
+        # A table of another shape says more than a missing one: name it first.
+        for table, columns in sorted(SHAPE.items(), key=lambda item: item[0] not in shape):
+            if shape.get(table) != columns:
+                found = shape.get(table)
+                what = (
+                    f"has no {table} table"
+                    if found is None
+                    else f"has a {table} table with columns ({', '.join(f'{n} {k}' for n, k in found)})"
+                )
+                raise NotAJournalError(
+                    f"{self.location} is not an Alicorn journal: it {what}, but an Alicorn journal's {table} has "
+                    f"({', '.join(f'{n} {k}' for n, k in columns)}); nothing was changed. Point [journal] url at "
+                    "another database, or give the journal a schema of its own ([journal] schema)."
+                )
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._conn.close()
+
+    @contextmanager
+    def _translated(self, where: str) -> Iterator[None]:
+        """Raise psycopg errors as the Alicorn errors they stand for, naming this journal."""
+        try:
+            yield
+        except (AlicornError, _StaleConnection):
+            raise
+        except psycopg.OperationalError as exc:
+            raise JournalServerError(
+                f"lost the PostgreSQL journal at {self.location} while {where} ({_said(exc)}); the transaction was "
+                "rolled back and nothing was written. Check the server; the next command reconnects."
+            ) from None
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise JournalServerError(
+                f"the PostgreSQL journal at {self.location} refused {where} ({_said(exc)}); grant this URL's user "
+                "the rights on the schema's journal_* tables"
+            ) from None
+        except psycopg.errors.ReadOnlySqlTransaction:
+            raise JournalError(
+                f"{self.location} was opened read-only: this command does not write to the journal"
+            ) from None
+        except psycopg.errors.UndefinedTable as exc:
+            raise JournalError(
+                f"{self.location} has lost its journal tables ({_said(exc)}): they were dropped or renamed by "
+                "another tool; nothing was changed. Restore the journal from a backup."
+            ) from None
+        except psycopg.Error as exc:
+            raise JournalError(
+                f"the PostgreSQL journal at {self.location} refused {where} ({_said(exc)}); the transaction was "
+                "rolled back and nothing was written"
+            ) from None
+
+    def _usable(self) -> psycopg.Connection[Any]:
+        if self._closed:
+            raise JournalError(f"the journal store for {self.location} is closed")
+        if self._conn.closed or self._conn.broken:
+            with contextlib.suppress(psycopg.Error):
+                self._conn.close()
+            self._conn = self._connect()
+        return self._conn
+
+    def _again(self, fn: Callable[[], T]) -> T:
+        """Run `fn`, once more on a new connection if its first statement found the connection gone."""
+        try:
+            return fn()
+        except _StaleConnection:
+            pass  # nothing reached the server; _usable() reconnects
+        try:
+            return fn()
+        except _StaleConnection:
+            raise JournalServerError(
+                f"lost the PostgreSQL journal at {self.location} twice in a row on new connections; nothing was "
+                "written. Check the server and run the command again."
+            ) from None
+
+    @contextmanager
+    def _write_transaction(self) -> Iterator[_Tx]:
+        if self.read_only:
+            raise JournalError(f"{self.location} was opened read-only: this command does not write to the journal")
+        with self._lock:
+            conn = self._usable()
+            conn.isolation_level = IsolationLevel.READ_COMMITTED
+            tx = _Tx(conn, writing=True)
+            try:
+                with self._translated("writing to the journal"):
+                    yield tx
+            except BaseException:
+                if not conn.broken:
+                    with contextlib.suppress(psycopg.Error):
+                        conn.rollback()
+                raise
+            try:
+                conn.commit()
+            except psycopg.Error as exc:
+                if not tx.pending:
+                    raise JournalServerError(
+                        f"lost the PostgreSQL journal at {self.location} while committing ({_said(exc)}); nothing "
+                        "was changed if it did not commit. Check the server and run the command again."
+                    ) from None
+                first = tx.pending[0]
+                self._in_doubt[(first.stream, first.seq - 1)] = [e.line for e in tx.pending]
+                raise JournalServerError(
+                    f"lost the PostgreSQL journal at {self.location} while committing events "
+                    f"#{first.seq}-#{tx.pending[-1].seq} of {first.stream!r} ({_said(exc)}): they may or may not "
+                    f"have been written. Append the same events again with the same expected seq ({first.seq - 1}): "
+                    "that returns them if they were written and writes them if not; nothing is doubled."
+                ) from None
+
+    @contextmanager
+    def _read_transaction(self) -> Iterator[_Tx]:
+        with self._lock:
+            conn = self._usable()
+            conn.isolation_level = IsolationLevel.REPEATABLE_READ
+            try:
+                with self._translated("reading the journal"):
+                    yield _Tx(conn)
+            finally:
+                if not conn.broken:
+                    with contextlib.suppress(psycopg.Error):
+                        conn.rollback()
+
+    # ---- the public API, with one retry on a connection found gone ------------------------------------------------
+
+    def append(self, stream: str, drafts: Sequence[Draft], *, expect: int) -> list[Event]:
+        try:
+            events = self._again(lambda: super(PostgresJournalStore, self).append(stream, drafts, expect=expect))
+        except ConcurrentAppendError:
+            doubt = self._in_doubt.pop((stream, expect), None)
+            if doubt is None:
+                raise
+            stored = self._again(lambda: super(PostgresJournalStore, self).read(stream, after=max(expect - 1, 0)))
+            prev = stored[0].hash if expect and stored and stored[0].seq == expect else None
+            if expect and prev is None:
+                raise
+            mine = chain(stream, expect, prev, self.redacted(drafts))
+            later = stored[1:] if expect else stored
+            if [e.line for e in mine] != doubt or [e.line for e in later[: len(mine)]] != doubt:
+                raise
+            events = later[: len(mine)]  # the append that was in doubt did commit: now its observers may know
+            if self._observers:
+                self._notify(stream, tuple(events))
+            return events
+        self._in_doubt.pop((stream, expect), None)  # a retry that found the first attempt had not committed
+        return events
+
+    def read(self, stream: str, after: int = 0) -> list[Event]:
+        return self._again(lambda: super(PostgresJournalStore, self).read(stream, after))
+
+    def head(self, stream: str) -> Head | None:
+        return self._again(lambda: super(PostgresJournalStore, self).head(stream))
+
+    def streams(self) -> list[StreamInfo]:
+        return self._again(lambda: super(PostgresJournalStore, self).streams())
+
+    def is_archived(self, stream: str) -> bool:
+        return self._again(lambda: super(PostgresJournalStore, self).is_archived(stream))
+
+    def archive(self, stream: str) -> StreamInfo:
+        return self._again(lambda: super(PostgresJournalStore, self).archive(stream))
+
+    @contextmanager
+    def lock(self, stream: str) -> Iterator[None]:
+        """A session-level advisory lock on a connection of its own: the server releases it when the holder's
+        connection ends, even if the process is killed or its machine is lost."""
+        check_stream_name(stream)
+        if self.read_only:
+            raise JournalError(f"{self.location} was opened read-only: this command does not write to the journal")
+        with super().lock(stream):
+            held = self._connect()
+            try:
+                held.autocommit = True
+                with self._translated(f"taking the lock of run {stream!r}"):
+                    row = held.execute(
+                        "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (self._lock_key(stream),)
+                    )
+                    got = row.fetchone()
+                if not (got and got[0]):
+                    raise StreamLockedError(
+                        f"run {stream!r} is being driven by another process connected to {self.location}; wait for "
+                        "it to finish, or stop it (the lock is released the moment its connection ends, even if it "
+                        "is killed)"
+                    )
+                yield
+            finally:
+                held.close()  # closing the session releases the lock
+
+    def _lock_key(self, stream: str) -> str:
+        return f"alicorn-journal-run:{self.schema}:{stream}"
+
+    # ---- hooks ------------------------------------------------------------------------------------------------
+
+    def _head_txn(self, tx: _Tx, stream: str) -> Head | None:
+        statements: list[tuple[str, Sequence[Any]]] = []
+        if tx.writing:  # writers of one stream (appends, archiving) take turns from here to their commit
+            lock = f"alicorn-journal:{self.schema}:{stream}"
+            statements.append(("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock,)))
+        # In one round trip with the lock: in a pipeline the head is read after the lock is granted, so (READ
+        # COMMITTED) it sees every append committed before.
+        statements.append(
+            ("SELECT seq, hash FROM journal_events WHERE stream = %s ORDER BY seq DESC LIMIT 1", (stream,))
+        )
+        row = tx.execute_all(statements).fetchone()
+        return None if row is None else Head(int(row[0]), row[1])
+
+    def _insert_txn(self, tx: _Tx, events: list[Event]) -> None:
+        try:
+            rows = [(e.stream, e.seq, json.dumps(e.at), e.hash, e.line) for e in events]
+            insert = "INSERT INTO journal_events (stream, seq, at_json, hash, body) VALUES (%s, %s, %s, %s, %s)"
+            if len(rows) == 1:  # one statement, one round trip (executemany pipelines, which costs a sync more)
+                tx.conn.execute(insert, rows[0])
+            else:
+                with tx.conn.cursor() as cursor:
+                    cursor.executemany(insert, rows)
+        except psycopg.errors.UniqueViolation:
+            # Only possible if the head moved after it was read (the stream lock makes that a storage edit).
+            raise ConcurrentAppendError(events[0].stream, events[0].seq - 1, events[0].seq) from None
+        tx.pending = events
+
+    def _read_txn(self, tx: _Tx, stream: str, after: int) -> list[Event]:
+        rows = tx.execute(
+            "SELECT seq, body FROM journal_events WHERE stream = %s AND seq > %s ORDER BY seq", (stream, after)
+        ).fetchall()
+        events = []
+        for seq, body in rows:
+            try:
+                events.append(parse_line(body))
+            except JournalIntegrityError as exc:
+                raise JournalIntegrityError(f"event #{seq}: {exc}", stream=stream, seq=int(seq)) from None
+        return events
+
+    def _streams_txn(self, tx: _Tx) -> list[StreamInfo]:
+        live = tx.execute(
+            """SELECT e.stream, count(*), sum(octet_length(e.body)),
+                      (SELECT at_json FROM journal_events f WHERE f.stream = e.stream ORDER BY seq ASC LIMIT 1),
+                      (SELECT at_json FROM journal_events l WHERE l.stream = e.stream ORDER BY seq DESC LIMIT 1),
+                      max(e.seq),
+                      (SELECT hash FROM journal_events h WHERE h.stream = e.stream ORDER BY seq DESC LIMIT 1)
+               FROM journal_events e GROUP BY e.stream"""
+        ).fetchall()
+        archived = tx.execute(
+            "SELECT stream, events, raw_bytes, first_at, last_at, last_seq, last_hash, stored_bytes "
+            "FROM journal_archives"
+        ).fetchall()
+        infos = [
+            StreamInfo(s, int(n), int(b), json.loads(fa), json.loads(la), Head(int(seq), h), False)
+            for s, n, b, fa, la, seq, h in live
+        ]
+        infos.extend(
+            StreamInfo(s, int(n), int(b), fa, la, Head(int(seq), h), True, int(sb))
+            for s, n, b, fa, la, seq, h, sb in archived
+        )
+        return infos
+
+    def _archive_record_txn(self, tx: _Tx, stream: str) -> tuple[str, Head] | None:
+        row = tx.execute(
+            "SELECT digest, last_seq, last_hash FROM journal_archives WHERE stream = %s", (stream,)
+        ).fetchone()
+        return None if row is None else (row[0], Head(int(row[1]), row[2]))
+
+    def _save_segment(self, segment: Segment) -> None:
+        def save() -> None:
+            with self._write_transaction() as tx:
+                tx.execute(
+                    "INSERT INTO journal_segments (stream, digest, data) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                    (segment.stream, segment.digest, segment.data),
+                )
+
+        self._again(save)
+
+    def _load_segment(self, stream: str) -> bytes:
+        with self._read_transaction() as tx:
+            row = tx.execute(
+                "SELECT s.data FROM journal_archives a JOIN journal_segments s "
+                "ON s.stream = a.stream AND s.digest = a.digest WHERE a.stream = %s",
+                (stream,),
+            ).fetchone()
+        if row is None:
+            raise JournalError(
+                f"the archive segment of {stream!r} is missing from {self.location} (table journal_segments). "
+                "Restore it from a backup; the journal records its digest, so a restored copy is checked."
+            )
+        return bytes(row[0])
+
+    def _archive_txn(self, tx: _Tx, segment: Segment) -> None:
+        tx.execute(
+            "INSERT INTO journal_archives VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                segment.stream,
+                segment.digest,
+                segment.events,
+                segment.head.seq,
+                segment.head.hash,
+                segment.raw_bytes,
+                len(segment.data),
+                segment.first_at,
+                segment.last_at,
+            ),
+        )
+        tx.execute("DELETE FROM journal_events WHERE stream = %s", (segment.stream,))
+
+    # ---- raw access for tests and forensic tools ---------------------------------------------------------------
+
+    def raw_connection(self) -> psycopg.Connection[Any]:
+        """The underlying connection. Only for tamper tests and forensics: writing through it breaks the chain."""
+        return self._usable()
+
+
+def _conninfo(url: str) -> str:
+    """`url` checked as a PostgreSQL URL libpq accepts; JournalError naming it (password masked) when it is not."""
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme not in SCHEMES:
+        raise JournalError(f"the journal URL {redact(url)!r} is not a PostgreSQL URL: write it as {_FORM}")
+    try:
+        urlsplit(url).port  # noqa: B018 - raises ValueError for a port that is not a number (libpq would resolve it)
+        psycopg.conninfo.conninfo_to_dict(url)
+    except (psycopg.Error, ValueError) as exc:
+        raise JournalError(
+            f"the journal URL {redact(url)!r} cannot be used ({_said(exc).replace(url, redact(url))}). Write it as "
+            f"{_FORM} (percent-encode special characters in the password)"
+        ) from None
+    return url
+
+
+def _shape(conn: psycopg.Connection[Any], schema: str) -> dict[str, list[tuple[str, str]]]:
+    """The columns of the journal_* tables that exist in `schema`, in their order."""
+    rows = conn.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = %s AND table_name = ANY(%s) ORDER BY table_name, ordinal_position",
+        (schema, list(SHAPE)),
+    ).fetchall()
+    shape: dict[str, list[tuple[str, str]]] = {}
+    for table, column, kind in rows:
+        shape.setdefault(table, []).append((column, kind))
+    return shape
