@@ -17,6 +17,7 @@ from alicorn.cli import app
 from alicorn.errors import AlicornError, DamagedJournalError, EnvironmentFailure, NotAJournalError
 from alicorn.journal.events import Draft
 from alicorn.journal.sqlite import SQLiteStore
+from alicorn.journal.store import Head
 from alicorn.journal.verify import verify_journal
 
 from .harness import at
@@ -172,3 +173,39 @@ def test_a_damaged_header_page_is_refused_at_open(sound: bytes, tmp_path: Path) 
     result = runner.invoke(app, ["verify", "--home", str(tmp_path)])
     assert result.exit_code in (1, 5) and "Traceback" not in result.output
     assert path.read_bytes() == bytes(buf)
+
+
+def test_a_read_that_skips_an_event_is_damage_and_nothing_acts_on_it(sound: bytes, tmp_path: Path) -> None:
+    """A zeroed page can take rows out of the middle of a stream: acting on what is left would append after the
+    wrong event (the fuzzer found `cancel` journaling its request before the run's append was refused)."""
+    path = tmp_path / "journal.db"
+    path.write_bytes(sound)
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM events WHERE stream = 'run-b' AND seq = 7")
+    conn.commit()
+    conn.close()
+    before = _digest(path)
+    with SQLiteStore(path) as store:
+        with pytest.raises(DamagedJournalError, match="'run-b' skips from event #6 to #8"):
+            store.read("run-b")
+        assert [e.seq for e in store.read("run-b", after=7)] == list(range(8, 41))  # past the hole: readable
+        with pytest.raises(DamagedJournalError, match="events are missing"):
+            store.read("run-b", after=3)
+    assert _digest(path) == before
+
+
+def test_a_read_that_stops_short_of_the_head_is_damage(sound: bytes, tmp_path: Path) -> None:
+    """The other face of a damaged index: the stream's head (its last event by the key) lies beyond what a read of
+    the stream returns. Seen through the engine's own head look-up, reporting an event the rows do not hold."""
+    path = tmp_path / "journal.db"
+    path.write_bytes(sound)
+
+    class ShortReads(SQLiteStore):
+        def _head_txn(self, tx: sqlite3.Connection, stream: str) -> Head | None:
+            head = super()._head_txn(tx, stream)
+            return Head(head.seq + 13, head.hash) if head is not None and stream == "run-c" else head
+
+    with ShortReads(path) as store:
+        with pytest.raises(DamagedJournalError, match="'run-c' reads up to event #40 but its last event is #53"):
+            store.read("run-c")
+        assert len(store.read("run-a")) == 40
