@@ -10,6 +10,10 @@
 2. Idle tick: a scheduler over SCHEDULES daily schedules ticks while nothing is due. Its cost per tick is printed
    against a baseline measured in the same run: one journal read of a stream's new events (`store.read(stream,
    after=last)`), the least any tick must do to notice a change.
+3. Heartbeat: a project's heartbeat every 15 minutes over a journal holding RUNS finished runs and a data source of
+   a few files, fired HEARTBEAT_TICKS times by the scheduler with a fake clock while nothing changes. Printed: the
+   model calls of a counting model (target 0), the cost of one quiet heartbeat tick (probes included), and the
+   scheduler's idle tick between two heartbeat slots, with the heartbeat and 10 daily schedules.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from alicorn.clock import format_time
 from alicorn.errors import ConcurrentAppendError
@@ -35,6 +39,9 @@ from alicorn.schedule.rules import parse_cron
 from alicorn.schedule.scheduler import Scheduler
 from alicorn.schedule.spec import ScheduleSpec
 from alicorn.schedule.state import Firing, ScheduleState, slot_id
+
+if TYPE_CHECKING:
+    from alicorn.models.messages import ChatRequest, ChatResponse
 
 START = datetime(2026, 11, 30, 8, 0, 30, tzinfo=UTC)
 
@@ -143,11 +150,76 @@ def idle(folder: Path, schedules: int, ticks: int) -> dict[str, float]:
     return {"schedules": schedules, "read_us": read_us, "tick_us": tick_us, "ratio": tick_us / read_us}
 
 
+def heartbeat(folder: Path, runs: int, ticks: int) -> dict[str, float]:
+    from alicorn.config import ProjectData
+    from alicorn.models.providers.base import Provider
+    from alicorn.schedule.heartbeat import Heartbeat, HeartbeatSettings, HeartbeatSubmitter, read_heartbeat, request_for
+    from alicorn.schedule.rules import parse_every
+
+    class Counting(Provider):
+        calls = 0
+
+        def complete(self, request: ChatRequest) -> ChatResponse:
+            Counting.calls += 1
+            raise RuntimeError("a quiet heartbeat must never ask")
+
+    data = folder / "data"
+    data.mkdir(exist_ok=True)
+    for n in range(5):
+        (data / f"alarms-{n}.csv").write_text("severity,text\ninfo,ok\n")
+    path = folder / "heartbeat.db"
+    with SQLiteStore(path) as store:
+        clock = JumpClock()
+        plan = {"goal_hash": "0" * 64, "nodes": [{"node_id": "a", "operation": "workspace.read_file"}]}
+        for n in range(runs):
+            drafts = [Draft("run.created", clock.now(), {"plan": plan, "plan_hash": "1" * 64, "project": "ops"}),
+                      Draft("run.finished", clock.now(), {"status": "succeeded"})]  # fmt: skip
+            store.append(f"run-bench-{n}", drafts, expect=0)
+        spec = ScheduleSpec(request=request_for("ops"), author="human:bench", project="ops",
+                            rule=parse_every("15m", clock.moment))  # fmt: skip
+        add_schedule(store, spec, clock, schedule_id="heartbeat-ops")
+        settings = {"schedule": "heartbeat-ops", "settings": HeartbeatSettings().model_dump()}
+        store.append("heartbeat:ops", [Draft("heartbeat.configured", clock.now(), settings)], expect=0)
+        for n in range(10):
+            add_schedule(store, _spec("0 3 * * *"), clock, schedule_id=f"sch-daily-{n}")
+        beat = Heartbeat(store, clock, projects={"ops": ProjectData(sources={"alarms": (str(data / "*.csv"),)})},
+                         wording=Counting())  # fmt: skip
+        submitter = HeartbeatSubmitter(HandOff(store), beat)
+        scheduler = Scheduler(store, submitter, clock, max_poll_s=900)
+        beat_s: list[float] = []
+        idle_s: list[float] = []
+        scheduler.tick()
+        for _ in range(ticks):
+            clock.sleep(scheduler.wait_after(scheduler.tick()) / 2)  # half-way to the next slot: an idle tick
+            began = time.perf_counter()
+            report = scheduler.tick()
+            idle_s.append(time.perf_counter() - began)
+            assert not report.fired
+            clock.sleep(scheduler.wait_after(report))
+            began = time.perf_counter()
+            report = scheduler.tick()
+            beat_s.append(time.perf_counter() - began)
+            assert report.fired and report.problems == [], report
+            clock.sleep(1)
+        state = read_heartbeat(store, "ops")
+        outcomes = {t["outcome"] for t in state.ticks}
+    return {
+        "ticks": len(state.ticks),
+        "quiet": outcomes == {"quiet"},
+        "model_calls": Counting.calls,
+        "folds": beat.watch.folds,
+        "beat_us": statistics.median(beat_s) * 1e6,
+        "idle_us": statistics.median(idle_s) * 1e6,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--slots", type=int, default=10_000)
     parser.add_argument("--racers", type=int, default=3)
     parser.add_argument("--ticks", type=int, default=2000, help="idle ticks measured")
+    parser.add_argument("--runs", type=int, default=200, help="finished runs in the heartbeat's journal")
+    parser.add_argument("--beats", type=int, default=200, help="heartbeat ticks measured")
     parser.add_argument("--dir", type=Path, default=None, help="where the journals go (default: a temporary folder)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as name:
@@ -168,7 +240,15 @@ def main() -> int:
             (folder / "idle.db").unlink()
             for extra in ("idle.db-wal", "idle.db-shm"):
                 (folder / extra).unlink(missing_ok=True)
-    return 0 if got["duplicates"] == 0 and got["missed"] == 0 else 1
+        beat = heartbeat(folder, args.runs, args.beats)
+        print(
+            f"heartbeat: {beat['ticks']} ticks over {args.runs} finished runs and 5 data files, all quiet: "
+            f"{beat['quiet']}; model calls {beat['model_calls']}; runs folded {beat['folds']} (once each); "
+            f"{beat['beat_us']:.0f} µs per heartbeat tick (probes included); {beat['idle_us']:.0f} µs per idle "
+            "scheduler tick between slots (the heartbeat and 10 daily schedules)"
+        )
+    ok = got["duplicates"] == 0 and got["missed"] == 0 and beat["model_calls"] == 0 and beat["quiet"]
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

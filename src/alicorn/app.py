@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from alicorn.anvil.people import People
 from alicorn.anvil.service import Anvil
-from alicorn.anvil.terms import PROJECT_PATTERN
+from alicorn.anvil.terms import PROJECT_PATTERN, RunTerms
 from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.errors import AlicornError
 from alicorn.journal.sqlite import SQLiteStore
@@ -82,7 +82,7 @@ class App:
             environment,
             on_events=on_events,
             durability=durability,
-            gate=self.anvil.gate(),
+            gate=self.anvil.gate(self._trigger_allowance),
             on_finished=self._settle,
             default_terms=self.anvil.terms("human:operator"),
             approvers=self.people,
@@ -90,6 +90,15 @@ class App:
 
     def _settle(self, state: RunState) -> None:
         self.anvil.settle(state.run_id)
+
+    def _trigger_allowance(self, terms: RunTerms) -> dict[str, Any]:
+        """What the schedule a triggered run's terms name allows it, read from the schedule's own stream and checked
+        against this home's people and settings now (`alicorn.schedule.allowance`): the envelope's word is not taken."""
+        from alicorn.schedule.allowance import allowance_of
+        from alicorn.schedule.authority import Authority
+
+        assert terms.trigger is not None  # the gate asks only for a triggered run
+        return allowance_of(self.store, terms.trigger, terms.project, Authority.from_app(self)).to_json()
 
     def close(self) -> None:
         if self.mcp is not None:

@@ -748,7 +748,7 @@ _observe_commands()
 
 def _schedule_commands() -> None:
     """Schedules (issue 16): `alicorn schedule …` and `alicorn scheduler` (their module imports only typer)."""
-    from alicorn.schedule.cli import register as register_schedules
+    from alicorn.schedule_cli import register as register_schedules
 
     register_schedules(app, open_app=_open, guard=_guard)
 

@@ -202,6 +202,14 @@ def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -
         f"run [bold]{state.run_id}[/]: {_status_line(state, _driver(state, store))}"
         + (f" — {state.stop_reason}" if state.stop_reason else "")
     )
+    created = store.read(state.run_id)[:1] if detailed else []
+    trigger = created[0].data.get("trigger") if created and created[0].kind == "run.created" else None
+    if trigger:  # a schedule's firing started this run's request (its record, as the run's terms journaled it)
+        console.print(
+            f"triggered by schedule {trigger['schedule']}: slot {trigger['slot']}, fired at {trigger['fired_at']} "
+            f"(`alicorn schedule show {trigger['schedule']}`)",
+            markup=False,
+        )
     if state.status == "awaiting_approval" and state.awaiting:
         console.print("[magenta]waiting for approval[/] (proposed by " + f"{state.proposed_by}):")
         for reason in state.awaiting.get("reasons", [state.awaiting.get("reason", "")]):

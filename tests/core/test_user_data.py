@@ -210,19 +210,20 @@ def test_a_stated_constraint_is_checked_and_a_picked_variant_gets_its_own_public
     assert Plan.model_validate(run.plan).goal_hash == state.goal_hash
 
 
-def test_a_recurring_request_is_a_process_and_runs_only_once_when_asked(tmp_path: Path) -> None:
+def test_a_recurring_request_is_a_process_proposed_as_a_schedule_and_never_run_once(tmp_path: Path) -> None:
     log = alarm_log(tmp_path / "cams.csv", ["2026-11-30"])
     app, core = _core(tmp_path / "home")
     text = "Every morning at 7 analyse yesterday's camera alarms and show only events that need a human"
     turn = _ask(core, text, attachments=(_attach(app, log),))
-    assert turn.phase == "asking" and turn.question is not None and "recurring" in turn.question
+    assert turn.phase == "asking" and turn.question is not None and "as a schedule" in turn.question
     state = fold(app.store.read(turn.conversation))
     assert state.classification is not None and state.classification["kind"] == "process"
     no = core.reply(turn.conversation, "no", by="human:ann")
     assert no.report is not None and no.report.outcome == "stopped_safely" and _runs(app) == []
     again = _ask(core, text, attachments=(_attach(app, log),))
     yes = core.reply(again.conversation, "yes", by="human:ann")
-    assert yes.report is not None and yes.report.outcome == "complete" and len(_runs(app)) == 1
+    assert yes.report is not None and yes.report.outcome == "complete" and _runs(app) == []  # scheduled, not run
+    assert str(yes.report.metrics["schedule"]).startswith("sch-")  # tests/core/test_recurring.py: the rest
 
 
 def test_which_of_these_offers_none_and_none_runs_nothing(tmp_path: Path) -> None:

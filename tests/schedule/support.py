@@ -55,7 +55,7 @@ class RecordingSubmitter:
         self._lock = threading.Lock()
 
     def submit(self, state: ScheduleState, firing: Firing) -> None:
-        from alicorn.schedule.submit import trigger_envelope
+        from alicorn.core.triggered import trigger_envelope
 
         with self._lock:
             self.submissions += 1

@@ -104,3 +104,29 @@ def test_run_now_and_the_scheduler_hand_firings_to_core(tmp_path: Path) -> None:
     shown = json.loads(invoke(home, "schedule", "show", sid, "--json").output)
     assert shown["recent"][-1]["conversation"] == conversation and shown["recent"][-1]["started"] is True
     assert shown["recent"][-1]["trigger"]["schedule"] == sid
+
+
+def test_the_heartbeat_is_added_shown_by_project_and_fired_to_its_probes_not_to_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("ALICORN_NOW", "2026-12-01T08:00:00Z")
+    added = invoke(home, "schedule", "heartbeat", "default", "--every", "15m", "--json")
+    assert added.exit_code == 0, added.output
+    data = json.loads(added.output)
+    assert data["id"] == "heartbeat-default" and data["heartbeat"]["ticks"] == 0
+    twice = invoke(home, "schedule", "heartbeat", "default")
+    assert_clean(twice)
+    assert twice.exit_code == 1 and "has a heartbeat already" in twice.output
+    monkeypatch.setenv("ALICORN_NOW", "2026-12-01T08:31:00Z")  # two slots missed: catch-up "last" looks once
+    ran = invoke(home, "scheduler", "--ticks", "1", "--max-poll", "0.01")
+    assert ran.exit_code == 0, ran.output
+    shown = invoke(home, "schedule", "show", "heartbeat:default", "--json")
+    looks = json.loads(shown.output)
+    assert looks["fired"] == 1 and looks["heartbeat"]["ticks"] == 1 and looks["heartbeat"]["model_calls"] == 0
+    conversation = looks["recent"][-1]["conversation"]
+    assert invoke(home, "journal", conversation).exit_code != 0  # the probes looked: no request went to Core
+    text = invoke(home, "schedule", "show", "heartbeat:default")
+    assert "heartbeat of default: 1 look(s), 0 model call(s)" in text.output
+    missing = invoke(home, "schedule", "show", "heartbeat:nope")
+    assert missing.exit_code == 1 and "add one with `alicorn schedule heartbeat nope --every 15m`" in missing.output

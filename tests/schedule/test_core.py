@@ -1,6 +1,6 @@
 """A firing goes to Norbi Core as provenance "trigger", labelled with its trigger record in the conversation's
-envelope and in its run's `run.created`; each firing may do only the effects its schedule allowed, a plan with an
-effect waits for a human, and handing the same firing over again starts nothing new."""
+envelope, in its run's `run.created` and in its report; each firing may do only the effects its schedule allowed (an
+allowed one runs without asking again), and handing the same firing over again starts nothing new."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from alicorn.anvil.terms import RunTerms
+from alicorn.core.triggered import CoreSubmitter
 from alicorn.plan.dsl import EFFECT_ORDER
 from alicorn.runtime.state import fold as fold_run
 from alicorn.schedule.book import add_schedule
 from alicorn.schedule.rules import parse_cron
 from alicorn.schedule.scheduler import Scheduler
 from alicorn.schedule.spec import ScheduleSpec
-from alicorn.schedule.submit import CoreSubmitter
 from tests.core.support import core, make_app
 from tests.schedule.support import JumpClock
 
@@ -47,7 +47,11 @@ def test_a_firing_is_a_triggered_request_carrying_its_trigger_into_the_run(tmp_p
     terms = RunTerms.from_created(created.data)
     assert (terms.provenance, terms.trigger.model_dump() if terms.trigger else None) == ("trigger", trigger)
     run = fold_run(app.store.read(state.run), state.run)
-    assert run.status == "awaiting_approval"  # its plan writes a file: a trigger's effect waits for a person
+    # its plan writes a file, which the schedule allows: no person is asked again
+    assert run.status == "succeeded" and run.effects.get("local_write"), run.status
+    assert state.report is not None and state.report["known"][0] == (
+        "triggered by schedule sch-alarms: slot 2026-11-30T08:00:00Z, fired at 2026-11-30T08:00:05.000000Z"
+    )
     # handing the same firing over again (a crash, a second scheduler) changes nothing
     before = [e.hash for e in app.store.read(conversation)]
     schedule = Scheduler(app.store, submitter, JumpClock()).refresh()[0]

@@ -77,7 +77,7 @@ def plan_context(facts: Facts) -> dict[str, Any]:
     """The whole-plan part of every check's context (the same for each operation of the plan)."""
     risk = facts.risk
     missing = facts.gaps
-    return {
+    found = {
         "project": facts.project,
         "plan_effects": list(risk.classes),
         "plan_rank": risk.rank,
@@ -91,6 +91,10 @@ def plan_context(facts: Facts) -> dict[str, Any]:
         "forbidden": sorted(facts.forbidden),
         "material_change": facts.material,
     }
+    if facts.trigger is not None:  # only a triggered run's requests carry them (others stay as they were journaled)
+        found["trigger"] = {k: str(facts.trigger.get(k, "")) for k in ("schedule", "slot", "fired_at")}
+        found["schedule_allows"] = sorted(facts.schedule_allows)
+    return found
 
 
 def context(facts: Facts, operation: str, *, approved: bool, base: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from alicorn.anvil.rights import Subject, gaps
 from alicorn.anvil.risk import PlanRisk
@@ -36,6 +36,20 @@ class Facts:
     #: The plan's secret-labelled sources (`anvil.secret_reads.secret_sources`) and the terms' allowed patterns.
     secret_sources: tuple[str, ...] = ()
     secret_allowed: tuple[str, ...] = ()
+    #: The trigger record of a run a schedule's firing started (`RunTerms.trigger`, as journaled), and what the
+    #: schedule's own stream says it allows (`alicorn.schedule.allowance`, journaled in `anvil.inputs`): never the
+    #: envelope's word for it.
+    trigger: dict[str, Any] | None = None
+    allowance: dict[str, Any] | None = None
+
+    @property
+    def schedule_allows(self) -> tuple[str, ...]:
+        """The effect classes the triggering schedule allows without a human (none for a run no schedule started)."""
+        if self.trigger is None or self.allowance is None:
+            return ()
+        if self.allowance.get("schedule") != self.trigger.get("schedule"):
+            return ()
+        return tuple(str(c) for c in self.allowance.get("effects", ()))
 
     @cached_property
     def gaps(self) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ decides is a pure function of those inputs and the run's terms, so replay feeds 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from alicorn.anvil.agents import PermissionRegistry
@@ -44,16 +44,27 @@ def project_usage(store: JournalStore, project: str, *, exclude: str) -> Usage:
     return total
 
 
+#: Reads what the schedule a triggered run's terms name allows it (`alicorn.schedule.allowance`, handed in by the
+#: app layer, which sits above the schedules): a dict `{schedule, effects, approved_by, reason}`.
+TriggerAllowance = Callable[[RunTerms], dict[str, Any]]
+
+
 class LiveGate:
-    """Inputs from the journal (agents' streams, other runs) and the operator's policy and rights."""
+    """Inputs from the journal (agents' streams, other runs, schedules) and the operator's policy and rights."""
 
     def __init__(
-        self, store: JournalStore, policies: Policies, agents: PermissionRegistry, human_rights: Rights = HUMAN_RIGHTS
+        self,
+        store: JournalStore,
+        policies: Policies,
+        agents: PermissionRegistry,
+        human_rights: Rights = HUMAN_RIGHTS,
+        trigger_allowance: TriggerAllowance | None = None,
     ) -> None:
         self.store = store
         self.policies = policies
         self.agents = agents
         self.human_rights = human_rights
+        self.trigger_allowance = trigger_allowance
 
     @classmethod
     def default(cls, store: JournalStore, operations: list[str]) -> LiveGate:
@@ -74,6 +85,14 @@ class LiveGate:
         }
         if usage:
             data["project_usage"] = project_usage(self.store, terms.project, exclude=run_id).to_json()
+        if terms.trigger is not None:  # a schedule's firing: what the schedule's stream allows (never the claim)
+            unread = {
+                "schedule": terms.trigger.schedule,
+                "effects": [],
+                "approved_by": "",
+                "reason": "this gate reads no schedules",
+            }
+            data["trigger_allowance"] = self.trigger_allowance(terms) if self.trigger_allowance else unread
         return data
 
     def rechecks(self, next_seq: int) -> bool:

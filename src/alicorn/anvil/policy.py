@@ -48,6 +48,16 @@ CONTEXT_FIELDS: dict[str, dict[str, Any]] = {
     "approval": _STRING,
     "material_change": _BOOL,
 }
+#: Present only in the context of a run a schedule's firing started (so other runs' journaled requests stay as they
+#: were): its trigger record and the effect classes its schedule, as read from the schedule's own stream, allows.
+TRIGGER_FIELDS: dict[str, dict[str, Any]] = {
+    "trigger": {
+        "type": "Record",
+        "attributes": {"schedule": _STRING, "slot": _STRING, "fired_at": _STRING},
+        "required": False,
+    },
+    "schedule_allows": {**_STRINGS, "required": False},
+}
 AGENT_FIELDS: dict[str, dict[str, Any]] = {
     "registered": _BOOL,
     "reputation": _LONG,
@@ -70,7 +80,11 @@ def _record(fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def cedar_schema(operations: list[str]) -> dict[str, Any]:
     """The Cedar schema every policy set is validated against: one action per operation."""
-    applies = {"principalTypes": ["Agent", "Human"], "resourceTypes": ["Plan"], "context": _record(CONTEXT_FIELDS)}
+    applies = {
+        "principalTypes": ["Agent", "Human"],
+        "resourceTypes": ["Plan"],
+        "context": _record({**CONTEXT_FIELDS, **TRIGGER_FIELDS}),
+    }
     return {
         "": {
             "entityTypes": {

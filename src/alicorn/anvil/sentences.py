@@ -54,14 +54,38 @@ def rule_phrase(rule: str, facts: Facts) -> str:
         return f"secret data would leave for {_list(list(risk.hosts))}"
     if rule == "untrusted-origin-needs-human":
         return (
-            f"the request came from {facts.provenance} channel {facts.channel!r}, so nothing happens before an "
-            f"authenticated human approves (`alicorn approve RUN`)"
+            f"the request came from {facts.provenance} channel {facts.channel!r}{_schedule_said(facts)}, so nothing "
+            f"happens before an authenticated human approves (`alicorn approve RUN`)"
+        )
+    if rule == "permit-schedule-allowed":
+        allowance = facts.allowance or {}
+        return (
+            f"schedule {allowance.get('schedule')} (active, approved by {allowance.get('approved_by') or 'a human'}) "
+            f"allows its firings {_list(list(facts.schedule_allows))}, and the plan has only "
+            f"{_list(list(risk.classes)) or 'no effect'}"
         )
     if rule == "forbid-secret-read":
         return _secret_read(facts)
     if rule == "material-change-needs-approval":
         return "it replans the goal with a material change (" + "; ".join(facts.material_reasons) + ")"
     return f"rule {rule!r} says so"
+
+
+def _schedule_said(facts: Facts) -> str:
+    """For a schedule's firing: what its schedule allows, or why it allows nothing."""
+    if facts.trigger is None:
+        return ""
+    allowance = facts.allowance or {}
+    sid = facts.trigger.get("schedule")
+    allows = [c for c in facts.schedule_allows if c not in ("none", "read")]
+    if not facts.schedule_allows:
+        why = allowance.get("reason") or f"schedule {sid} could not be read"
+        return f" (slot {facts.trigger.get('slot')} of schedule {sid}, which allows nothing without a human: {why})"
+    beyond = sorted(set(facts.risk.classes) - set(facts.schedule_allows))
+    return (
+        f" (slot {facts.trigger.get('slot')} of schedule {sid}, which allows {_list(allows) or 'only looking'}; "
+        f"the plan also has {_list(beyond)})"
+    )
 
 
 def _secret_read(facts: Facts) -> str:

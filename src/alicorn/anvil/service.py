@@ -14,7 +14,7 @@ from pathlib import Path
 from alicorn.anvil.agents import PermissionRegistry, utc_now
 from alicorn.anvil.budget import Budget, Usage, check_model_call
 from alicorn.anvil.errors import BudgetExceededError, UnknownAgentError
-from alicorn.anvil.gate import LiveGate, project_usage
+from alicorn.anvil.gate import LiveGate, TriggerAllowance, project_usage
 from alicorn.anvil.identity import parse_principal
 from alicorn.anvil.labels import DataLabels
 from alicorn.anvil.policy import Policies, load_policies
@@ -53,8 +53,9 @@ class Anvil:
         """The policy set in force: the operator's file, or the shipped default; validated against the registry."""
         return load_policies(self.settings.policy_path(self.home), self.registry.names())
 
-    def gate(self) -> LiveGate:
-        return LiveGate(self.store, self.policies, self.agents, self.settings.human_rights)
+    def gate(self, trigger_allowance: TriggerAllowance | None = None) -> LiveGate:
+        """The live gate; `trigger_allowance` reads what a triggered run's schedule allows (the app hands it in)."""
+        return LiveGate(self.store, self.policies, self.agents, self.settings.human_rights, trigger_allowance)
 
     def terms(
         self,

@@ -296,6 +296,19 @@ class Execution:
     # ---- helpers --------------------------------------------------------------------------------------------
 
     def _write_report(self, conversation: str, tap: JournalTap, report: Report) -> None:
+        """Journal the report; a schedule's firing's report names its trigger first among what is known."""
+        events = self.app.store.read(conversation)
+        trigger = events[0].data.get("envelope", {}).get("trigger") if events else None
+        if trigger:
+            line = tr(
+                report.language,
+                "triggered by schedule {schedule}: slot {slot}, fired at {fired_at}",
+                schedule=trigger["schedule"],
+                slot=trigger["slot"],
+                fired_at=trigger["fired_at"],
+            )
+            if line not in report.known:
+                report = report.model_copy(update={"known": [line, *report.known]})
         tap.append("report.written", report.model_dump(mode="json"))
 
     def _executor(self, state: ConversationState, contract: OutcomeContract | None = None) -> Executor:

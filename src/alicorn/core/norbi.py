@@ -29,6 +29,7 @@ from alicorn.core.followup import FollowUps
 from alicorn.core.gathering import check_coverage, gather
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.planner import ProposedPlan, settle_flags
+from alicorn.core.recurring import Recurring
 from alicorn.core.report import Report, fallback
 from alicorn.core.routing import ModelAccess, RoleClients
 from alicorn.core.select import WorkflowSelector, as_data, fill_slots
@@ -54,7 +55,7 @@ class CoreError(AlicornError):
     """A request Core cannot take (bad input, unknown conversation, wrong phase); nothing was journaled."""
 
 
-class Norbi(Choosing, FollowUps, Execution):
+class Norbi(Recurring, Choosing, FollowUps, Execution):
     """The intent orchestrator over one Alicorn home (see the module docstring)."""
 
     def __init__(
@@ -281,8 +282,8 @@ class Norbi(Choosing, FollowUps, Execution):
         kind = (state.classification or {}).get("kind", "task")
         language = self._language(state)
         recurrence = (state.classification or {}).get("recurrence")
-        if recurrence:
-            once = self._recurring(state, intent, tap, recurrence)
+        if recurrence or kind == "process":  # recurring work is proposed as a schedule (alicorn.core.recurring)
+            once = self._recurring_schedule(state, intent, tap, recurrence or None)
             if once is not True:
                 return once or None
         if kind in ("conversation", "question") and self._looks_like_work(state, intent, tap):

@@ -87,6 +87,8 @@ def admit(session: RunSession, operations: frozenset[str] | None = None) -> Verd
         channel=session.terms.channel,
         secret_sources=secret_sources(session.plan, session.registry, session.terms.labels),
         secret_allowed=session.terms.secret_reads,
+        trigger=session.terms.trigger.model_dump(mode="json") if session.terms.trigger is not None else None,
+        allowance=inputs.get("trigger_allowance"),
     )
     policy = inputs["policy"]
     verdict = decide(Policies(policy["text"], policy["source"]), facts)

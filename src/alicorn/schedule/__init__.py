@@ -7,8 +7,10 @@
     book       add / load / list / pause / resume / remove (the API the CLI, the service and Core call)
     due        what is due now under the catch-up and overlap policies (pure)
     scheduler  the Scheduler (tick, run) and run_now: firing with optimistic concurrency, recovery after a crash
-    submit     handing a firing to Norbi Core as provenance "trigger", with its trigger record
-    cli        `alicorn schedule …` and `alicorn scheduler`
+    allowance  what an approved schedule lets its triggered runs do without a human (read from its stream)
+
+The package sits below Core (Core adds a schedule when a person approves a recurring request): handing a firing to
+Core is `alicorn.core.triggered.CoreSubmitter`, and the commands are `alicorn.schedule_cli`.
 
 See docs/schedules.md.
 """

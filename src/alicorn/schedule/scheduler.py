@@ -47,7 +47,7 @@ DEFAULT_MAX_POLL_S = 60.0
 
 
 class Submitter(Protocol):
-    """Where a firing's request goes (Core, in `alicorn scheduler`; `alicorn.schedule.submit.CoreSubmitter`)."""
+    """Where a firing's request goes (Core, in `alicorn scheduler`; `alicorn.core.triggered.CoreSubmitter`)."""
 
     def submit(self, state: ScheduleState, firing: Firing) -> None:
         """Hand the firing's request over; idempotent: a second call for the same firing changes nothing."""

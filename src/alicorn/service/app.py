@@ -56,8 +56,11 @@ def create_app(
     keepalive_s: float = 15.0,
     workers: int = 0,
     models: str = "none",
+    scheduler_poll_s: float | None = 60.0,
 ) -> FastAPI:
-    """The service over the home at `home` (its journal is created if missing); `clock` is the only time it reads."""
+    """The service over the home at `home` (its journal is created if missing); `clock` is the only time it reads.
+    A scheduler thread fires the journal's schedules, waking at least every `scheduler_poll_s` seconds (None: no
+    thread; the schedule routes still answer)."""
     service = Service(open_app(home), clock)
 
     @asynccontextmanager
@@ -196,6 +199,9 @@ def create_app(
     from alicorn.service.artifacts import install as install_files  # a run's files, listed and downloaded
 
     install_files(api, service, signed_in)
+    from alicorn.service.schedules_api import install as install_schedules  # the scheduler thread, API and page
+
+    install_schedules(api, service, actions, signed_in, poll_s=scheduler_poll_s)
     return api
 
 

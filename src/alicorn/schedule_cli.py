@@ -3,9 +3,13 @@
     alicorn schedule add "summarise the weekend's alarms" --cron "0 8 * * 1" --zone Europe/Warsaw
     alicorn schedule add "check the inbox" --every 15m --active-hours 08:00-18:00 --catch-up none
     alicorn schedule show SCH            the spec, status, recent firings and the next 5 slots in its zone
+    alicorn schedule heartbeat ops --every 15m     the project's heartbeat (cheap probes; a model only for findings)
+    alicorn schedule show heartbeat:ops  its settings, latest look, findings and breaker
     alicorn scheduler                    fire what is due, exactly once per slot, until stopped
 
 Every command prints sentences, or `--json`. Only typer is imported at the top, so `alicorn --help` stays fast.
+It lives in the command-line layer (beside `alicorn.anvil_cli`) because `alicorn scheduler` hands firings to Core,
+which sits above the schedule package.
 """
 
 from __future__ import annotations
@@ -87,10 +91,39 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
     def show(schedule_id: str, home: Home = Path(".alicorn"), as_json: AsJson = False) -> None:
         """A schedule: its spec, status, recent firings and the next 5 slots in its zone."""
         from alicorn.clock import default_clock
+        from alicorn.schedule import heartbeat
         from alicorn.schedule.book import load
 
         application = open_app(home, create=True)
-        _print_state(load(application.store, schedule_id), default_clock(), as_json, headline=None)
+        state = load(application.store, heartbeat.resolve_id(application.store, schedule_id))
+        looks = heartbeat.detail(application.store, state) if heartbeat.is_heartbeat(state) else None
+        _print_state(state, default_clock(), as_json, headline=None, heartbeat=looks)
+
+    @group.command("heartbeat")
+    @guard
+    def heartbeat_(
+        project: Annotated[str, typer.Argument(help="The project the heartbeat looks over.")],
+        every: Annotated[str, typer.Option(help="How often it looks: 15m, 1h.")] = "15m",
+        zone: Annotated[str, typer.Option(help="The IANA time zone of --active-hours.")] = "UTC",
+        active_hours: Annotated[str | None, typer.Option(help="Local hours it may look in: 08:00-18:00.")] = None,
+        who: Who = None,
+        home: Home = Path(".alicorn"),
+        as_json: AsJson = False,
+    ) -> None:
+        """Add the project's heartbeat: cheap probes each tick, a model only when one finds something."""
+        from alicorn.anvil.identity import acting_human
+        from alicorn.clock import default_clock
+        from alicorn.schedule import heartbeat
+        from alicorn.schedule.rules import parse_hours
+
+        by = acting_human(who).id
+        clock = default_clock()
+        hours = parse_hours(active_hours) if active_hours else None
+        application = open_app(home, create=True)
+        state = heartbeat.add_heartbeat(application, project, clock=clock, by=by, every=every, zone=zone,
+                                        active_hours=hours)  # fmt: skip
+        looks = heartbeat.detail(application.store, state)
+        _print_state(state, clock, as_json, headline=f"added the heartbeat of {project}: {state.id}", heartbeat=looks)
 
     def _changer(name: str, doc: str) -> None:
         @group.command(name, help=doc)
@@ -219,20 +252,28 @@ def _spec(
 
 
 def _submitter(application: Any, model: str) -> Any:
+    from alicorn.clock import default_clock
     from alicorn.core.access import choose_models
     from alicorn.core.norbi import Norbi
+    from alicorn.core.triggered import CoreSubmitter
     from alicorn.packs.catalog import bundled_workflows
-    from alicorn.schedule.submit import CoreSubmitter
+    from alicorn.schedule.heartbeat import Heartbeat, HeartbeatSubmitter
 
     models = choose_models(model, application.home)
-    return CoreSubmitter(Norbi(application, bundled_workflows(), models=models, workdir=Path.cwd()))
+    core = CoreSubmitter(Norbi(application, bundled_workflows(), models=models, workdir=Path.cwd()))
+    # Heartbeat firings go to the heartbeat's probes (worded by rule: no model is called from the command line).
+    return HeartbeatSubmitter(core, Heartbeat.for_app(application, default_clock()))
 
 
-def _print_state(state: Any, clock: Any, as_json: bool, *, headline: str | None) -> None:
+def _print_state(
+    state: Any, clock: Any, as_json: bool, *, headline: str | None, heartbeat: dict[str, Any] | None = None
+) -> None:
     from alicorn.clock import parse_time
     from alicorn.schedule.report import detail
 
     data = detail(state, parse_time(clock.now()))
+    if heartbeat is not None:
+        data["heartbeat"] = heartbeat
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
@@ -252,3 +293,12 @@ def _print_state(state: Any, clock: Any, as_json: bool, *, headline: str | None)
             typer.echo(f"    {slot['local']}  ({slot['utc']})")
     elif data["status"] == "active":
         typer.echo("  no slot is coming")
+    if heartbeat is not None:
+        typer.echo(f"  heartbeat of {heartbeat['project']}: {heartbeat['ticks']} look(s), {heartbeat['model_calls']} "
+                   "model call(s)")  # fmt: skip
+        if heartbeat["breaker"]:
+            typer.echo(f"  paused by its breaker: {heartbeat['breaker']}")
+        if heartbeat["summary"]:
+            typer.echo(f"  latest: {heartbeat['summary']}")
+        for finding in heartbeat["findings"]:
+            typer.echo(f"  - {finding.get('text') or finding}")

@@ -1,4 +1,4 @@
-"""Handing a firing to Norbi Core: the schedule's request as provenance "trigger", labelled with its trigger record.
+"""A schedule's firing handed to Norbi Core: its request as provenance "trigger", labelled with its trigger record.
 
 The envelope carries `{schedule, slot, fired_at}` (journaled in `intent.received`, then in the `run.created` of
 every run the conversation starts), its author is the schedule (`schedule:<id>`; the person who approved it is in
@@ -7,18 +7,25 @@ refused by Core and denied by Anvil. As for every trigger, a plan with an effect
 
 The conversation's id derives from the slot id (`alicorn.schedule.state.conversation_for`): a second submission,
 after a crash or by another scheduler, finds the conversation and starts nothing new.
+
+It lives in Core (not in `alicorn.schedule`, which sits below Core so Core can add schedules) and implements
+`alicorn.schedule.scheduler.Submitter`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from alicorn.anvil.terms import TriggerRecord
 from alicorn.core.intake import IntentEnvelope
+from alicorn.core.norbi import CoreError
 from alicorn.errors import AlicornError, ConcurrentAppendError
 from alicorn.schedule.state import Firing, ScheduleState
+
+if TYPE_CHECKING:
+    from alicorn.core.norbi import Norbi
 
 CHANNEL = "schedule"
 
@@ -41,7 +48,7 @@ def trigger_envelope(state: ScheduleState, firing: Firing) -> IntentEnvelope:
 class CoreSubmitter:
     """Submits firings to a `Norbi` (alicorn.core.norbi) and advances them as far as they go without a human."""
 
-    def __init__(self, core: Any) -> None:
+    def __init__(self, core: Norbi) -> None:
         self.core = core
 
     def submit(self, state: ScheduleState, firing: Firing) -> None:
@@ -63,8 +70,6 @@ class CoreSubmitter:
             )
 
     def active(self, conversation: str) -> bool:
-        from alicorn.core.norbi import CoreError
-
         try:
             state = self.core.state(conversation)
         except CoreError:
