@@ -6,6 +6,7 @@ start, and, when installed, peer runtimes (DBOS, LangGraph) doing the same work.
 
     python bench/runtime_bench.py            # the default run (N=1000; one to two minutes with peers)
     python bench/runtime_bench.py --quick    # a smaller run
+    python bench/runtime_bench.py --compare ../before/src   # also: this tree's chain against another tree's
     make bench                               # in .venv-bench, with the peers installed
 
 See bench/README.md for what each figure means.
@@ -15,14 +16,17 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import platform
 import pstats
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +46,7 @@ from workloads import (
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.plan.dsl import Node, Plan
+from alicorn.runtime import plan_decisions
 from alicorn.runtime.replay import replay_run
 from alicorn.runtime.state import fold
 
@@ -134,6 +139,7 @@ class Bench:
     def chain_and_floor(self) -> None:
         plan = chain_plan(self.n)
         chain, floor, ratios = [], [], []
+        computed = Counter(plan_decisions.COMPUTED)
         for rep in range(self.reps):  # interleaved, so drift hits both alike; the ratio is taken per repetition
             workdir = self.fresh("floor")
             workdir.mkdir(parents=True)
@@ -145,6 +151,11 @@ class Bench:
             self.journal = (store, run_id)
             ratios.append(chain[-1] / floor[-1])
             say(f"   rep {rep + 1}: Alicorn {us(chain[-1])}/node, floor {us(floor[-1])}/step, ratio {ratios[-1]:.2f}x")
+        computed = Counter(plan_decisions.COMPUTED) - computed
+        say(
+            f"   decided once per plan, over the {self.reps} runs of this plan: risk {computed['risk']}x, verdict "
+            f"{computed['verdict']}x; each run's call gate {computed['gate'] / self.reps:g}x (not per node)"
+        )
         node_s, self.floor_s = statistics.median(chain), statistics.median(floor)
         ratio = statistics.median(ratios)
         say(f"   Alicorn chain of {self.n} no-op nodes: median {us(node_s)} per node")
@@ -322,6 +333,37 @@ class Bench:
         self.peer("DBOS", ("dbos",), dbos)
         self.peer("LangGraph", ("langgraph", "langgraph.checkpoint.sqlite"), langgraph)
 
+    def compare(self) -> None:
+        """The chain's time per node with another Alicorn tree and with this one, each in a fresh process, alternating
+        (so drift hits both alike): a before/after figure from one run on one machine."""
+        other = self.args.compare.resolve()
+        mine = Path(plan_decisions.__file__).resolve().parents[2]
+        wall: dict[str, list[float]] = {"other": [], "this": []}
+        cpu: dict[str, list[float]] = {"other": [], "this": []}
+        for rep in range(self.reps):
+            for name, src in (("other", other), ("this", mine))[:: 1 if rep % 2 == 0 else -1]:
+                found = chain_elsewhere(src, self.n, self.fresh(f"compare-{name}"), self.args.durability)
+                wall[name].append(found[0])
+                cpu[name].append(found[1])
+            say(
+                f"   rep {rep + 1}: other {us(wall['other'][-1])}/node (CPU {us(cpu['other'][-1])}), this tree "
+                f"{us(wall['this'][-1])}/node (CPU {us(cpu['this'][-1])})"
+            )
+        for label, found in (("wall", wall), ("CPU", cpu)):
+            before, after = statistics.median(found["other"]), statistics.median(found["this"])
+            ratio = statistics.median([a / b for a, b in zip(found["this"], found["other"], strict=True)])
+            say(f"   {label} per node, median: {other} {us(before)}, this tree {us(after)}; this / other {ratio:.3f}x")
+            self.rows.append(
+                Row(
+                    f"chain N={self.n} vs --compare, {label}",
+                    f"{us(after)}/node",
+                    f"{us(before)}/node",
+                    f"{ratio:.3f}x",
+                    "-",
+                    "info",
+                )
+            )
+
     def profile(self) -> None:
         """One chain run under cProfile (main thread only: the no-op itself runs on a worker thread)."""
         plan = chain_plan(self.n)
@@ -366,6 +408,42 @@ class Bench:
             say(f"   an Alicorn run raised (then tried again): {failure}")
 
 
+#: A fresh process timing one chain with the Alicorn found on its PYTHONPATH (argv: nodes, workdir, durability).
+_CHAIN_SCRIPT = """
+import sys
+import time
+from pathlib import Path
+import alicorn
+from workloads import chain_plan, run_alicorn
+from alicorn.ops.builtin import builtin_registry
+n, workdir, durability = int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+registry = builtin_registry()
+run_alicorn(workdir / "warmup", chain_plan(50), registry, durability)[1].close()
+cpu = time.process_time()
+elapsed, store, _ = run_alicorn(workdir / "chain", chain_plan(n), registry, durability)
+cpu = time.process_time() - cpu
+store.close()
+print(alicorn.__file__)
+print(elapsed / n, cpu / n)
+"""
+
+
+def chain_elsewhere(src: Path, n: int, workdir: Path, durability: str) -> tuple[float, float]:
+    """Seconds per node (wall, and CPU of the whole process) of an N-node chain run by the Alicorn in `src` (a
+    tree's src/ folder), in a fresh process after one warm-up run, so two trees timed alike can be set side by side.
+    CPU time moves less than wall time on a loaded machine, and fsync waits are not in it."""
+    bench = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(bench)])}
+    argv = [sys.executable, "-c", _CHAIN_SCRIPT, str(n), str(workdir), durability]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the chain with Alicorn from {src} failed: {done.stderr.strip()[-500:]}")
+    found, wall, cpu = done.stdout.split()[-3:]
+    if not Path(found).resolve().is_relative_to(src):
+        raise RuntimeError(f"asked for the Alicorn in {src}, the process imported {found}")
+    return float(wall), float(cpu)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
@@ -385,6 +463,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "effect-free steps made durable in groups (at most 50 ms late; effects never grouped)",
     )
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of one chain run")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="SRC",
+        help="also time the chain with the Alicorn in SRC (another tree's src/ folder, e.g. a copy of the last "
+        "commit) against this tree's, each in a fresh process, alternating; prints both and their ratio",
+    )
     parser.add_argument("--dir", type=Path, help="where to put the journals (default: a new temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the journals and databases afterwards")
     args = parser.parse_args(argv)
@@ -424,6 +509,8 @@ def main(argv: list[str] | None = None) -> int:
             say("\n== peers: skipped (--no-peers)")
         else:
             bench.peers()
+        if args.compare is not None:
+            bench.section(f"chain: this tree against {args.compare}", bench.compare)
         if args.profile:
             bench.section("cProfile of one chain run", bench.profile)
         bench.table()

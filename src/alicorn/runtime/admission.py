@@ -20,10 +20,11 @@ from alicorn.anvil.policy import Policies
 from alicorn.anvil.replan import compare, summarize
 from alicorn.anvil.rights import Subject
 from alicorn.anvil.risk import PlanRisk
-from alicorn.anvil.secret_reads import secret_sources
+from alicorn.anvil.secret_reads import refusal, secret_sources
 from alicorn.errors import RunError
 from alicorn.ops.registry import Operation
 from alicorn.plan.dsl import effect_rank
+from alicorn.runtime.plan_decisions import PlanVerdict, plan_verdict, verdict_key
 from alicorn.runtime.state import TERMINAL_NODE
 
 if TYPE_CHECKING:
@@ -66,13 +67,34 @@ def admit(session: RunSession, operations: frozenset[str] | None = None) -> Verd
     """Journal the inputs and one check per operation (of `operations` only, when given); return the verdict.
 
     Every check is taken on the whole plan's facts (its risk, destinations, the proposer's rights), whichever
-    operations are journaled: the same decision as at admission, not a smaller plan's.
+    operations are journaled: the same decision as at admission, not a smaller plan's. The facts and the decision
+    are computed once per plan, terms, journaled inputs and approval state (`plan_decisions.plan_verdict`).
     """
     inputs = journal_inputs(session, usage=not session.terms.project_budget.empty)
     inputs_seq = session.next_seq - 1
     approval, approvers = approval_state(session)
+    policy = inputs["policy"]
+
+    def compute() -> PlanVerdict:
+        facts = plan_facts(session, inputs, approval, approvers)
+        return PlanVerdict(facts, decide(Policies(policy["text"], policy["source"]), facts))
+
+    terms = session.terms.model_dump(mode="json")
+    key = verdict_key(session.state.plan_hash, terms, inputs, (approval, approvers))
+    decided = plan_verdict(key, session.registry, compute)
+    verdict = Verdict(tuple(decided.checks(operations)))
+    for check in verdict.checks:
+        session.emit("anvil.check", {**check.to_json(), "inputs": inputs_seq, "policy": policy["digest"]})
+    return verdict
+
+
+def plan_facts(
+    session: RunSession, inputs: dict[str, Any], approval: ApprovalState, approvers: tuple[str, ...]
+) -> Facts:
+    """The whole-plan facts every check of the plan is taken on: the plan's risk and secret sources, the run's
+    terms, the journaled inputs (the proposer's snapshot, a trigger's allowance) and the approval state."""
     change = change_of(session)
-    facts = Facts(
+    return Facts(
         plan_hash=session.state.plan_hash,
         goal_hash=session.state.goal_hash,
         project=session.terms.project,
@@ -90,13 +112,6 @@ def admit(session: RunSession, operations: frozenset[str] | None = None) -> Verd
         trigger=session.terms.trigger.model_dump(mode="json") if session.terms.trigger is not None else None,
         allowance=inputs.get("trigger_allowance"),
     )
-    policy = inputs["policy"]
-    verdict = decide(Policies(policy["text"], policy["source"]), facts)
-    if operations is not None:
-        verdict = Verdict(tuple(c for c in verdict.checks if c.operation in operations))
-    for check in verdict.checks:
-        session.emit("anvil.check", {**check.to_json(), "inputs": inputs_seq, "policy": policy["digest"]})
-    return verdict
 
 
 def proceed(session: RunSession, verdict: Verdict) -> bool:
@@ -204,16 +219,29 @@ def close(session: RunSession, status: str, reason: str, **extra: Any) -> None:
 
 
 def over_budget(session: RunSession, node_id: str, op: Operation) -> bool:
-    """Before a node call: if it would exceed a budget, journal `budget.exceeded` and stop the run."""
-    terms = session.terms
-    if terms.budget.empty and terms.project_budget.empty:
+    """Before a node call: if it would exceed a budget, journal `budget.exceeded` and stop the run.
+
+    What does not depend on the call (whether any budget applies, the project's other runs' usage) comes from the
+    session's call gate; only this run's usage with this step is checked per call."""
+    gate = session.decided.gate(session)
+    if not gate.budgeted:
         return False
-    state = session.state
-    others = Usage.from_json(state.project_usage or {})
+    terms = session.terms
     step = Usage(steps=1, effects=1 if op.has_effect else 0)
-    found = check_step(terms.budget, terms.project_budget, state.usage.usage(session.now), others, terms.project, step)
+    found = check_step(
+        terms.budget, terms.project_budget, session.state.usage.usage(session.now), gate.others, terms.project, step
+    )
     if found is None:
         return False
     session.emit("budget.exceeded", {"node": node_id, **found.to_json()})
     session.emit("run.stopped", {"node": node_id, "reason": found.sentence(), "cause": "budget"})
     return True
+
+
+def refused(session: RunSession, node_id: str, op: Operation, resolved: dict[str, Any]) -> str | None:
+    """Before a node call: why its resolved inputs may not be read (a secret the terms do not allow), or None.
+
+    Only a node the call gate names can read a secret (a `read` of a path, under labels that can say secret)."""
+    if node_id not in session.decided.gate(session).secret_nodes:
+        return None
+    return refusal(node_id, op.name, op.path_input, op.effect, resolved, session.terms)

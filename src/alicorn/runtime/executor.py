@@ -48,6 +48,7 @@ from alicorn.runtime.humans import (
     resolve,
 )
 from alicorn.runtime.needs import Approvers, Controls, Durability, EventListener, SessionNeeds
+from alicorn.runtime.plan_decisions import plan_risk
 from alicorn.runtime.session import Session
 from alicorn.runtime.state import RunState, fold
 from alicorn.runtime.world import Clock, IdSource, RandomIds, default_clock
@@ -224,13 +225,14 @@ class Executor:
         run_id = run_id or self.ids.run_id()
         if self.store.head(run_id) is not None:
             raise RunError(f"run {run_id!r} already exists; use `alicorn resume {run_id}`")
-        approvals = check_approvals(approvals, terms.proposed_by, run_id, plan.plan_hash(), self.approvers)
+        plan_hash = plan.plan_hash()
+        approvals = check_approvals(approvals, terms.proposed_by, run_id, plan_hash, self.approvers)
         carried = list(carried)
         effects = plan_effects(plan, self.registry)
-        risk = assess(plan, self.registry, terms.labels)
+        risk = plan_risk(plan, plan_hash, self.registry, terms.labels)  # the session decides on the same one
         created: dict[str, Any] = {
             "plan": plan.model_dump(mode="json"),
-            "plan_hash": plan.plan_hash(),
+            "plan_hash": plan_hash,
             "effects": effects.to_json(),
             "workspace": str(self.environment.workspace(run_id)),
             "data_root": str(self.environment.data_root),

@@ -23,6 +23,7 @@ from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import Operation, Registry
 from alicorn.plan.dsl import Node, Plan
 from alicorn.runtime.dispatch import Call, Dispatcher
+from alicorn.runtime.plan_decisions import SessionDecisions
 from alicorn.runtime.state import RunState
 from alicorn.runtime.world import Clock
 
@@ -101,6 +102,8 @@ class RunSession(Protocol):
     def risk(self) -> PlanRisk: ...
     @property
     def next_seq(self) -> int: ...
+    @property
+    def decided(self) -> SessionDecisions: ...
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Apply an event to the state and add it to the step's batch."""

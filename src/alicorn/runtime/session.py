@@ -14,8 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from alicorn import canonical
-from alicorn.anvil import secret_reads
-from alicorn.anvil.risk import PlanRisk, assess
+from alicorn.anvil.risk import PlanRisk
 from alicorn.anvil.terms import RunTerms
 from alicorn.errors import RunError
 from alicorn.journal.events import Draft
@@ -25,6 +24,7 @@ from alicorn.plan.dsl import IdempotencyClass, LiteralInput, Node, Plan
 from alicorn.runtime import admission, saga
 from alicorn.runtime.dispatch import CERTAIN_FAILURES, Call, CancelSignal, Dispatcher, Outcome
 from alicorn.runtime.needs import SessionNeeds
+from alicorn.runtime.plan_decisions import SessionDecisions, plan_risk
 from alicorn.runtime.state import RunState, apply
 from alicorn.runtime.world import format_time, parse_time
 
@@ -69,11 +69,12 @@ class Session:
         self.dispatcher: Dispatcher | None = None
         self._next_control_check = 0.0
         self.backoff: dict[str, str] = {}  # nodes requeued after a crash in the middle of a retry's wait
+        self.decided = SessionDecisions()  # what every call's gate reads, once (runtime.plan_decisions)
 
     @cached_property
     def risk(self) -> PlanRisk:
-        """The plan's whole-plan risk under the run's data labels (what Anvil decides on)."""
-        return assess(self.plan, self.registry, self.terms.labels)
+        """The plan's whole-plan risk under the run's data labels (what Anvil decides on), assessed once per plan."""
+        return plan_risk(self.plan, self.state.plan_hash, self.registry, self.terms.labels)
 
     @property
     def next_seq(self) -> int:
@@ -483,7 +484,7 @@ class Session:
         if admission.over_budget(self, node.node_id, op):
             return  # the run is stopping: the node stays pending and is skipped
         resolved, journaled = self.resolve(node)
-        refused = secret_reads.refusal(node.node_id, op.name, op.path_input, op.effect, resolved, self.terms)
+        refused = admission.refused(self, node.node_id, op, resolved)
         if refused is not None:  # the resolved source is secret and the terms do not allow it: nothing is called
             self.fail(node, refused, retryable=False)
             return
