@@ -436,9 +436,16 @@ class PostgresJournalStore(JournalStore):
                         "it to finish, or stop it (the lock is released the moment its connection ends, even if it "
                         "is killed)"
                     )
-                yield
+                try:
+                    yield
+                finally:
+                    # Unlocked before closing: the server drops a closed session's locks only once its backend
+                    # has exited, a moment later, and the next taker (this process resuming the run) must not
+                    # find it still held. A connection that is gone released it anyway.
+                    with contextlib.suppress(psycopg.Error):
+                        held.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (self._lock_key(stream),))
             finally:
-                held.close()  # closing the session releases the lock
+                held.close()  # closing the session releases the lock in every other case
 
     def _lock_key(self, stream: str) -> str:
         return f"alicorn-journal-run:{self.schema}:{stream}"
