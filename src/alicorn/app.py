@@ -91,14 +91,14 @@ class App:
     def _settle(self, state: RunState) -> None:
         self.anvil.settle(state.run_id)
 
-    def _trigger_allowance(self, terms: RunTerms) -> dict[str, Any]:
+    def _trigger_allowance(self, terms: RunTerms, run_id: str) -> dict[str, Any]:
         """What the schedule a triggered run's terms name allows it, read from the schedule's own stream and checked
         against this home's people and settings now (`alicorn.schedule.allowance`): the envelope's word is not taken."""
         from alicorn.schedule.allowance import allowance_of
         from alicorn.schedule.authority import Authority
 
         assert terms.trigger is not None  # the gate asks only for a triggered run
-        return allowance_of(self.store, terms.trigger, terms.project, Authority.from_app(self)).to_json()
+        return allowance_of(self.store, terms.trigger, terms.project, Authority.from_app(self), run_id).to_json()
 
     def close(self) -> None:
         if self.mcp is not None:

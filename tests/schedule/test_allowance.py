@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from alicorn.anvil.explain import explain_run
 from alicorn.anvil.terms import RunTerms, TriggerRecord
 from alicorn.app import App
+from alicorn.core.conversation import run_id_for
 from alicorn.plan.dsl import Plan, goal_digest
 from alicorn.runtime.state import RunState
 from alicorn.schedule.book import pause
@@ -39,7 +40,9 @@ WRITE = {
 READ_ONLY = {"node_id": "look", "operation": "util.noop", "inputs": {}}
 
 
-def _home(tmp_path: Path, allow: tuple[str, ...] = ("local_write",), project: str = "default") -> tuple[App, Any]:
+def _home(
+    tmp_path: Path, allow: tuple[str, ...] = ("local_write",), project: str = "default"
+) -> tuple[App, TriggerRecord]:
     """A home where ann (an approver) added a schedule allowing `allow`, and one slot of it fired."""
     app = make_app(tmp_path / "home")
     enrol(app, "ann")
@@ -52,11 +55,19 @@ def _home(tmp_path: Path, allow: tuple[str, ...] = ("local_write",), project: st
     return app, record
 
 
-def _run(app: App, tmp_path: Path, plan: Plan, trigger: TriggerRecord | None, project: str = "default") -> RunState:
+_runs = iter(range(1, 1000))
+
+
+def _run(
+    app: App, tmp_path: Path, plan: Plan, trigger: TriggerRecord | None, project: str = "default", run_id: str = ""
+) -> RunState:
+    """A run of `trigger`'s firing, named as Core names the runs of the firing's conversation (unless `run_id`)."""
     terms = app.anvil.terms("agent:planner", project=project, provenance="trigger", channel="schedule")
     terms = terms.model_copy(update={"trigger": trigger})
     app.anvil.prepare(terms)
-    return app.executor(tmp_path).start(plan, terms=terms)
+    fired = [e for e in app.store.read(f"schedule:{SID}") if e.kind == "schedule.fired"]
+    conversation = fired[0].data["conversation"] if fired else "conv-20261130-000000000000"
+    return app.executor(tmp_path).start(plan, terms=terms, run_id=run_id or run_id_for(conversation, next(_runs)))
 
 
 def _contexts(app: App, run: RunState) -> list[dict[str, Any]]:
@@ -107,6 +118,16 @@ def test_a_slot_the_schedule_never_fired_gets_no_allowance(tmp_path: Path) -> No
     app, record = _home(tmp_path)
     forged = record.model_copy(update={"slot": "2026-12-01T08:00:00Z"})
     _waits_because(app, tmp_path, forged, "never fired the slot 2026-12-01T08:00:00Z")
+
+
+def test_a_real_record_copied_into_another_request_gets_no_allowance(tmp_path: Path) -> None:
+    """The record of a slot that did fire, carried by a run that is not of that firing's conversation."""
+    app, record = _home(tmp_path)
+    run = _run(app, tmp_path, _plan(WRITE), record, run_id="run-20261130-0123456789ab-1")
+    assert run.status == "awaiting_approval"
+    inputs = next(e for e in app.store.read(run.run_id) if e.kind == "anvil.inputs")
+    assert "was not started by schedule sch-write's firing" in inputs.data["trigger_allowance"]["reason"]
+    assert _contexts(app, run)[0]["schedule_allows"] == []
 
 
 def test_a_paused_schedule_allows_nothing(tmp_path: Path) -> None:

@@ -45,8 +45,8 @@ def project_usage(store: JournalStore, project: str, *, exclude: str) -> Usage:
 
 
 #: Reads what the schedule a triggered run's terms name allows it (`alicorn.schedule.allowance`, handed in by the
-#: app layer, which sits above the schedules): a dict `{schedule, effects, approved_by, reason}`.
-TriggerAllowance = Callable[[RunTerms], dict[str, Any]]
+#: app layer, which sits above the schedules) for the run of that id: a dict `{schedule, effects, approved_by, reason}`.
+TriggerAllowance = Callable[[RunTerms, str], dict[str, Any]]
 
 
 class LiveGate:
@@ -92,7 +92,7 @@ class LiveGate:
                 "approved_by": "",
                 "reason": "this gate reads no schedules",
             }
-            data["trigger_allowance"] = self.trigger_allowance(terms) if self.trigger_allowance else unread
+            data["trigger_allowance"] = self.trigger_allowance(terms, run_id) if self.trigger_allowance else unread
         return data
 
     def rechecks(self, next_seq: int) -> bool:

@@ -7,6 +7,8 @@ the effect classes it allowed only when all of these hold, else none (with the r
 * the schedule exists and is active (not paused, not removed);
 * it belongs to the run's project;
 * the slot named in the record was fired by a scheduler (`schedule.fired`), so a made-up slot gets nothing;
+* the run belongs to that firing's conversation (Core names a conversation's runs `run-<its id>-N`), so a real
+  record copied into another request gets nothing;
 * the person who approved it may still approve those effects (`alicorn.schedule.authority`, checked as it stands
   now: an approver who lost the role no longer lets the schedule act).
 
@@ -44,8 +46,10 @@ class Allowance:
         }
 
 
-def allowance_of(store: JournalStore, trigger: TriggerRecord, project: str, authority: Authority) -> Allowance:
-    """The allowance of the schedule `trigger` names, for a run in `project` (see the module docstring)."""
+def allowance_of(
+    store: JournalStore, trigger: TriggerRecord, project: str, authority: Authority, run_id: str
+) -> Allowance:
+    """The allowance of the schedule `trigger` names, for run `run_id` in `project` (see the module docstring)."""
     sid = trigger.schedule
 
     def none(reason: str) -> Allowance:
@@ -61,10 +65,23 @@ def allowance_of(store: JournalStore, trigger: TriggerRecord, project: str, auth
         return none(f"schedule {sid} is {state.status}")
     if spec.project != project:
         return none(f"schedule {sid} belongs to project {spec.project}, not {project}")
-    if not any((f.slot, f.fired_at) == (trigger.slot, trigger.fired_at) for f in state.fired.values()):
+    firing = next((f for f in state.fired.values() if (f.slot, f.fired_at) == (trigger.slot, trigger.fired_at)), None)
+    if firing is None:
         return none(f"schedule {sid} never fired the slot {trigger.slot} at {trigger.fired_at}")
+    if not started_by(firing.conversation, run_id):
+        return none(
+            f"run {run_id} was not started by schedule {sid}'s firing of {trigger.slot} (that firing's requests are "
+            f"in conversation {firing.conversation})"
+        )
     try:
         authority.check(spec)
     except ScheduleError as exc:
         return none(f"schedule {sid}'s approval no longer holds: {exc}")
     return Allowance(sid, tuple(spec.allow), approved_by=spec.author, reason=f"schedule {sid} is active")
+
+
+def started_by(conversation: str, run_id: str) -> bool:
+    """Whether `run_id` is one of `conversation`'s runs: Core names them `run-<the conversation's id>-N`
+    (alicorn.core.conversation.run_id_for, above this package)."""
+    prefix = f"run-{conversation.removeprefix('conv-')}-"
+    return run_id.startswith(prefix) and run_id[len(prefix) :].isdigit()
