@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from alicorn.anvil.people import People
-from alicorn.anvil.service import Anvil
-from alicorn.anvil.terms import PROJECT_PATTERN, RunTerms
 from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.errors import AlicornError
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import JournalStore
 from alicorn.observe.settings import home_settings
-from alicorn.ops.builtin import builtin_registry, table_operations
-from alicorn.ops.memory import memory_operations
-from alicorn.ops.registry import Registry
-from alicorn.runtime.executor import Durability, EventListener, Executor, RunEnvironment
-from alicorn.runtime.state import RunState
-from alicorn.secrets import home_secrets, labelled_file_secrets
+from alicorn.secrets import home_secrets
 
+# The registry (every pack's operations and pydantic models), Anvil (Cedar) and the executor are imported where they
+# are first used, so the commands that only read the journal (`alicorn runs`, `show`, `journal`, `verify`) start fast.
 if TYPE_CHECKING:
+    from alicorn.anvil.people import People
+    from alicorn.anvil.service import Anvil
+    from alicorn.anvil.terms import RunTerms
     from alicorn.mcp.importer import McpImport
     from alicorn.observe.export import LiveExport
+    from alicorn.ops.registry import Operation, Registry
+    from alicorn.runtime.executor import Durability, EventListener, Executor
+    from alicorn.runtime.state import RunState
 
 DEFAULT_HOME = Path(".alicorn")
 
@@ -36,7 +38,8 @@ class App:
     home: Path
     #: The journal: the home's SQLite file, or the PostgreSQL database `[journal] url` names.
     store: JournalStore
-    registry: Registry
+    #: The operations: a Registry, or how to build one (a read-only open builds it only if a command asks).
+    operations: Registry | Callable[[], Registry]
     config: Config = field(default_factory=Config)
     #: The external MCP servers' sessions and tools (None when alicorn.toml names none: nothing was started).
     mcp: McpImport | None = None
@@ -44,11 +47,28 @@ class App:
     live_export: LiveExport | None = None
 
     def __post_init__(self) -> None:
-        self.anvil = Anvil(self.store, self.registry, self.config.anvil, self.config.data, home=self.home.resolve())
+        if not callable(self.operations):  # opened to work: Anvil is built now, before any thread asks for it
+            self.anvil  # noqa: B018
+
+    @functools.cached_property
+    def registry(self) -> Registry:
+        """The home's operations, built on first use when the app was opened with a way to build them."""
+        from alicorn.ops.registry import Registry
+
+        return self.operations if isinstance(self.operations, Registry) else self.operations()
+
+    @functools.cached_property
+    def anvil(self) -> Anvil:
+        """Anvil over this home (its Cedar policies are compiled only when a decision needs them)."""
+        from alicorn.anvil.service import Anvil
+
+        return Anvil(self.store, self.registry, self.config.anvil, self.config.data, home=self.home.resolve())
 
     @property
     def people(self) -> People:
         """The home's people and roles (`control:people`), whose keys sign every human decision."""
+        from alicorn.anvil.people import People
+
         return People(self.store, self.home.resolve() / "keys")
 
     @property
@@ -72,6 +92,9 @@ class App:
 
         The contents of the files under `data_root` that `[data] secret` labels become known secrets of the
         journal (redacted from every event), whether or not a run reads them."""
+        from alicorn.runtime.executor import Executor, RunEnvironment
+        from alicorn.secrets import labelled_file_secrets
+
         self.store.secrets = self.store.secrets.merged(labelled_file_secrets(data_root.resolve(), self.config.data))
         environment = RunEnvironment(
             self.workspaces.resolve(), data_root.resolve(), max_parallel=max_parallel, hidden=(self.home.resolve(),)
@@ -110,6 +133,8 @@ class App:
 
 def artifact_root(home: Path, project: str) -> Path:
     """`<home>/artifacts` for the default project (as before projects had stores), `<home>/projects/P/artifacts`."""
+    from alicorn.anvil.terms import PROJECT_PATTERN
+
     if not re.fullmatch(PROJECT_PATTERN, project):
         raise AlicornError(
             f"project {project!r} is not a project name: lower-case letters, digits and _ . - (at most 64, starting "
@@ -120,6 +145,8 @@ def artifact_root(home: Path, project: str) -> Path:
 
 def standard_registry() -> Registry:
     """The operations every home has: the built-in ones and those of the bundled workflow packs."""
+    from alicorn.ops.builtin import builtin_registry, table_operations
+    from alicorn.ops.memory import memory_operations
     from alicorn.packs.catalog import bundled_workflows
 
     registry = builtin_registry()
@@ -131,18 +158,12 @@ def standard_registry() -> Registry:
     return registry
 
 
-def open_app(
-    home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None, read_only: bool = False
-) -> App:
-    """Open (or create) the home's journal with the built-in operations, the bundled packs' operations and those
-    the operator configured. `read_only` opens the journal read-only: nothing is created or changed.
-
-    The configuration is read (and its operations loaded) before the journal is touched, so a broken
-    alicorn.toml refuses the command with a ConfigError and changes nothing."""
+def configured_registry(config: Config, loaded: dict[str, list[Operation]] | None = None) -> Registry:
+    """The standard operations and those `config` names (`loaded` already, or loaded now), checked to fit together
+    (a ConfigError otherwise)."""
     registry = standard_registry()
-    config = load_config(home)
     for spec in config.operation_modules:
-        for op in load_operations(spec):
+        for op in loaded[spec] if loaded is not None else load_operations(spec):
             try:
                 registry.register(op)
             except ValueError as exc:
@@ -151,12 +172,33 @@ def open_app(
         registry.check()
     except ValueError as exc:
         raise ConfigError(f"the configured operations do not fit together: {exc}") from None
+    return registry
+
+
+def open_app(
+    home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None, read_only: bool = False
+) -> App:
+    """Open (or create) the home's journal with the built-in operations, the bundled packs' operations and those
+    the operator configured. `read_only` opens the journal read-only: nothing is created or changed.
+
+    The configuration is read (and its operations loaded) before the journal is touched, so a broken
+    alicorn.toml refuses the command with a ConfigError and changes nothing. A read-only open builds the operations
+    only when the command first asks for them (a replay, an MCP import): listing and showing runs never loads every
+    pack's code."""
+    config = load_config(home)
+    registry: Registry | Callable[[], Registry]
+    if read_only and not config.mcp_servers:  # the operator's modules load now: a broken one refuses every command
+        loaded = {spec: list(load_operations(spec)) for spec in config.operation_modules}
+        registry = functools.partial(configured_registry, config, loaded)
+    else:
+        registry = configured_registry(config)
     observe = home_settings(home) if not read_only else None  # read before the journal is touched; never raises
     store = _open_journal(home, config, journal, create=create, read_only=read_only)
     store.secrets = home_secrets(home)  # redacted from every event this home journals
     mcp = None
     try:
         if config.mcp_servers:
+            assert not callable(registry)  # built above: the MCP tools are registered into it
             mcp = _import_mcp(config, store, registry, started=not read_only)
         live = None
         if observe is not None and observe.endpoint is not None:
