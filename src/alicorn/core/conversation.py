@@ -40,19 +40,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alicorn.journal.events import Event
+from alicorn.runtime.world import CONVERSATION_PREFIX, run_id_for
 
-PREFIX = "conv-"
+#: Conversation ids and the runs' names they give are the runtime's (alicorn.runtime.world).
+PREFIX = CONVERSATION_PREFIX
+__all__ = ["PREFIX", "ConversationState", "apply", "fold", "new_conversation_id", "run_id_for"]
 
 
 def new_conversation_id(at: str) -> str:
     """`conv-YYYYMMDD-<12 hex>`: sortable by day, random within it."""
     return f"{PREFIX}{at[:10].replace('-', '')}-{secrets.token_hex(6)}"
-
-
-def run_id_for(conversation: str, number: int) -> str:
-    """The id of the conversation's `number`-th run: fixed in advance, so a resumed conversation finds (never
-    duplicates) a run it started before a crash."""
-    return f"run-{conversation.removeprefix(PREFIX)}-{number}"
 
 
 @dataclass

@@ -21,8 +21,38 @@ from alicorn.clock import (
     parse_time,
 )
 
-__all__ = ["TIME_FORMAT", "Clock", "IdSource", "PinnedClock", "RandomIds", "SystemClock", "default_clock",
-           "format_time", "parse_time"]  # fmt: skip
+__all__ = [
+    "CONVERSATION_PREFIX",
+    "TIME_FORMAT",
+    "Clock",
+    "IdSource",
+    "PinnedClock",
+    "RandomIds",
+    "SystemClock",
+    "conversation_of_run",
+    "default_clock",
+    "format_time",
+    "parse_time",
+    "run_id_for",
+]  # fmt: skip
+
+
+#: Core's conversation streams are `conv-YYYYMMDD-<12 hex>`; the runs one starts are named from it (`run_id_for`).
+CONVERSATION_PREFIX = "conv-"
+
+
+def run_id_for(conversation: str, number: int) -> str:
+    """The id of the conversation's `number`-th run: fixed in advance, so a resumed conversation finds (never
+    duplicates) a run it started before a crash."""
+    return f"run-{conversation.removeprefix(CONVERSATION_PREFIX)}-{number}"
+
+
+def conversation_of_run(run_id: str) -> str | None:
+    """The conversation whose run `run_id` is (the inverse of `run_id_for`); None for a run no conversation named."""
+    head, _, number = run_id.rpartition("-")
+    if not (head.startswith("run-") and number.isdigit()):
+        return None
+    return CONVERSATION_PREFIX + head.removeprefix("run-")
 
 
 class IdSource(Protocol):

@@ -23,6 +23,7 @@ from typing import Any
 
 from alicorn.anvil.terms import TriggerRecord
 from alicorn.journal.store import JournalStore
+from alicorn.runtime.world import conversation_of_run
 from alicorn.schedule.authority import Authority
 from alicorn.schedule.errors import ScheduleError
 from alicorn.schedule.state import fold, stream_of
@@ -81,7 +82,5 @@ def allowance_of(
 
 
 def started_by(conversation: str, run_id: str) -> bool:
-    """Whether `run_id` is one of `conversation`'s runs: Core names them `run-<the conversation's id>-N`
-    (alicorn.core.conversation.run_id_for, above this package)."""
-    prefix = f"run-{conversation.removeprefix('conv-')}-"
-    return run_id.startswith(prefix) and run_id[len(prefix) :].isdigit()
+    """Whether `run_id` is one of `conversation`'s runs (named by `alicorn.runtime.world.run_id_for`)."""
+    return conversation_of_run(run_id) == conversation
