@@ -196,6 +196,9 @@ def create_app(
     from alicorn.service.web_live import install as install_live  # a run page's live event list (SSE, session)
 
     install_live(api, service, poll_s=poll_s, keepalive_s=keepalive_s)
+    from alicorn.service.web_trace import install as install_trace  # a run's / conversation's trace (spans)
+
+    install_trace(api, service, signed_in)
     from alicorn.service.artifacts import install as install_files  # a run's files, listed and downloaded
 
     install_files(api, service, signed_in)
