@@ -209,7 +209,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         from alicorn.anvil.explain import explain_node, explain_run
         from alicorn.render import print_explanation
 
-        store = open_app(home).store
+        store = open_app(home, read_only=True).store  # reads the journal only: no registry, no Anvil
         found = explain_run(store, decision) if node is None else explain_node(store, decision, node)
         for item in found:
             print_explanation(item)

@@ -13,7 +13,6 @@ from alicorn.config import Config, ConfigError, load_config, load_operations
 from alicorn.errors import AlicornError
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import JournalStore
-from alicorn.observe.settings import home_settings
 from alicorn.secrets import home_secrets
 
 # The registry (every pack's operations and pydantic models), Anvil (Cedar) and the executor are imported where they
@@ -192,7 +191,11 @@ def open_app(
         registry = functools.partial(configured_registry, config, loaded)
     else:
         registry = configured_registry(config)
-    observe = home_settings(home) if not read_only else None  # read before the journal is touched; never raises
+    observe = None
+    if not read_only:  # read before the journal is touched; never raises
+        from alicorn.observe.settings import home_settings
+
+        observe = home_settings(home)
     store = _open_journal(home, config, journal, create=create, read_only=read_only)
     store.secrets = home_secrets(home)  # redacted from every event this home journals
     mcp = None

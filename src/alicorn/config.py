@@ -31,12 +31,18 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from alicorn.anvil.labels import DataLabels
-from alicorn.anvil.settings import AnvilSettings, parse_settings
 from alicorn.errors import AlicornError, environment_failure
-from alicorn.mcp.settings import ServerSettings, parse_mcp
-from alicorn.ops.registry import Operation
+
+# Anvil's settings and the MCP servers' table are pydantic models and plan types: they are imported when a command
+# first needs them (Config.anvil, Config.data; load_config only when alicorn.toml has [mcp]), so the commands that
+# only read the journal (`alicorn runs`, `show`, `journal`) start without them.
+if TYPE_CHECKING:
+    from alicorn.anvil.labels import DataLabels
+    from alicorn.anvil.settings import AnvilSettings
+    from alicorn.mcp.settings import ServerSettings
+    from alicorn.ops.registry import Operation
 
 CONFIG_FILE = "alicorn.toml"
 
@@ -59,22 +65,91 @@ class ProjectData:
     sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+class AnvilSections:
+    """`[anvil]` and `[data]` as read from alicorn.toml, validated into Anvil's settings (pydantic) on first use and
+    kept. load_config asks at once when alicorn.toml has either section (a bad value refuses every command before it
+    touches the journal); a home without them builds the defaults only if a command asks, so `alicorn show` never
+    imports the models."""
+
+    def __init__(
+        self,
+        anvil: object = None,
+        data: object = None,
+        where: str = CONFIG_FILE,
+        *,
+        given: tuple[AnvilSettings | None, DataLabels | None] = (None, None),
+    ) -> None:
+        self._sections, self._where, self._given = (anvil, data), where, given
+        self._parsed: tuple[AnvilSettings, DataLabels] | None = None
+
+    def parsed(self) -> tuple[AnvilSettings, DataLabels]:
+        """The settings and the data labels (those given when the Config was built, the sections' otherwise)."""
+        if self._parsed is None:
+            anvil, data = _parse_sections(*self._sections, self._where)
+            self._parsed = (self._given[0] or anvil, self._given[1] or data)
+        return self._parsed
+
+    def giving(self, anvil: AnvilSettings | None, data: DataLabels | None) -> AnvilSections:
+        """The same sections, with `anvil` and `data` (where not None) in place of what they would parse to."""
+        return AnvilSections(*self._sections, self._where, given=(anvil, data))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AnvilSections) and self.parsed() == other.parsed()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable cache; equal by value
+
+
+@dataclass(frozen=True, init=False)
 class Config:
-    operation_modules: list[str] = field(default_factory=list)
-    anvil: AnvilSettings = field(default_factory=AnvilSettings)
-    data: DataLabels = field(default_factory=DataLabels)
-    projects: dict[str, ProjectData] = field(default_factory=dict)
+    """alicorn.toml, read. `anvil` and `data` are parsed on first use (AnvilSections)."""
+
+    operation_modules: list[str]
+    projects: dict[str, ProjectData]
     #: External MCP servers by name (`[mcp.servers.NAME]`); empty: none is started.
-    mcp_servers: dict[str, ServerSettings] = field(default_factory=dict)
+    mcp_servers: dict[str, ServerSettings]
     #: `[journal] url`: a PostgreSQL journal instead of `<home>/journal.db`; None: the home's SQLite file.
-    journal_url: str | None = None
+    journal_url: str | None
     #: `[journal] schema`: the PostgreSQL schema of the journal's tables.
-    journal_schema: str = "public"
+    journal_schema: str
+    sections: AnvilSections = field(repr=False)
+
+    def __init__(
+        self,
+        operation_modules: list[str] | None = None,
+        anvil: AnvilSettings | None = None,
+        data: DataLabels | None = None,
+        projects: dict[str, ProjectData] | None = None,
+        mcp_servers: dict[str, ServerSettings] | None = None,
+        journal_url: str | None = None,
+        journal_schema: str = "public",
+        *,
+        sections: AnvilSections | None = None,
+    ) -> None:
+        """`anvil` and `data` given here win over `sections` (the raw [anvil] and [data] load_config read)."""
+        if sections is None or anvil is not None or data is not None:
+            sections = (sections or AnvilSections()).giving(anvil, data)
+        object.__setattr__(self, "operation_modules", operation_modules or [])
+        object.__setattr__(self, "projects", projects or {})
+        object.__setattr__(self, "mcp_servers", mcp_servers or {})
+        object.__setattr__(self, "journal_url", journal_url)
+        object.__setattr__(self, "journal_schema", journal_schema)
+        object.__setattr__(self, "sections", sections)
+
+    @property
+    def anvil(self) -> AnvilSettings:
+        """`[anvil]`: the policy file, forbidden effects, budgets, rights, reputation (alicorn.anvil.settings)."""
+        return self.sections.parsed()[0]
+
+    @property
+    def data(self) -> DataLabels:
+        """`[data]`: the classification of data files (alicorn.anvil.labels)."""
+        return self.sections.parsed()[1]
 
 
 def load_config(home: Path) -> Config:
-    """Read `<home>/alicorn.toml`; ConfigError (nothing changed) when it cannot be used as written."""
+    """Read `<home>/alicorn.toml`; ConfigError (nothing changed) when it cannot be used as written. [anvil] and [data]
+    are validated here when alicorn.toml has them; when it has neither, their defaults are built on first use, so a
+    command that never asks (`alicorn show`) does not import Anvil's models."""
     path = home / CONFIG_FILE
     try:
         if not path.exists():
@@ -104,29 +179,44 @@ def load_config(home: Path) -> Config:
     modules = doc.get("operations", {}).get("modules", [])
     if not isinstance(modules, list) or not all(isinstance(m, str) and ":" in m for m in modules):
         raise ConfigError(f'{path}: [operations] modules must be a list of "module:function" strings')
-    try:
-        anvil, data = parse_settings(doc.get("anvil"), doc.get("data"), str(path))
-    except AlicornError:
-        raise
-    except (TypeError, ValueError, AttributeError, KeyError, LookupError, RecursionError) as exc:
-        raise ConfigError(
-            f"{path}: [anvil] or [data] cannot be used as written ({type(exc).__name__}: {exc}); see docs/anvil.md"
-        ) from None
+    sections = AnvilSections(doc.get("anvil"), doc.get("data"), str(path))
+    if doc.get("anvil") or doc.get("data"):  # what the operator wrote is checked now; the defaults need no check
+        sections.parsed()
     projects = _projects(doc.get("projects", {}), path)
-    try:
-        servers = parse_mcp(doc["mcp"]) if "mcp" in doc else {}
-    except ValueError as exc:
-        raise ConfigError(f"{path}: {exc}; see docs/mcp.md") from None
+    servers = _mcp(doc["mcp"], path) if "mcp" in doc else {}
     journal_url, journal_schema = _journal(doc.get("journal", {}), path)
     return Config(
         operation_modules=list(modules),
-        anvil=anvil,
-        data=data,
         projects=projects,
         mcp_servers=servers,
         journal_url=journal_url,
         journal_schema=journal_schema,
+        sections=sections,
     )
+
+
+def _parse_sections(anvil: Any, data: Any, where: str) -> tuple[AnvilSettings, DataLabels]:
+    """[anvil] and [data] through Anvil's settings models; ConfigError (an AlicornError) when they do not fit."""
+    from alicorn.anvil.settings import parse_settings
+
+    try:
+        return parse_settings(anvil, data, where)
+    except AlicornError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError, LookupError, RecursionError) as exc:
+        raise ConfigError(
+            f"{where}: [anvil] or [data] cannot be used as written ({type(exc).__name__}: {exc}); see docs/anvil.md"
+        ) from None
+
+
+def _mcp(section: object, path: Path) -> dict[str, ServerSettings]:
+    """`[mcp.servers.NAME]` tables (alicorn.mcp.settings: imported only for a home that has them)."""
+    from alicorn.mcp.settings import parse_mcp
+
+    try:
+        return parse_mcp(section)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}; see docs/mcp.md") from None
 
 
 def _journal(section: dict[str, object], path: Path) -> tuple[str | None, str]:
@@ -198,6 +288,8 @@ def load_operations(spec: str) -> Iterable[Operation]:
     """Import "module:function" and return the operations it declares; ConfigError for anything that goes wrong
     (the module does not import, or raises while importing; the function is missing, not callable, raises, or
     returns something other than Operation declarations)."""
+    from alicorn.ops.registry import Operation
+
     module_name, _, attribute = spec.partition(":")
     try:
         module = importlib.import_module(module_name)

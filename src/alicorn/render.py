@@ -6,19 +6,19 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-from rich.progress import Progress as RichProgress
 from rich.table import Table
 from rich.tree import Tree
 
-from alicorn.journal.events import Event
-from alicorn.journal.store import JournalStore
 from alicorn.runtime.liveness import Driver, probe
 from alicorn.runtime.state import RunState, fold, pending_effects
+
+if TYPE_CHECKING:  # rich.progress is imported by Progress (runs and resumes), not by the commands that only read
+    from alicorn.journal.events import Event
+    from alicorn.journal.store import JournalStore
 
 # Piped output keeps whole lines (rich would wrap at 80 columns).
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
@@ -59,6 +59,9 @@ class Progress:
     """A progress bar fed by the executor's event listener (nodes finished / total)."""
 
     def __init__(self, total: int, *, enabled: bool = True) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as RichProgress
+
         self._enabled = enabled and console.is_terminal
         self._bar = RichProgress(
             TextColumn("{task.description}"),

@@ -1,6 +1,9 @@
-"""The commands that only read the journal (`runs`, `show`, `journal`) start without the heavy modules: the app
-builds its operations registry and Anvil on first use (alicorn.app), so listing and showing runs never loads every
-pack's code, Cedar, OR-Tools, numpy, the executor, the service, telemetry or the date parser."""
+"""The commands that only read the journal (`runs`, `show`, `journal`, `why`) start without the heavy modules: the
+app builds its operations registry and Anvil on first use (alicorn.app), so listing and showing runs never loads every
+pack's code, Cedar, OR-Tools, numpy, the executor, the service, telemetry or the date parser. `runs`, `show` and
+`journal` go further on a home whose alicorn.toml sets neither [anvil] nor [data]: no pydantic model of Alicorn's is
+built (their defaults are built on first use, alicorn.config; the usage fold is alicorn.anvil.usage), no plan model,
+no progress bar. Typer itself imports pydantic to parse arguments; that import is not ours to remove."""
 
 from __future__ import annotations
 
@@ -47,11 +50,29 @@ HEAVY = (
     "dateparser",
     "fastapi",
     "mcp",
+    "httpx",
+    "psycopg",
+)
+
+#: What `runs`, `show` and `journal` do not need either (`why` does: it explains decisions by their rights and rules):
+#: Anvil's settings and labels, the plan's and the budgets' pydantic models, the MCP servers' settings, the model
+#: profiles, the operations registry, telemetry's settings and rich's progress bar.
+MODELS = (
+    "alicorn.anvil.settings",
+    "alicorn.anvil.labels",
+    "alicorn.anvil.budget",
+    "alicorn.anvil.rights",
+    "alicorn.plan.dsl",
+    "alicorn.mcp.settings",
+    "alicorn.models.profiles",
+    "alicorn.ops.registry",
+    "alicorn.observe.settings",
+    "rich.progress",
 )
 
 
-@pytest.mark.parametrize("command", [["runs"], ["runs", "--json"], ["show", "RUN"], ["journal", "RUN"]])
-def test_read_commands_do_not_import_the_heavy_modules(home: Path, command: list[str]) -> None:
+def _loaded(home: Path, command: list[str], watched: tuple[str, ...]) -> list[str]:
+    """The watched modules (and their submodules) that running `command` in a fresh interpreter imported."""
     run_id = _run_id(home)
     argv = [run_id if a == "RUN" else a for a in command]
     script = (
@@ -59,10 +80,42 @@ def test_read_commands_do_not_import_the_heavy_modules(home: Path, command: list
         "from alicorn.cli import app\n"
         f"try:\n    app({[*argv, '--home', str(home)]!r})\nexcept SystemExit as exit:\n    code = exit.code\n"
         "print(code, file=sys.stderr)\n"
-        f"print(sorted(m for m in sys.modules if m.split('.')[0] in ('alicorn', *{HEAVY!r})))\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in ('alicorn', 'rich', *{watched!r})))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert done.stderr.strip().splitlines()[-1] == "0", done.stderr
     loaded = json.loads(done.stdout.strip().splitlines()[-1].replace("'", '"'))
-    heavy = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY)]
-    assert heavy == [], heavy
+    return [m for m in loaded if any(m == h or m.startswith(h + ".") for h in watched)]
+
+
+@pytest.mark.parametrize("command", [["runs"], ["runs", "--json"], ["show", "RUN"], ["journal", "RUN"]])
+def test_read_commands_do_not_import_the_heavy_modules(home: Path, command: list[str]) -> None:
+    assert _loaded(home, command, HEAVY) == []
+
+
+@pytest.mark.parametrize("command", [["why", "RUN"], ["why", "RUN", "load"]])
+def test_why_reads_the_journal_without_the_registry_or_anvil(home: Path, command: list[str]) -> None:
+    """`why` prints the rules that decided as Cedar text (so Cedar loads), and nothing else heavy."""
+    assert _loaded(home, command, tuple(m for m in HEAVY if m not in ("alicorn.anvil.policy", "cedarpy"))) == []
+
+
+@pytest.mark.parametrize("command", [["runs"], ["runs", "--json"], ["show", "RUN"], ["journal", "RUN"]])
+def test_journal_readers_build_no_model(home: Path, command: list[str]) -> None:
+    assert _loaded(home, command, MODELS) == []
+
+
+def test_a_home_that_sets_anvil_validates_it_at_every_start(home: Path) -> None:
+    """Only the defaults are deferred: a home whose alicorn.toml has [anvil] or [data] has them checked before any
+    command touches the journal, so a bad value refuses `show` and `why` too, with the sentence `run` gives."""
+    run_id = _run_id(home)
+    before = (home / "journal.db").read_bytes()
+    for toml, said in (
+        ("[anvil]\nreplan_threshold = 'high'\n", "alicorn.toml [anvil]: replan_threshold"),
+        ("[data]\nprivate = ['/etc/**']\n", "alicorn.toml [data]: private"),
+    ):
+        (home / "alicorn.toml").write_text(toml)
+        for args in (["show", run_id], ["why", run_id], ["journal", run_id], ["run", str(ALARMS), "-q"]):
+            result = invoke(home, *args)
+            assert result.exit_code == 1, (args, result.output)
+            assert said in " ".join(result.stderr.split()), (args, result.stderr)
+    assert (home / "journal.db").read_bytes() == before

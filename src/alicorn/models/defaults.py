@@ -6,9 +6,10 @@ picks among them by name: the abilities and limits below decide.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alicorn.models.profiles import ProfileSet, parse_profiles
+if TYPE_CHECKING:  # the pydantic profile models load when a command parses them (secrets only read the dict)
+    from alicorn.models.profiles import ProfileSet
 
 DEFAULT_PROFILES: dict[str, Any] = {
     "profiles": [
@@ -96,4 +97,6 @@ DEFAULT_PROFILES: dict[str, Any] = {
 
 def default_profiles() -> ProfileSet:
     """The built-in profile set."""
+    from alicorn.models.profiles import parse_profiles
+
     return parse_profiles(DEFAULT_PROFILES, "the built-in profiles")

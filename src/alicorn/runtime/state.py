@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from alicorn.anvil.budget import UsageTally
+from alicorn.anvil.usage import UsageTally
 from alicorn.journal.events import Event
 
 #: denied: the policy refused the plan; rejected: a human refused it; replaced: a replan took its place;
