@@ -10,7 +10,11 @@ Figures, each against a baseline measured in the same run:
 - live export overhead per durable node: the same chain of no-op nodes (`durability="step"`, one fsync'd SQLite
   transaction per step) with live export to a real OTLP/HTTP collector on loopback (a separate process, so its
   decoding does not share this interpreter) and without; runs alternate; the figure is the median of the per-pair
-  ratios. Target: < 3% of a durable step.
+  ratios. Target: < 3% of a durable step. The load average before and after is printed: on a shared 2-core
+  machine the pairs swing far more than the overhead, so read the CPU figures too.
+- the exporter's CPU per node: in the exporter process itself (it counts its CPU after start-up; unpickling and
+  HTTP included), and its loop alone in this process (parse, project, encode 512 spans at a time) with the
+  direct encoder and with the SDK's (`ReadableSpan` + the OTLP exporter's encoder, the path before it).
 - spans per event kind: how many spans, span events or nothing each journaled kind becomes, over a chain run and
   the alarms request through Norbi Core (model calls included).
 - ClickHouse load: rows/s of `alicorn.observe.clickhouse.load` into chdb (in memory), against the rows/s of the
@@ -28,20 +32,22 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workloads import chain_plan
 
-from alicorn.journal.events import Event
+from alicorn.journal.events import Event, parse_line
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.observe.export import LiveExport, start_live
 from alicorn.observe.live import LiveExporter
-from alicorn.observe.otlp import OtlpSpanSink
-from alicorn.observe.process import ProcessExporter
-from alicorn.observe.projector import project
+from alicorn.observe.otlp import OtlpEncoder, OtlpSpanSink
+from alicorn.observe.process import NICENESS, ProcessExporter
+from alicorn.observe.projector import Projector, project
 from alicorn.observe.settings import ObserveSettings
+from alicorn.observe.spans import SpanRecord
 from alicorn.ops.builtin import builtin_registry
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.executor import Executor, RunEnvironment
@@ -65,6 +71,19 @@ def say(line: str = "") -> None:
 
 #: Seconds from starting the exporter process to its being ready, per run.
 STARTUP: list[float] = []
+#: CPU seconds the exporter process spent after its start-up, per live run.
+CHILD_CPU: list[float] = []
+
+
+def exporter_loop(stream: str, appends: list[list[str]], encode: Callable[[list[SpanRecord]], bytes]) -> None:
+    """What the exporter process does with a run's appends, but the POST: parse, project, encode 512 at a time."""
+    projector, ready = Projector(stream), []
+    for lines in appends:
+        ready.extend(projector.feed([parse_line(line) for line in lines]))
+        if len(ready) >= 512:
+            encode(ready)
+            ready = []
+    encode(ready)
 
 
 def run_chain(workdir: Path, plan: Plan, endpoint: str | None, mode: str = "process") -> tuple[float, int, list[Event]]:
@@ -94,6 +113,8 @@ def run_chain(workdir: Path, plan: Plan, endpoint: str | None, mode: str = "proc
             exported = exporter.close(timeout_s=30).exported_spans
         elif exporter is not None:
             exported = exporter.close().exported_spans
+            if isinstance(exporter.exporter, ProcessExporter):
+                CHILD_CPU.append(exporter.exporter.cpu_s)
         return elapsed, exported, store.read(state.run_id)
     finally:
         store.close()
@@ -102,6 +123,8 @@ def run_chain(workdir: Path, plan: Plan, endpoint: str | None, mode: str = "proc
 def overhead(root: Path, n: int, reps: int, endpoint: str, mode: str) -> list[Event]:
     plan = chain_plan(n)
     run_chain(root / "warm", plan, endpoint, mode)
+    CHILD_CPU.clear()
+    say(f"  load average at start: {Path('/proc/loadavg').read_text().split()[:3]}")
     ratios, plain_times, live_times, exported = [], [], [], 0
     events: list[Event] = []
     for rep in range(reps):
@@ -117,6 +140,8 @@ def overhead(root: Path, n: int, reps: int, endpoint: str, mode: str) -> list[Ev
         plain_us, live_us = times[None] / n * 1e6, times[endpoint] / n * 1e6
         say(f"  rep {rep + 1}: plain {plain_us:8.1f} us/node   live {live_us:8.1f} us/node")
     ratio = statistics.median(ratios)
+    say(f"  load average at end:   {Path('/proc/loadavg').read_text().split()[:3]}")
+    say(f"  per-pair ratios: {' '.join(f'{(r - 1) * 100:+.1f}%' for r in ratios)}")
     say(f"durable node without export   {statistics.median(plain_times) * 1e6:8.1f} us (median)")
     say(f"durable node with live export {statistics.median(live_times) * 1e6:8.1f} us (median)")
     verdict = "ok" if ratio - 1 < 0.03 else "ABOVE TARGET"
@@ -126,21 +151,34 @@ def overhead(root: Path, n: int, reps: int, endpoint: str, mode: str) -> list[Ev
         say(f"exporter process start-up     {statistics.median(STARTUP) * 1e3:8.1f} ms (median; once per command)")
     if mode == "thread":
         return events
-    # The exporter's own work, measured alone: what a thread of the run's process would take from its interpreter.
-    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    # The exporter's own work, measured alone: the child's loop (parse the stored lines, project, encode in batches
+    # of 512 spans) in this process, with the direct encoder and with the SDK's (the path before the direct one).
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.observe.sdk_reference import resource, sdk_encoded
 
-    from alicorn.observe.otlp import readable, resource
-
-    where, costs = resource(), []
-    for _ in range(5):
-        started = time.process_time()
-        spans = project(events[0].stream, events)
-        encode_spans([readable(span, where) for span in spans]).SerializeToString()
-        costs.append((time.process_time() - started) / n)
-    work = min(costs)
-    share = work / statistics.median(plain_times)
-    say(f"exporter work per node        {work * 1e6:8.1f} us CPU (projection + OTLP encoding alone, best of 5),")
-    say(f"  {share * 100:.1f} % of a durable node: done in the exporter process, not the run's")
+    where = resource()
+    lines = [e.line for e in events]
+    appends = [lines[:1]] + [lines[i : i + 3] for i in range(1, len(lines), 3)]
+    encoders: dict[str, Callable[[], Callable[[list[SpanRecord]], bytes]]] = {
+        "direct": lambda: OtlpEncoder().encode,  # a fresh one per pass: its caches start cold, as in a new child
+        "SDK": lambda: lambda spans: sdk_encoded(spans, where),
+    }
+    for label, make in encoders.items():
+        costs = []
+        for _ in range(5):
+            encode = make()
+            started = time.process_time()
+            exporter_loop(events[0].stream, appends, encode)
+            costs.append((time.process_time() - started) / n)
+        work = min(costs)
+        share = work / statistics.median(plain_times)
+        say(f"exporter work per node ({label:6}) {work * 1e6:7.1f} us CPU (parse + projection + OTLP encoding,")
+        say(f"  best of 5), {share * 100:.1f} % of a durable node")
+    if CHILD_CPU:
+        child = statistics.median(CHILD_CPU) / n
+        share = child / statistics.median(plain_times)
+        say(f"exporter process CPU per node  {child * 1e6:7.1f} us (median over the live runs, after its start-up;")
+        say(f"  unpickling and HTTP included; at nice +{NICENESS}), {share * 100:.1f} % of a durable node")
     # What the run's process pays instead: one pickle and pipe write per append (3 events per step here).
     with tempfile.TemporaryDirectory() as scratch:
         store = SQLiteStore(Path(scratch) / "journal.db")

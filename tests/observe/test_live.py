@@ -3,6 +3,7 @@ a collector that is down, slow or misnamed never changes or fails the run."""
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from collections.abc import Sequence
@@ -11,15 +12,17 @@ from pathlib import Path
 import pytest
 
 from alicorn.app import open_app
+from alicorn.journal.events import Draft
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.observe import semconv as sc
 from alicorn.observe.export import trace
 from alicorn.observe.live import LiveExporter
 from alicorn.observe.otlp import OtlpSpanSink
-from alicorn.observe.process import ProcessExporter
+from alicorn.observe.process import NICENESS, ProcessExporter
 from alicorn.observe.settings import read_settings
 from alicorn.observe.spans import SpanRecord
 from alicorn.runtime.state import fold
+from tests.conftest import TEST_NOW
 from tests.observe.conftest import Journal
 from tests.observe.receiver import attributes, receiving
 from tests.observe.support import alarms_home, run_alarms
@@ -166,3 +169,22 @@ def test_alicorn_toml_wins_over_the_environment_and_can_turn_export_off(tmp_path
     assert (settings.endpoint, settings.content) == ("http://toml:4318", True)
     (tmp_path / "alicorn.toml").write_text("[observe]\nlive = false\n")
     assert read_settings(tmp_path, env).endpoint is None
+
+
+def test_the_exporter_process_yields_the_cpu_to_the_run_and_counts_its_own(tmp_path: Path) -> None:
+    with receiving() as (url, got):
+        store = SQLiteStore(tmp_path / "journal.db")
+        settings = read_settings(tmp_path, {"OTEL_EXPORTER_OTLP_ENDPOINT": url})
+        exporter = ProcessExporter(store, store.path, settings, metrics=False).start()
+        assert exporter.ready(60)
+        child = exporter._process.pid
+        assert child is not None
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, child) == min(mine + NICENESS, 19)
+        at = TEST_NOW.replace("Z", ".000000Z")  # the journal's own format
+        store.append("run-nice", [Draft("run.created", at, {"plan": {}})], expect=0)
+        store.append("run-nice", [Draft("run.finished", at, {"status": "succeeded"})], expect=1)
+        stats = exporter.close(timeout_s=10)
+        store.close()
+    assert stats.exported_spans == 1 and [s.name for s in got.spans] == ["invoke_workflow alicorn.plan"]
+    assert exporter.cpu_s > 0  # what export cost, after the child's start-up, as the child measured it

@@ -2,7 +2,7 @@
 
     JournalStore.append ── commit ── observer (appending thread): put (stream, events) on a bounded queue, or count
                                       them dropped when it is full; nothing else, never waits
-    exporter thread ── Projector per stream ── finished spans, batched (512 spans or 1 s) ── sink.send (OTLP/HTTP,
+    exporter thread ── Projector per stream ── finished spans, batched (512 spans or 0.2 s) ── sink.send (OTLP/HTTP,
                       bounded timeout)
 
 The appender only ever pays for one `put_nowait`. A slow or unreachable collector slows the exporter thread, whose
@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -79,7 +79,7 @@ class LiveExporter:
         content: bool = False,
         queue_size: int = 1024,
         batch: int = 512,
-        flush_s: float = 1.0,
+        flush_s: float = 0.2,
         metrics: SpanMetrics | None = None,
     ) -> None:
         self.store = store
@@ -156,11 +156,17 @@ class LiveExporter:
     # ---- the exporter thread ----------------------------------------------------------------------------------
 
     def _work(self) -> None:
+        self.run(lambda timeout: self._queue.get(True, timeout))
+
+    def run(self, get: Callable[[float | None], tuple[str, Sequence[Event]] | None]) -> None:
+        """Project and send what `get(timeout)` hands over until it hands None; `get` raises queue.Empty when
+        `timeout` passes. The exporter thread runs it on its queue; the exporter process on its own main thread,
+        straight from the pipe, so an append is not handed between two threads there."""
         ready: list[SpanRecord] = []
         due = 0.0  # when the oldest span in `ready` must go (monotonic)
         while True:
             try:
-                item = self._queue.get(timeout=max(due - time.monotonic(), 0.001) if ready else None)
+                item = get(max(due - time.monotonic(), 0.001) if ready else None)
             except queue.Empty:  # the oldest waiting span is due: send what is ready
                 self._send(ready)
                 ready = []
@@ -202,6 +208,8 @@ class LiveExporter:
         return spans
 
     def _send(self, spans: list[SpanRecord]) -> None:
+        if not spans:
+            return
         if self.metrics is not None:
             self.metrics.record(spans)
         ok = self.sink.send(spans)

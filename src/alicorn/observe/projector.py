@@ -177,7 +177,7 @@ class Projector:
             span.kind,
             span.start_ns,
             max(at, span.start_ns),
-            dict(span.attributes),
+            span.attributes,  # the open span is gone: its dict becomes the record's, uncopied
             status,
             message,
             tuple(span.events),
