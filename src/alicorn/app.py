@@ -175,7 +175,13 @@ def configured_registry(config: Config, loaded: dict[str, list[Operation]] | Non
 
 
 def open_app(
-    home: Path = DEFAULT_HOME, *, create: bool = True, journal: Path | None = None, read_only: bool = False
+    home: Path = DEFAULT_HOME,
+    *,
+    create: bool = True,
+    journal: Path | None = None,
+    read_only: bool = False,
+    journal_url: str | None = None,
+    journal_schema: str | None = None,
 ) -> App:
     """Open (or create) the home's journal with the built-in operations, the bundled packs' operations and those
     the operator configured. `read_only` opens the journal read-only: nothing is created or changed.
@@ -196,7 +202,9 @@ def open_app(
         from alicorn.observe.settings import home_settings
 
         observe = home_settings(home)
-    store = _open_journal(home, config, journal, create=create, read_only=read_only)
+    store = _open_journal(
+        home, config, journal, create=create, read_only=read_only, url=journal_url, schema=journal_schema
+    )
     store.secrets = home_secrets(home)  # redacted from every event this home journals
     mcp = None
     try:
@@ -216,14 +224,24 @@ def open_app(
         raise
 
 
-def _open_journal(home: Path, config: Config, journal: Path | None, *, create: bool, read_only: bool) -> JournalStore:
-    """`journal` if given, else the PostgreSQL journal `[journal] url` names, else `<home>/journal.db`."""
-    if journal is None and config.journal_url is not None:
+def _open_journal(
+    home: Path,
+    config: Config,
+    journal: Path | None,
+    *,
+    create: bool,
+    read_only: bool,
+    url: str | None = None,
+    schema: str | None = None,
+) -> JournalStore:
+    """`journal` if given, else the PostgreSQL journal `url` and `schema` (a worker's `--journal`, `--schema`) or
+    `[journal]` name, else `<home>/journal.db`."""
+    url = url if url is not None else config.journal_url
+    schema = schema if schema is not None else config.journal_schema
+    if journal is None and url is not None:
         from alicorn.journal.postgres import PostgresJournalStore  # psycopg only for homes that use it
 
-        return PostgresJournalStore(
-            config.journal_url, schema=config.journal_schema, create=create and not read_only, read_only=read_only
-        )
+        return PostgresJournalStore(url, schema=schema, create=create and not read_only, read_only=read_only)
     path = journal if journal is not None else home / "journal.db"
     return SQLiteStore(path, create=create and not read_only, read_only=read_only)
 

@@ -108,12 +108,26 @@ def _scrubbed(text: str) -> str:
     return secrets.redact_text(text, CREDENTIAL_CATEGORIES)[0]
 
 
-def _open(home: Path, *, create: bool = False, read_only: bool = False) -> App:
-    """The home's App, closed when the command ends. `read_only` opens the journal read-only (and never makes one)."""
+def _open(
+    home: Path,
+    *,
+    create: bool = False,
+    read_only: bool = False,
+    journal_url: str | None = None,
+    journal_schema: str | None = None,
+) -> App:
+    """The home's App, closed when the command ends. `read_only` opens the journal read-only (and never makes one);
+    `journal_url` names a PostgreSQL journal to open instead of the home's (a worker's `--journal`)."""
     from alicorn.app import open_app
     from alicorn.secrets import install_log_redaction
 
-    application = open_app(home, create=create and not read_only, read_only=read_only)
+    application = open_app(
+        home,
+        create=create and not read_only,
+        read_only=read_only,
+        journal_url=journal_url,
+        journal_schema=journal_schema,
+    )
     _opened.append(application)
     install_log_redaction(lambda: application.store.secrets)  # what anything logs while the command runs
     return application
@@ -297,6 +311,9 @@ def run(
         ),
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    queue: Annotated[
+        bool, typer.Option("--queue", help="Journal the run and queue it for a worker (`alicorn worker`); run nothing.")
+    ] = False,
 ) -> None:
     """Validate PLAN_FILE, let Anvil decide, journal it as a new run and execute it (or wait for an approval)."""
     import math
@@ -324,6 +341,20 @@ def run(
     terms = application.anvil.terms(proposer, project=project, budget=limits, forbidden=tuple(forbid or ()))
     terms = allowing(terms, allow_secret_read or ())
     application.anvil.prepare(terms)
+    if queue:
+        from alicorn.broker.submit import broker_for, submit
+
+        broker = broker_for(application.store)
+        try:
+            executor = application.executor(data or plan_file.parent, max_parallel=parallel)
+            state = submit(executor, broker, plan, terms=terms)
+        finally:
+            broker.close()
+        if state.finished or state.status == "awaiting_approval":
+            print_run(state, application.store)
+            _exit_for(state)
+        typer.echo(f"{state.run_id} queued: a worker drives it (`alicorn worker`); `alicorn jobs` shows who holds it")
+        return
     with Progress(len(plan.nodes), enabled=not quiet) as progress:
         executor = application.executor(
             data or plan_file.parent,
@@ -754,6 +785,16 @@ def _schedule_commands() -> None:
 
 
 _schedule_commands()
+
+
+def _broker_commands() -> None:
+    """The job broker (issue 17): `alicorn worker`, `alicorn jobs` (their module imports only typer)."""
+    from alicorn.broker_cli import register as register_broker
+
+    register_broker(app, open_app=_open, guard=_guard)
+
+
+_broker_commands()
 
 
 def main() -> None:

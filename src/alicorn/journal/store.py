@@ -37,6 +37,9 @@ SEGMENT_VERSION = 1
 
 #: A journal observer: called with the stream's name and the events of one committed append (see `observe`).
 Observer = Callable[[str, Sequence[Event]], None]
+#: An append guard: called with the engine's open write transaction before an append's events are inserted (see
+#: `guard_appends`); raising refuses the append and rolls the transaction back.
+AppendGuard = Callable[[Any], None]
 
 
 def check_stream_name(stream: str) -> None:
@@ -175,6 +178,7 @@ class JournalStore(ABC):
         self._locks_guard = threading.Lock()
         self._held: set[str] = set()
         self._observers: tuple[tuple[object, Observer], ...] = ()  # replaced whole under the guard, read without it
+        self._guards: dict[str, AppendGuard] = {}
 
     # ---- public API -------------------------------------------------------------------------------------------
 
@@ -196,12 +200,36 @@ class JournalStore(ABC):
             actual = head.seq if head else 0
             if actual != expect:
                 raise ConcurrentAppendError(stream, expect, actual)
+            guard = self._guards.get(stream)
+            if guard is not None:
+                guard(tx)
             events = chain(stream, actual, head.hash if head else None, drafts)
             self._insert_txn(tx, events)
             self.crash.hit("mid_append")
         if self._observers:  # the transaction has committed: only now are these events in the journal
             self._notify(stream, tuple(events))
         return events
+
+    @contextmanager
+    def guard_appends(self, stream: str, guard: AppendGuard) -> Iterator[None]:
+        """While inside, every append to `stream` through this store object first calls `guard(tx)` inside its own
+        write transaction, after the expected seq was checked and before anything is inserted: what the guard reads
+        or writes in `tx` (a row of the same database) commits or rolls back together with the events.
+
+        It is how a job broker fences a worker whose lease was taken over (the guard refuses the append when the
+        lease's epoch moved on) and enqueues a run in the transaction that creates it. `tx` is the engine's own
+        transaction (an sqlite3 connection, or the PostgreSQL store's transaction), so a guard is written for one
+        engine. One guard per stream at a time."""
+        check_stream_name(stream)
+        with self._locks_guard:
+            if stream in self._guards:
+                raise JournalError(f"appends to {stream!r} are already guarded through this store")
+            self._guards[stream] = guard
+        try:
+            yield
+        finally:
+            with self._locks_guard:
+                self._guards.pop(stream, None)
 
     def redacted(self, drafts: Sequence[Draft]) -> list[Draft]:
         """`drafts` as `append` stores them: every known secret and detected secret replaced by a placeholder."""

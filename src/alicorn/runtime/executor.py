@@ -217,9 +217,13 @@ class Executor:
         run_id: str | None = None,
         terms: RunTerms | None = None,
         carried: Iterable[CarriedApproval] = (),
+        drive: bool = True,
     ) -> RunState:
         """Validate `plan`, journal the run's creation and Anvil's decision, then drive it until it finishes,
-        blocks, waits for a human approval, or is denied."""
+        blocks, waits for a human approval, or is denied.
+
+        With `drive=False` the creation and the decision are journaled (in one append) and nothing is called: the
+        run is left for `resume`, by this process or a broker's worker (alicorn.broker)."""
         plan = validate_plan(plan, self.registry, self.environment.resources)
         terms = terms or self.default_terms
         run_id = run_id or self.ids.run_id()
@@ -240,6 +244,8 @@ class Executor:
             **terms.to_created(),
             "risk": risk.to_json(),
         }
+        if not drive:
+            created["queued"] = True  # its first session ends with its creation: replay starts it the same way
         if self.whole_registry_fingerprint:
             created["registry"] = self.registry.fingerprint()
         else:
@@ -263,6 +269,9 @@ class Executor:
             if not admission.proceed(session, admission.admit(session)):
                 session.commit()
                 return self._finished(session.state)
+            if not drive:
+                session.commit()
+                return session.state
             return self._finished(session.drive())
 
     def resume(

@@ -228,7 +228,14 @@ def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayRe
     opening = _session_inputs(recorded, 0)
     terms = RunTerms.from_created(first.data)
     with contextlib.suppress(_SessionEnded):
-        executor.start(plan, approvals=opening.approvals, run_id=run_id, terms=terms, carried=opening.carried)
+        executor.start(
+            plan,
+            approvals=opening.approvals,
+            run_id=run_id,
+            terms=terms,
+            carried=opening.carried,
+            drive=not first.data.get("queued", False),
+        )
     while target.position < len(recorded):
         position = target.position
         event = recorded[position]

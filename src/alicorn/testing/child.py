@@ -19,6 +19,7 @@ from pathlib import Path
 from alicorn.crashpoints import CrashPoints
 from alicorn.journal.events import Event
 from alicorn.journal.sqlite import SQLiteStore
+from alicorn.journal.store import JournalStore
 from alicorn.plan.validate import parse_plan
 from alicorn.runtime.executor import Executor, Resolution, RunEnvironment
 from alicorn.runtime.state import fold
@@ -30,7 +31,8 @@ def _ack(events: Sequence[Event]) -> None:
     sys.stdout.flush()
 
 
-def _resolutions(store: SQLiteStore, run_id: str, ledger: Path) -> list[Resolution]:
+def resolutions_from_ledger(store: JournalStore, run_id: str, ledger: Path) -> list[Resolution]:
+    """Play the operator who checks the target system: each blocked effect resolved by looking its key up."""
     state = fold(store.read(run_id), run_id)
     out = []
     for node_id in state.blocked():
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume:
         resolutions = []
         if args.resolve_from_ledger is not None:
-            resolutions = _resolutions(store, args.resume, args.resolve_from_ledger)
+            resolutions = resolutions_from_ledger(store, args.resume, args.resolve_from_ledger)
         state = executor.resume(args.resume, resolutions=resolutions)
     else:
         from alicorn.runtime.executor import Approval
