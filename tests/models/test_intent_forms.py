@@ -181,3 +181,23 @@ def test_the_embedder_leaves_a_harmless_negation_alone(text: str) -> None:
 )
 def test_kind_forms(text: str, kind: str) -> None:
     assert IntentClassifier().classify(text).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "effects"),
+    [
+        # "afterwards" orders a step after the others; "later" still puts it off
+        ("Draft the release notes, and remember to email them to the testers afterwards.", []),
+        ("Check the invoices and don't forget to send the summary to Kasia afterwards.", []),
+        ("Draft the release notes and email them to the testers later.", [X]),
+        # a negated stop or hold word stops nothing: "don't hold it back" means go ahead
+        ("Write the minutes and mail them to the board today. Don't hold them back for my review.", []),
+        ("Prepare the price list and publish it today; don't hold it back for my approval.", []),
+        ("Przygotuj cennik i od razu go opublikuj, nie czekaj na mnie.", []),
+        ("Подготовь прайс-лист и сразу опубликуй, не жди меня.", []),
+        # while a hold that is not negated still holds
+        ("Prepare the price list but hold off on publishing it until Monday.", [P]),
+    ],
+)
+def test_ordering_and_negated_holds_forbid_nothing(text: str, effects: list[str]) -> None:
+    assert forbidden_effects(text) == effects

@@ -27,6 +27,7 @@ from alicorn.models.intent.lexicon import (
     _DETERMINERS,
     _N_WORDS,
     _NEGATIVE_VERBS,
+    _STOP_WORDS,
     ForbiddenAction,
     _is_past,
     _sentences,
@@ -154,8 +155,10 @@ def unclaimed_scopes(words: list[str], language: str, claimed: set[int]) -> list
             j += 1
         if j >= end or not words[j][0].isalpha() or _is_past(words[j]) or action_of(words, j) is not None:
             continue
-        if words[j] in _MODALS or words[j].startswith(_NEGATIVE_VERBS):
-            continue  # "nie musisz czekać", "не забудь разослать": the chains read those, for better or worse
+        if words[j] in _MODALS or words[j].startswith(_NEGATIVE_VERBS) or words[j] in _STOP_WORDS:
+            # "nie musisz czekać", "не забудь разослать": the chains read those, for better or worse; a negated
+            # stop word ("don't hold them back for my review", "не жди меня") stops nothing and forbids nothing
+            continue
         # English puts the verb right after "don't"; Polish and Russian show it by its imperative ending
         verb = words[j] not in _MODALS if language == "en" else imperative_form(words[j], language)
         if not verb:

@@ -127,8 +127,9 @@ _ELLIPTIC = {
     "teraz", "jeszcze", "tym", "razem", "dziś", "dzisiaj", "na", "razie", "proszę",
     "сейчас", "еще", "пока", "этот", "раз", "в", "на", "сегодня", "пожалуйста",
 }
-#: Deferral adverbs: the action of their clause is for later, not now.
-_LATER = {"later", "afterwards", "później", "pozniej", "позже", "позднее", "попозже"}
+#: Deferral adverbs: the action of their clause is for later, not now. Not "afterwards": it orders a step after
+#: the request's others ("sum it up, then send it to Ola afterwards"), it does not put the step off.
+_LATER = {"later", "później", "pozniej", "позже", "позднее", "попозже"}
 #: Conditions: "only" + a subordinator, "dopiero" alone, or a temporal subordinator whose clause names the speaker.
 _ONLY = {"only", "tylko", "jedynie", "только", "лишь"}
 _CONDITIONAL = {
