@@ -556,11 +556,13 @@ def run_case(case: Case, homes: Path, workdir: Path, bundled: Mapping[str, str],
     from alicorn.core.norbi import Norbi
     from alicorn.demo import AS_OF
     from alicorn.packs.catalog import bundled_workflows
+    from alicorn.testing.people import enrol
 
     result = Outcome(case.command, case.language, given=len(case.given.files))
     home = homes / f"{case.command}-{case.language}-{rep}"
     app = open_app(home)
     try:
+        enrol(app, AUTHOR)  # the person who approves what waits (a candidate build runs code): an enrolled approver
         core = Norbi(app, bundled_workflows(), clock=PinnedClock(AS_OF), workdir=workdir)
         envelope = IntentEnvelope(utterance=case.text, author=AUTHOR, data=(str(case.given.folder),))
         started = time.perf_counter()
