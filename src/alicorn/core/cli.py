@@ -191,6 +191,8 @@ def _prompt(text: str) -> str | None:
 def _exit_code(turn: Any) -> int:
     if turn.phase in ("asking", "waiting", "blocked"):
         return 4
+    if turn.phase == "stalled":  # the journal (the job broker) failed: an environment fault, as the CLI's exit 5
+        return 5
     report = turn.report
     if report is None or report.outcome in ("complete", "answered", "triaged"):
         return 0

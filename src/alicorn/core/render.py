@@ -125,8 +125,14 @@ class ModelNotes:
         self._shown[conversation] = self.store.last_seq(conversation)
 
     def new(self, conversation: str) -> list[str]:
-        """The lines of the events journaled since the last call for `conversation`."""
-        events = self.store.read(conversation, after=self._shown.get(conversation, 0))
+        """The lines of the events journaled since the last call for `conversation`; none while the journal cannot
+        be read (a stalled turn says so itself, and the lines show when the conversation is continued)."""
+        from alicorn.errors import EnvironmentFailure
+
+        try:
+            events = self.store.read(conversation, after=self._shown.get(conversation, 0))
+        except EnvironmentFailure:
+            return []
         if events:
             self._shown[conversation] = events[-1].seq
         return model_lines(events)
