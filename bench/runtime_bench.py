@@ -365,7 +365,8 @@ class Bench:
             )
 
     def profile(self) -> None:
-        """One chain run under cProfile (main thread only: the no-op itself runs on a worker thread)."""
+        """One chain run under cProfile (main thread only; `util.noop` is `inline`, so it runs there too, while an
+        operation that is not runs on a worker thread the profile does not see)."""
         plan = chain_plan(self.n)
         for attempt in range(1, 4):
             profiler = cProfile.Profile()

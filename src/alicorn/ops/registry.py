@@ -84,6 +84,10 @@ class Operation:
     #: The input holding the list of host names a sandboxed operation may reach (its network grant). A node whose
     #: list is not empty counts as an external transmission to those hosts, whatever the operation declares.
     hosts_input: str | None = None
+    #: Run in the session's own thread instead of on a worker (no thread hand-off): only for instant operations
+    #: of effect "none", where a timeout cannot matter (one that overran is still reported as a timeout, after it
+    #: returns). How it runs, not what it does: not part of its contract (`describe`) nor of its fingerprint.
+    inline: bool = False
 
     @property
     def has_effect(self) -> bool:

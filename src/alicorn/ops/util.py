@@ -61,6 +61,7 @@ NOOP = Operation(
     "repeatable",
     noop,
     timeout_s=5.0,
+    inline=True,  # nothing to wait for: runs in the session's thread (runtime.dispatch)
 )
 
 SLEEP = Operation(

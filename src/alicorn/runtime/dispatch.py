@@ -133,6 +133,9 @@ class ThreadDispatcher:
         self._workers = 0
 
     def submit(self, call: Call) -> None:
+        if self._runs_inline(call):
+            self._run_inline(call)
+            return
         entry = _Pending(call)
         with self._lock:
             self._pending[call.slot] = entry
@@ -144,6 +147,25 @@ class ThreadDispatcher:
         self._jobs.put(entry)
         if spawn:
             threading.Thread(target=self._worker, name=f"alicorn-worker-{self._workers}", daemon=True).start()
+
+    def _runs_inline(self, call: Call) -> bool:
+        """Whether `call` runs in the caller's thread: an attempt, due now, of an operation declared `inline` and
+        free of effects (an effect always goes through a worker, where its timeout can cut the wait short)."""
+        if call.purpose != "run" or call.not_before is not None:
+            return False
+        op = self._registry.get(call.operation)
+        return op.inline and op.effect == "none"
+
+    def _run_inline(self, call: Call) -> None:
+        """Run `call` now, in this thread, and queue its outcome: a thread hand-off costs more than such an
+        operation. An attempt that overran its timeout is reported as a timeout, as a worker's would be."""
+        started = self._clock.monotonic()
+        outcome = self._invoke(call, threading.Event())
+        if self._clock.monotonic() - started > call.timeout_s:
+            outcome = _timed_out(call)
+        with self._changed:
+            self._done.append(outcome)
+            self._changed.notify_all()
 
     def _worker(self) -> None:
         while True:
@@ -241,16 +263,7 @@ class ThreadDispatcher:
             if entry.deadline is not None and entry.deadline <= now:
                 del self._pending[slot]
                 entry.cancel.set()
-                call = entry.call
-                return Outcome(
-                    call.node,
-                    call.attempt,
-                    False,
-                    error=error(
-                        "timeout", f"{call.operation} did not finish within {call.timeout_s:g} s", retryable=True
-                    ),
-                    purpose=call.purpose,
-                )
+                return _timed_out(entry.call)
         return None
 
     def cancel_all(self) -> None:
@@ -266,6 +279,17 @@ class ThreadDispatcher:
             workers, self._workers, self._idle = self._workers, 0, 0
         for _ in range(workers):
             self._jobs.put(None)
+
+
+def _timed_out(call: Call) -> Outcome:
+    """The outcome of an attempt that did not finish within its timeout (a retryable failure)."""
+    return Outcome(
+        call.node,
+        call.attempt,
+        False,
+        error=error("timeout", f"{call.operation} did not finish within {call.timeout_s:g} s", retryable=True),
+        purpose=call.purpose,
+    )
 
 
 def _as_output(model: type[BaseModel], result: Any) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from alicorn import canonical
 from alicorn.anvil.errors import NotAwaitingApprovalError
 from alicorn.anvil.gate import Gate, LiveGate
 from alicorn.anvil.identity import canonical_id, parse_principal
@@ -229,13 +230,14 @@ class Executor:
         run_id = run_id or self.ids.run_id()
         if self.store.head(run_id) is not None:
             raise RunError(f"run {run_id!r} already exists; use `alicorn resume {run_id}`")
-        plan_hash = plan.plan_hash()
+        plan_json = plan.model_dump(mode="json")
+        plan_hash = canonical.digest(plan_json)  # Plan.plan_hash(), without dumping the plan a second time
         approvals = check_approvals(approvals, terms.proposed_by, run_id, plan_hash, self.approvers)
         carried = list(carried)
         effects = plan_effects(plan, self.registry)
         risk = plan_risk(plan, plan_hash, self.registry, terms.labels)  # the session decides on the same one
         created: dict[str, Any] = {
-            "plan": plan.model_dump(mode="json"),
+            "plan": plan_json,
             "plan_hash": plan_hash,
             "effects": effects.to_json(),
             "workspace": str(self.environment.workspace(run_id)),
@@ -486,9 +488,12 @@ def _thread_dispatcher(executor: Executor, state: RunState) -> Dispatcher:
     workspace = Path(state.workspace) if state.workspace else env.workspace(run_id)
     data_root = Path(state.data_root) if state.data_root else env.data_root
     hidden = env.hidden_under(data_root)
+    made: list[Path] = []  # the workspace, once made: one mkdir per session, not one per call
 
     def make_context(call: Call, cancel: threading.Event) -> OperationContext:
-        workspace.mkdir(parents=True, exist_ok=True)
+        if not made or not workspace.is_dir():
+            workspace.mkdir(parents=True, exist_ok=True)
+            made.append(workspace)
         return OperationContext(
             run_id, call.node, call.attempt, call.key, workspace, data_root, cancel, hidden, state.project
         )
