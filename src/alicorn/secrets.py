@@ -127,7 +127,7 @@ class KnownSecrets:
         count = 0
         if self._pattern is not None:
             text, count = self._pattern.subn(lambda m: self._placeholders[m.group(0)], text)
-        if not might_hold_credential(text):
+        if not might_hold_credential(text, categories):
             return text, count
         text, detected = scrub_secrets(text, categories)
         return text, count + detected
@@ -151,13 +151,13 @@ class KnownSecrets:
     def _may_hold(self, text: str) -> bool:
         if self._probe is not None and self._probe.search(text):
             return True
-        return might_hold_credential(text) and scrub_secrets(text, FORMAT_CREDENTIALS)[1] > 0
+        return might_hold_credential(text, FORMAT_CREDENTIALS) and scrub_secrets(text, FORMAT_CREDENTIALS)[1] > 0
 
     def holds_secret(self, text: str) -> bool:
         """Whether `text` holds a known value or anything the pattern detectors would replace."""
         if self._pattern is not None and self._pattern.search(text):
             return True
-        return might_hold_credential(text) and scrub_secrets(text, FORMAT_CREDENTIALS)[1] > 0
+        return might_hold_credential(text, FORMAT_CREDENTIALS) and scrub_secrets(text, FORMAT_CREDENTIALS)[1] > 0
 
     def _redact(self, value: Any) -> Any:
         if isinstance(value, str):

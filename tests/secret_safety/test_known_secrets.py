@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alicorn.anvil.labels import DataLabels
-from alicorn.context.redact import CREDENTIAL_CATEGORIES, might_hold_credential, scrub_secrets
+from alicorn.context.redact import CREDENTIAL_CATEGORIES, FORMAT_CREDENTIALS, might_hold_credential, scrub_secrets
 from alicorn.journal.events import Draft
 from alicorn.journal.memory import InMemoryStore
 from alicorn.journal.transfer import import_events
@@ -81,6 +81,23 @@ def test_redacting_twice_changes_nothing(parts: list[str]) -> None:
 def test_the_fast_hint_never_hides_a_credential_the_detectors_find(text: str) -> None:
     if scrub_secrets(text, CREDENTIAL_CATEGORIES)[1]:
         assert might_hold_credential(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("abkeyAPItoKENsk-_:=/@ 0123456789pwdPASShfJjzIyxBEGINRrv.")), max_size=80))
+def test_the_journals_fast_hint_never_hides_a_credential_its_format_detectors_find(text: str) -> None:
+    if scrub_secrets(text, FORMAT_CREDENTIALS)[1]:
+        assert might_hold_credential(text, FORMAT_CREDENTIALS)
+
+
+def test_the_journals_hint_skips_keywords_only_the_keyword_detectors_need() -> None:
+    """An event naming a secret-labelled path or policy text is not scanned in full for the journal, but is for
+    logs; a provider key in it is still found."""
+    plain = 'labels: {"secret": ["keys/**"]}, policy: "permit-auth when principal.role == admin"'
+    assert might_hold_credential(plain) and not might_hold_credential(plain, FORMAT_CREDENTIALS)
+    key = plain + " ghp_" + "a1B2" * 6
+    assert might_hold_credential(key, FORMAT_CREDENTIALS)
+    assert KnownSecrets().redact({"note": key}) != {"note": key}
 
 
 def test_pieces_are_the_whole_its_lines_and_meaningful_tokens() -> None:

@@ -328,10 +328,21 @@ _CREDENTIAL_HINTS = (
 )  # fmt: skip
 
 
-def might_hold_credential(text: str) -> bool:
-    """False when `text` cannot hold anything a credential detector finds (a fast test before `scrub_secrets`)."""
+#: What the format detectors alone need (FORMAT_CREDENTIALS: the journal's): the prefixes and markers of
+#: `_CREDENTIAL_HINTS` without the keywords, which only the keyword detectors ("password: …") need. Most events
+#: name a secret-labelled path or policy text ("secret", "auth") and would otherwise be scanned in full.
+_FORMAT_HINTS = (
+    "-----begin", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "xox", "aiza",
+    "_live_", "_test_", "hf_", "eyj", "bearer",
+)  # fmt: skip
+
+
+def might_hold_credential(text: str, categories: frozenset[str] = CREDENTIAL_CATEGORIES) -> bool:
+    """False when `text` cannot hold anything a detector of `categories` finds (a fast test before
+    `scrub_secrets`); the format detectors alone need fewer hints than the keyword ones."""
     lowered = text.lower()
-    return any(hint in lowered for hint in _CREDENTIAL_HINTS)
+    hints = _FORMAT_HINTS if categories <= FORMAT_CREDENTIALS else _CREDENTIAL_HINTS
+    return any(hint in lowered for hint in hints)
 
 
 def scrub_secrets(text: str, categories: frozenset[str] = SECRET_CATEGORIES) -> tuple[str, int]:
