@@ -17,13 +17,16 @@ class _Staged:
 
     events: list[Event] = field(default_factory=list)
     archived: list[Segment] = field(default_factory=list)
+    savepoint: int = 0  # how many events were staged at the last savepoint
 
 
 class InMemoryStore(JournalStore):
-    """Streams kept in process memory; for tests, replay and ephemeral runs."""
+    """Streams kept in process memory; for tests, replay and ephemeral runs. `group_commit` is off: with no fsync
+    there is nothing to share (it can be turned on, to test the grouping logic against the verified fake)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, group_commit: bool = False) -> None:
         super().__init__()
+        self.group_commit = group_commit
         self._lock = threading.RLock()
         self._streams: dict[str, list[Event]] = {}
         self._segments: dict[str, Segment] = {}
@@ -44,6 +47,15 @@ class InMemoryStore(JournalStore):
     def _read_transaction(self) -> Iterator[None]:
         with self._lock:
             yield None
+
+    def _savepoint_txn(self, tx: _Staged) -> None:
+        tx.savepoint = len(tx.events)
+
+    def _release_savepoint_txn(self, tx: _Staged) -> None:
+        pass  # nothing to let go of: the staged events stay
+
+    def _rollback_to_savepoint_txn(self, tx: _Staged) -> None:
+        del tx.events[tx.savepoint :]
 
     def _head_txn(self, tx: object, stream: str) -> Head | None:
         events = self._streams.get(stream)

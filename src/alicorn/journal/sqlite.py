@@ -78,10 +78,14 @@ CREATE TABLE archives (
 
 class SQLiteStore(JournalStore):
     """A journal in one SQLite file. `create=False` refuses to make a new file (for `resume`, `cancel`...);
-    `read_only=True` (which implies it) opens the file read-only and changes nothing (for `verify`, `show`...)."""
+    `read_only=True` (which implies it) opens the file read-only and changes nothing (for `verify`, `show`...).
+    `group_commit` lets appends of this store's threads share one transaction and one fsync (store.py)."""
 
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, create: bool = True, read_only: bool = False, group_commit: bool = True
+    ) -> None:
         super().__init__()
+        self.group_commit = group_commit and not read_only
         self.path = Path(path)
         self.location = str(self.path)
         self.read_only = read_only
@@ -186,6 +190,22 @@ class SQLiteStore(JournalStore):
                 yield conn
             finally:
                 self._rollback()
+
+    # ---- group commit: savepoints inside the one write transaction ---------------------------------------------
+
+    def _savepoint_txn(self, tx: sqlite3.Connection) -> None:
+        tx.execute("SAVEPOINT alicorn_append")
+
+    def _release_savepoint_txn(self, tx: sqlite3.Connection) -> None:
+        tx.execute("RELEASE alicorn_append")
+
+    def _rollback_to_savepoint_txn(self, tx: sqlite3.Connection) -> None:
+        tx.execute("ROLLBACK TO alicorn_append")
+        tx.execute("RELEASE alicorn_append")
+
+    def _fails_group(self, exc: Exception) -> bool:
+        # SQLite may have rolled the whole transaction back by itself (a full disk, some I/O errors).
+        return isinstance(exc, (sqlite3.Error, OSError)) or super()._fails_group(exc)
 
     # ---- hooks ------------------------------------------------------------------------------------------------
 

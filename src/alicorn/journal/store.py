@@ -3,16 +3,23 @@
 One abstract class holds the logic (optimistic concurrency, chaining, archiving); each engine overrides only the
 small `_*_txn` hooks that touch storage, in the manner of DBOS's system database. Appends of one step are one
 transaction: either every event of the batch is stored, or none is.
+
+Group commit (`group_commit`, on in the durable engines): appends that threads of one process make at the same time
+share one write transaction and so one fsync. Each append keeps its own guarantees inside it, under a savepoint: its
+own head, archive and expected-seq checks and its own guard; a failure of its own rolls back to its savepoint and
+fails it alone. A failed commit fails every append of the group. See `JournalStore._append_grouped`.
 """
 
 from __future__ import annotations
 
+import copy
 import gzip
 import hashlib
 import json
 import re
 import sys
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -22,6 +29,7 @@ from typing import Any, Self
 from alicorn.crashpoints import DISARMED, CrashPoints
 from alicorn.errors import (
     ConcurrentAppendError,
+    EnvironmentFailure,
     JournalError,
     JournalIntegrityError,
     StreamArchivedError,
@@ -37,6 +45,11 @@ SEGMENT_VERSION = 1
 
 #: A journal observer: called with the stream's name and the events of one committed append (see `observe`).
 Observer = Callable[[str, Sequence[Event]], None]
+#: How long the leader of a group commit waits, at most, for the appends of other runs it expects (seconds).
+GROUP_WINDOW_S = 0.002
+#: The most appends one group commit takes; the rest form the next group.
+GROUP_MAX = 256
+
 #: An append guard: called with the engine's open write transaction before an append's events are inserted (see
 #: `guard_appends`); raising refuses the append and rolls the transaction back.
 AppendGuard = Callable[[Any], None]
@@ -108,6 +121,19 @@ class Segment:
     last_at: str
 
 
+@dataclass(eq=False, slots=True)
+class _Queued:
+    """One append waiting in the group-commit queue: what to append, and how it ended."""
+
+    stream: str
+    drafts: list[Draft]
+    expect: int
+    done: threading.Event | None = None  # a follower's, set when it is answered or made leader
+    lead: bool = False  # woken to lead the next group, not with a result
+    events: list[Event] | None = None
+    error: BaseException | None = None
+
+
 def encode_segment(stream: str, events: Sequence[Event]) -> Segment:
     """Compress a stream's events, headed by a line that names the stream and its head."""
     last = events[-1]
@@ -173,12 +199,20 @@ class JournalStore(ABC):
     #: Where the journal is, for messages: a file's path, a server's URL with its password masked.
     location: str = "an in-memory journal"
     secrets: KnownSecrets = KnownSecrets()
+    #: Whether concurrent appends share one transaction (see `_append_grouped`); engines with savepoints turn it on.
+    group_commit: bool = False
+    #: The longest a group's leader waits for the appends it expects (the size of the previous group).
+    group_window_s: float = GROUP_WINDOW_S
 
     def __init__(self) -> None:
         self._locks_guard = threading.Lock()
         self._held: set[str] = set()
         self._observers: tuple[tuple[object, Observer], ...] = ()  # replaced whole under the guard, read without it
         self._guards: dict[str, AppendGuard] = {}
+        self._group = threading.Condition(threading.Lock())
+        self._queue: list[_Queued] = []  # appends waiting for a group, in arrival order
+        self._leading = False  # a thread is leading a group (forming or committing it)
+        self._last_group = 1  # how many appends the previous group held: how many the next leader waits for
 
     # ---- public API -------------------------------------------------------------------------------------------
 
@@ -192,23 +226,151 @@ class JournalStore(ABC):
         if not drafts:
             return []
         drafts = self.redacted(drafts)
-        with self._write_transaction() as tx:
-            head = self._head_txn(tx, stream)
-            # An archived stream has no live events, so only a stream without a live head needs this look-up.
-            if head is None and self._archive_record_txn(tx, stream) is not None:
-                raise StreamArchivedError(f"stream {stream!r} is archived (finished runs are read-only)")
-            actual = head.seq if head else 0
-            if actual != expect:
-                raise ConcurrentAppendError(stream, expect, actual)
-            guard = self._guards.get(stream)
-            if guard is not None:
-                guard(tx)
-            events = chain(stream, actual, head.hash if head else None, drafts)
-            self._insert_txn(tx, events)
-            self.crash.hit("mid_append")
+        if self.group_commit:
+            events = self._append_grouped(stream, drafts, expect)
+        else:
+            with self._write_transaction() as tx:
+                events = self._append_txn(tx, stream, drafts, expect)
         if self._observers:  # the transaction has committed: only now are these events in the journal
             self._notify(stream, tuple(events))
         return events
+
+    def _append_txn(self, tx: Any, stream: str, drafts: list[Draft], expect: int) -> list[Event]:
+        """One append inside the open write transaction `tx`: its checks, its guard, its rows."""
+        head = self._head_txn(tx, stream)
+        # An archived stream has no live events, so only a stream without a live head needs this look-up.
+        if head is None and self._archive_record_txn(tx, stream) is not None:
+            raise StreamArchivedError(f"stream {stream!r} is archived (finished runs are read-only)")
+        actual = head.seq if head else 0
+        if actual != expect:
+            raise ConcurrentAppendError(stream, expect, actual)
+        guard = self._guards.get(stream)
+        if guard is not None:
+            guard(tx)
+        events = chain(stream, actual, head.hash if head else None, drafts)
+        self._insert_txn(tx, events)
+        self.crash.hit("mid_append")
+        return events
+
+    # ---- group commit -----------------------------------------------------------------------------------------
+
+    def _append_grouped(self, stream: str, drafts: list[Draft], expect: int) -> list[Event]:
+        """Append through the group-commit queue: the result of this append, or its own error.
+
+        Leader and followers: a thread that finds no group forming leads one; the others queue and sleep until the
+        leader hands them their result (or the lead of the next group). Why it pays: one fsync for many appends.
+        What it keeps: each append is checked, guarded and chained exactly as alone, and a thread appending alone
+        (the previous group held one append) never waits.
+        """
+        mine = _Queued(stream, drafts, expect)
+        with self._group:
+            lead = not self._leading
+            if lead:
+                self._leading = True
+            else:
+                mine.done = threading.Event()
+                self._queue.append(mine)
+                self._group.notify_all()  # a leader waiting for its group counts arrivals
+        if mine.done is not None:
+            mine.done.wait()
+            lead = mine.lead
+        if lead:
+            self._lead(mine)
+        if mine.error is not None:
+            raise mine.error
+        if mine.events is None:  # the leader answers every append it took; this guards against a bug, loudly
+            raise JournalError(f"the group commit gave the append to {stream!r} no answer; nothing was written")
+        return mine.events
+
+    def _lead(self, mine: _Queued) -> None:
+        """Form a group around `mine` (waiting at most the window for as many appends as the previous group had),
+        commit it, hand the lead to the first append still queued, and wake the group's appenders."""
+        group = [mine]
+        try:
+            if self._queue or self._last_group > 1:  # read unlocked: an append queued meanwhile leads the next group
+                with self._group:
+                    expected = min(self._last_group, GROUP_MAX)
+                    if 1 + len(self._queue) < expected:
+                        deadline = time.monotonic() + self.group_window_s
+                        while 1 + len(self._queue) < expected and (left := deadline - time.monotonic()) > 0:
+                            self._group.wait(left)
+                    group = self._take_group(mine)
+            self._last_group = len(group)  # only the leader writes it, and there is one leader at a time
+            self._commit_group(group)
+        finally:
+            with self._group:
+                if self._queue:
+                    successor = self._queue.pop(0)
+                    successor.lead = True
+                    if successor.done is not None:
+                        successor.done.set()
+                else:
+                    self._leading = False
+            for queued in group:
+                if queued.events is None and queued.error is None:  # never left unanswered, whatever happened
+                    queued.error = JournalError("the group commit holding this append stopped before it committed")
+                if queued.done is not None:
+                    queued.done.set()
+
+    def _take_group(self, first: _Queued) -> list[_Queued]:
+        """The group led by `first`, then the queue in arrival order: at most one append per stream (a second append
+        to a stream waits for the next group, so it is checked against the first one's committed result), at most
+        GROUP_MAX."""
+        group = [first]
+        rest: list[_Queued] = []
+        streams = {first.stream}
+        for queued in self._queue:
+            if queued.stream in streams or len(group) >= GROUP_MAX:
+                rest.append(queued)
+            else:
+                streams.add(queued.stream)
+                group.append(queued)
+        self._queue = rest
+        return group
+
+    def _commit_group(self, group: list[_Queued]) -> None:
+        """Run the group's appends in one write transaction, each under a savepoint; answer each one."""
+        if len(group) == 1:  # alone: exactly the transaction of an ungrouped append, no savepoint
+            one = group[0]
+            try:
+                with self._write_transaction() as tx:
+                    one.events = self._append_txn(tx, one.stream, one.drafts, one.expect)
+            except BaseException as exc:
+                one.events, one.error = None, exc
+            return
+        try:
+            with self._write_transaction() as tx:
+                # In stream order: every group takes its streams' locks in one order (PostgreSQL's per-stream
+                # advisory locks), so groups of two processes never deadlock on each other.
+                for queued in sorted(group, key=lambda q: q.stream):
+                    self._savepoint_txn(tx)
+                    try:
+                        queued.events = self._append_txn(tx, queued.stream, queued.drafts, queued.expect)
+                    except Exception as exc:
+                        if self._fails_group(exc):
+                            raise
+                        self._rollback_to_savepoint_txn(tx)  # this append's own failure: it alone is undone
+                        queued.error = exc
+                    else:
+                        self._release_savepoint_txn(tx)
+        except BaseException as exc:  # the group as a whole failed (storage, connection, commit): none is stored
+            for queued in group:
+                if queued.error is None:
+                    queued.events, queued.error = None, self._group_failure(exc, queued)
+
+    def _fails_group(self, exc: Exception) -> bool:
+        """Whether an error inside one append of a group means the whole transaction is lost (storage failures);
+        any other error (a conflict, an archived stream, a guard's refusal, bad data) is that append's own."""
+        return isinstance(exc, EnvironmentFailure)
+
+    def _group_failure(self, exc: BaseException, queued: _Queued) -> BaseException:
+        """The error one append of a failed group is given: its own copy of `exc` (each appender raises it in its
+        own thread). Engines whose failed commit leaves appends in doubt name that append's events instead."""
+        try:
+            twin = copy.copy(exc)
+        except Exception:
+            return exc
+        return twin if type(twin) is type(exc) and str(twin) == str(exc) else exc
 
     @contextmanager
     def guard_appends(self, stream: str, guard: AppendGuard) -> Iterator[None]:
@@ -407,6 +569,18 @@ class JournalStore(ABC):
     @abstractmethod
     def _read_transaction(self) -> AbstractContextManager[Any]:
         """A consistent read snapshot."""
+
+    def _savepoint_txn(self, tx: Any) -> None:
+        """Mark the point the next append of a group can be rolled back to (engines with `group_commit`)."""
+        raise NotImplementedError(f"{type(self).__name__} has no savepoints: it cannot group commits")
+
+    def _release_savepoint_txn(self, tx: Any) -> None:
+        """The append since the last savepoint succeeded: keep it."""
+        raise NotImplementedError(f"{type(self).__name__} has no savepoints: it cannot group commits")
+
+    def _rollback_to_savepoint_txn(self, tx: Any) -> None:
+        """Undo everything since the last savepoint (one append of a group failed on its own)."""
+        raise NotImplementedError(f"{type(self).__name__} has no savepoints: it cannot group commits")
 
     @abstractmethod
     def _head_txn(self, tx: Any, stream: str) -> Head | None: ...
