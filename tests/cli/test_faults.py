@@ -128,7 +128,8 @@ def test_ask_and_run_on_a_locked_journal_say_so(tmp_path: Path, monkeypatch: pyt
 
 def test_a_lock_met_by_cores_broker_is_a_stopped_safely_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Core's promise (norbi.BROKER_FAILURES): the journal locked while the broker starts the run is a report that
-    says so and what to do, exit 3; asking again once the lock is gone goes on from there."""
+    says so and what to do, exit 5 (the environment failed, as for every locked journal); asking again once the
+    lock is gone goes on from there."""
     import re
     import shutil
 
@@ -147,7 +148,7 @@ def test_a_lock_met_by_cores_broker_is_a_stopped_safely_report(tmp_path: Path, m
     monkeypatch.setattr(Executor, "start", start_while_locked)
     stalled = invoke(home, "ask", "--no-input", "--model", "none", "--data", "alarms.csv", CAMERA_REQUEST)
     assert_clean(stalled)
-    assert stalled.exit_code == 3, stalled.output
+    assert stalled.exit_code == 5, stalled.output
     assert "stopped safely: the job broker failed (StorageLockedError:" in stalled.stdout
     assert f"{home / 'journal.db'} is locked by another process" in stalled.stdout
     monkeypatch.setattr(Executor, "start", original)
