@@ -241,22 +241,33 @@ class Broker(ABC):
     @abstractmethod
     def _claim(self, worker: str, now: float, lease_until: float, accepts: Acceptor) -> Claim | None: ...
 
-    @abstractmethod
     def renew(self, claim: Claim, lease_s: float) -> bool:
         """Extend the lease; False if the job is no longer this claim's (taken over, or finished)."""
+        return self._update(claim, "lease_until = {p}", (self.clock() + lease_s,))
 
-    @abstractmethod
     def finish(self, claim: Claim, note: str) -> bool:
         """The run finished: the job is done. False if the claim was lost meanwhile."""
+        return self._update(claim, "state = 'done', lease_until = 0, note = {p}", (note,))
 
-    @abstractmethod
     def park(self, claim: Claim, head_seq: int, note: str) -> bool:
         """The run waits for something outside it (a human's approval, a resolution): the job sleeps until the run's
         journal grows past `head_seq`."""
+        return self._update(claim, "state = 'waiting', lease_until = 0, parked_seq = {p}, note = {p}", (head_seq, note))
 
-    @abstractmethod
     def release(self, claim: Claim, not_before: float, note: str, *, failed: bool) -> bool:
         """Give the job back, to be claimed again from `not_before` on; `failed` counts an attempt."""
+        return self._update(
+            claim,
+            "state = 'ready', lease_until = 0, not_before = {p}, note = {p}, attempts = attempts + {p}",
+            (not_before, note, 1 if failed else 0),
+            released=True,
+        )
+
+    @abstractmethod
+    def _update(self, claim: Claim, sets: str, params: Sequence[Any], *, released: bool = False) -> bool:
+        """Apply `sets` (its parameters marked `{p}`, the engine's mark) to `claim`'s job if it is still claimed at
+        the claim's epoch; whether it was. `released`: the job is claimable again (an engine that wakes idle
+        workers says so)."""
 
     @abstractmethod
     def fence(self, claim: Claim) -> Callable[[Any], None]:

@@ -152,32 +152,15 @@ class PostgresBroker(Broker):
                 return Claim(job.run, job.epoch + 1, worker, lease_until, job.project, job.operations, taken_from)
         return None
 
-    def _update(self, claim: Claim, sets: str, params: Sequence[Any], *, notify: bool = False) -> bool:
+    def _update(self, claim: Claim, sets: str, params: Sequence[Any], *, released: bool = False) -> bool:
         with self._write() as conn:
             cursor = conn.execute(
-                f"UPDATE {TABLE} SET {sets} WHERE run = %s AND epoch = %s AND state = 'claimed'",
+                f"UPDATE {TABLE} SET {sets.format(p='%s')} WHERE run = %s AND epoch = %s AND state = 'claimed'",
                 (*params, claim.run, claim.epoch),
             )
-            if notify and cursor.rowcount == 1:
+            if released and cursor.rowcount == 1:  # idle workers LISTEN: the job is claimable again
                 conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, claim.run))
             return cursor.rowcount == 1
-
-    def renew(self, claim: Claim, lease_s: float) -> bool:
-        return self._update(claim, "lease_until = %s", (self.clock() + lease_s,))
-
-    def finish(self, claim: Claim, note: str) -> bool:
-        return self._update(claim, "state = 'done', lease_until = 0, note = %s", (note,))
-
-    def park(self, claim: Claim, head_seq: int, note: str) -> bool:
-        return self._update(claim, "state = 'waiting', lease_until = 0, parked_seq = %s, note = %s", (head_seq, note))
-
-    def release(self, claim: Claim, not_before: float, note: str, *, failed: bool) -> bool:
-        return self._update(
-            claim,
-            "state = 'ready', lease_until = 0, not_before = %s, note = %s, attempts = attempts + %s",
-            (not_before, note, 1 if failed else 0),
-            notify=True,
-        )
 
     def fence(self, claim: Claim) -> Callable[[Any], None]:
         def check(tx: Any) -> None:  # the journal store's transaction (alicorn.journal.postgres._Tx)

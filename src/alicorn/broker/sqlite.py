@@ -122,29 +122,13 @@ class SQLiteBroker(Broker):
             )
         return Claim(job.run, job.epoch + 1, worker, lease_until, job.project, job.operations, taken_from)
 
-    def _update(self, claim: Claim, sets: str, params: Sequence[Any]) -> bool:
+    def _update(self, claim: Claim, sets: str, params: Sequence[Any], *, released: bool = False) -> bool:
         with self._write() as conn:
             cursor = conn.execute(
-                f"UPDATE {TABLE} SET {sets} WHERE run = ? AND epoch = ? AND state = 'claimed'",
+                f"UPDATE {TABLE} SET {sets.format(p='?')} WHERE run = ? AND epoch = ? AND state = 'claimed'",
                 (*params, claim.run, claim.epoch),
             )
             return cursor.rowcount == 1
-
-    def renew(self, claim: Claim, lease_s: float) -> bool:
-        return self._update(claim, "lease_until = ?", (self.clock() + lease_s,))
-
-    def finish(self, claim: Claim, note: str) -> bool:
-        return self._update(claim, "state = 'done', lease_until = 0, note = ?", (note,))
-
-    def park(self, claim: Claim, head_seq: int, note: str) -> bool:
-        return self._update(claim, "state = 'waiting', lease_until = 0, parked_seq = ?, note = ?", (head_seq, note))
-
-    def release(self, claim: Claim, not_before: float, note: str, *, failed: bool) -> bool:
-        return self._update(
-            claim,
-            "state = 'ready', lease_until = 0, not_before = ?, note = ?, attempts = attempts + ?",
-            (not_before, note, 1 if failed else 0),
-        )
 
     def fence(self, claim: Claim) -> Callable[[Any], None]:
         def check(tx: sqlite3.Connection) -> None:
