@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -85,19 +83,8 @@ class PostgresBroker(Broker):
         return f"alicorn-broker-{what}:{self.store.schema}"
 
     def _connect(self) -> psycopg.Connection[Any]:
-        try:
-            return psycopg.connect(
-                self.store.url,
-                autocommit=True,  # transactions are explicit (`_write`), NOTIFY/LISTEN need no open one
-                connect_timeout=self.store.connect_timeout,
-                application_name=f"alicorn broker (pid {os.getpid()} on {socket.gethostname()})"[:63],
-                options=f"-c search_path={self.store.schema} -c synchronous_commit=on",
-            )
-        except psycopg.Error as exc:
-            raise JournalServerError(
-                f"the job broker cannot connect to the PostgreSQL journal at {self.location} ({exc}); check that the "
-                "server is running and the journal URL; nothing was claimed"
-            ) from None
+        # autocommit: transactions are explicit (`_write`), and NOTIFY/LISTEN need no open one
+        return self.store.connect(purpose="broker", autocommit=True)
 
     @contextmanager
     def _write(self) -> Iterator[psycopg.Connection[Any]]:

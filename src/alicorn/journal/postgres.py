@@ -204,12 +204,18 @@ class PostgresJournalStore(JournalStore):
     # ---- connections ------------------------------------------------------------------------------------------
 
     def _connect(self) -> psycopg.Connection[Any]:
+        return self.connect()
+
+    def connect(self, *, purpose: str = "journal", autocommit: bool = False) -> psycopg.Connection[Any]:
+        """A new connection to this journal's database and schema, every commit waiting for its WAL flush, read-only
+        when the store is; `purpose` names it to the server (the job broker opens its own). JournalServerError when
+        the server cannot be reached."""
         try:
             conn = psycopg.connect(
                 self._conninfo,
-                autocommit=False,
+                autocommit=autocommit,
                 connect_timeout=self.connect_timeout,
-                application_name=f"alicorn journal (pid {os.getpid()} on {socket.gethostname()})"[:63],
+                application_name=f"alicorn {purpose} (pid {os.getpid()} on {socket.gethostname()})"[:63],
                 # Every commit waits for its WAL flush, whatever the server's default: an acknowledged append is
                 # durable (a server with fsync=off is not durable at all; that is the operator's choice).
                 options=f"-c search_path={self.schema} -c synchronous_commit=on",
