@@ -7,7 +7,7 @@ A conversation's linked runs are drawn under the `invoke_workflow` span that sta
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rich.console import Console
@@ -118,22 +118,35 @@ def print_waterfall(found: Trace, console: Console | None = None) -> None:
 
 def as_json(found: Trace) -> list[dict[str, Any]]:
     """The spans in display order as plain JSON (ids as hex, times in ns since the epoch)."""
-    return [
-        {
-            "depth": depth,
-            "trace_id": s.trace_id,
-            "span_id": s.span_id,
-            "parent_id": s.parent_id,
-            "name": s.name,
-            "kind": s.kind,
-            "start_ns": s.start_ns,
-            "end_ns": s.end_ns,
-            "duration_ms": s.duration_ns / 1e6,
-            "status": s.status,
-            "status_message": s.status_message,
-            "attributes": {k: list(v) if isinstance(v, list | tuple) else v for k, v in s.attributes.items()},
-            "events": [{"name": e.name, "time_ns": e.time_ns} for e in s.events],
-            "links": [{"trace_id": link.trace_id, "span_id": link.span_id} for link in s.links],
-        }
-        for depth, s in ordered(found)
-    ]
+    return [span_json(depth, s) for depth, s in ordered(found)]
+
+
+def span_json(depth: int, s: SpanRecord, *, event_attributes: bool = False) -> dict[str, Any]:
+    """One span record at `depth` as plain JSON; `event_attributes` adds each span event's attributes (the web's
+    trace API gives them; `alicorn trace --json` does not)."""
+    events = []
+    for e in s.events:
+        event: dict[str, Any] = {"name": e.name, "time_ns": e.time_ns}
+        if event_attributes:
+            event["attributes"] = _plain(e.attributes)
+        events.append(event)
+    return {
+        "depth": depth,
+        "trace_id": s.trace_id,
+        "span_id": s.span_id,
+        "parent_id": s.parent_id,
+        "name": s.name,
+        "kind": s.kind,
+        "start_ns": s.start_ns,
+        "end_ns": s.end_ns,
+        "duration_ms": s.duration_ns / 1e6,
+        "status": s.status,
+        "status_message": s.status_message,
+        "attributes": _plain(s.attributes),
+        "events": events,
+        "links": [{"trace_id": link.trace_id, "span_id": link.span_id} for link in s.links],
+    }
+
+
+def _plain(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, list | tuple) else v for k, v in attributes.items()}

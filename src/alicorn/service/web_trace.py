@@ -26,7 +26,7 @@ from alicorn.i18n import tr
 from alicorn.observe import semconv as sc
 from alicorn.observe.export import Trace, trace
 from alicorn.observe.spans import SpanRecord
-from alicorn.observe.waterfall import key_attributes, ordered
+from alicorn.observe.waterfall import key_attributes, ordered, span_json
 from alicorn.service.auth import needs
 from alicorn.service.pages import PageError, Pages, language_of
 from alicorn.service.problems import Problem
@@ -110,30 +110,11 @@ def trace_words(lang: str) -> dict[str, str]:
 
 def trace_json(found: Trace) -> dict[str, Any]:
     """`found` as the API answers it (TraceOut): every span record, in display order, content never included."""
-    return {"root": found.root, "content": False, "spans": [_span_json(d, s) for d, s in ordered(found)]}
-
-
-def _span_json(depth: int, s: SpanRecord) -> dict[str, Any]:
     return {
-        "depth": depth,
-        "trace_id": s.trace_id,
-        "span_id": s.span_id,
-        "parent_id": s.parent_id,
-        "name": s.name,
-        "kind": s.kind,
-        "start_ns": s.start_ns,
-        "end_ns": s.end_ns,
-        "duration_ms": s.duration_ns / 1e6,
-        "status": s.status,
-        "status_message": s.status_message,
-        "attributes": _plain(s.attributes),
-        "events": [{"name": e.name, "time_ns": e.time_ns, "attributes": _plain(e.attributes)} for e in s.events],
-        "links": [{"trace_id": link.trace_id, "span_id": link.span_id} for link in s.links],
+        "root": found.root,
+        "content": False,
+        "spans": [span_json(d, s, event_attributes=True) for d, s in ordered(found)],
     }
-
-
-def _plain(attributes: Any) -> dict[str, Any]:
-    return {k: list(v) if isinstance(v, list | tuple) else v for k, v in attributes.items()}
 
 
 @dataclass(frozen=True)
