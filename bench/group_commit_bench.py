@@ -16,14 +16,13 @@ pgserver with fsync on and synchronous_commit on (or `--journal URL`, in a schem
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
 import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,24 +32,10 @@ from alicorn.journal.events import Draft
 from alicorn.journal.postgres import PostgresJournalStore, redact
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import JournalStore
+from alicorn.testing.commits import count_commits
 
 AT = "2026-01-01T00:00:00Z"
 Opener = Callable[[bool], JournalStore]
-
-
-def count_commits(store: JournalStore) -> list[int]:
-    """Count the store's write transactions (one per commit) from here on; the counter is the list's one item."""
-    count = [0]
-    inner = store._write_transaction
-
-    @contextlib.contextmanager
-    def counted() -> Iterator[Any]:
-        with inner() as tx:
-            yield tx
-        count[0] += 1  # reached only when the transaction committed
-
-    store._write_transaction = counted  # type: ignore[method-assign]
-    return count
 
 
 def concurrent(store: JournalStore, threads: int, appends: int, tag: str) -> tuple[float, int]:

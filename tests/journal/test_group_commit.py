@@ -26,6 +26,7 @@ from alicorn.journal.postgres import JournalServerError, PostgresJournalStore
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import JournalStore
 from alicorn.journal.verify import verify_journal
+from alicorn.testing.commits import count_commits
 from tests.pgserver import next_schema
 
 from .harness import at, drafts
@@ -76,21 +77,6 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     yield made
     for store in reversed(made.opened):
         store.close()
-
-
-def count_commits(store: JournalStore) -> list[int]:
-    """Count the store's committed write transactions from here on (the list's one item)."""
-    count = [0]
-    inner = store._write_transaction
-
-    @contextlib.contextmanager
-    def counted() -> Iterator[Any]:
-        with inner() as tx:
-            yield tx
-        count[0] += 1
-
-    store._write_transaction = counted  # type: ignore[method-assign]
-    return count
 
 
 def wait_until(store: JournalStore, ready: Callable[[], bool]) -> None:
