@@ -91,6 +91,13 @@ class Claim:
     operations: tuple[str, ...]
     #: Set when the claim took the run over from a worker whose lease expired.
     taken_from: str = ""
+    #: The job's failed attempts before this claim (a claim does not change them; only `release` counts one).
+    attempts: int = 0
+
+    @classmethod
+    def of(cls, job: Job, worker: str, lease_until: float, taken_from: str) -> Claim:
+        """The claim `worker` made of `job` (one epoch after the job's)."""
+        return cls(job.run, job.epoch + 1, worker, lease_until, job.project, job.operations, taken_from, job.attempts)
 
 
 @dataclass(frozen=True)

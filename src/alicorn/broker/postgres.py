@@ -136,7 +136,7 @@ class PostgresBroker(Broker):
                     "note = %s WHERE run = %s",
                     (worker, lease_until, note, job.run),
                 )
-                return Claim(job.run, job.epoch + 1, worker, lease_until, job.project, job.operations, taken_from)
+                return Claim.of(job, worker, lease_until, taken_from)
         return None
 
     def _update(self, claim: Claim, sets: str, params: Sequence[Any], *, released: bool = False) -> bool:

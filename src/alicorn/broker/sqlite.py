@@ -120,7 +120,7 @@ class SQLiteBroker(Broker):
                 "WHERE run = ? AND epoch = ?",
                 (worker, lease_until, note, job.run, job.epoch),
             )
-        return Claim(job.run, job.epoch + 1, worker, lease_until, job.project, job.operations, taken_from)
+        return Claim.of(job, worker, lease_until, taken_from)
 
     def _update(self, claim: Claim, sets: str, params: Sequence[Any], *, released: bool = False) -> bool:
         with self._write() as conn:

@@ -149,8 +149,7 @@ class Worker:
         return Outcome(run, "waiting" if kept else "lost", note, claim.taken_from)
 
     def _release(self, claim: Claim, reason: str, *, failed: bool) -> Outcome:
-        job = next((j for j in self.broker.jobs(states=("claimed",)) if j.run == claim.run), None)
-        attempts = (job.attempts if job else 0) + (1 if failed else 0)
+        attempts = claim.attempts + (1 if failed else 0)
         if failed and attempts >= self.max_attempts:
             note = f"gave up after {attempts} failed attempts; the last: {reason}. `alicorn resume {claim.run}` to see"
             self.broker.park(claim, self.store.last_seq(claim.run), note)
