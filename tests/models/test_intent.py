@@ -420,14 +420,14 @@ def test_a_postposed_necessity_over_a_negative_operator_is_recorded_as_lifted(te
 @pytest.mark.parametrize(
     ("text", "effects"),
     [
-        # a motion verb says the message leaves: sent, or published when it goes to everyone
+        # a motion verb says the message leaves: sent; when it goes to everyone, sent to them or put up for them
         ("Please wait for my go-ahead before anything goes out to the vendor.", [T]),
-        ("Nothing goes out to all employees until I've approved it.", [P]),
+        ("Nothing goes out to all employees until I've approved it.", [T, P]),
         ("It doesn't need to go out today.", [T]),
         ("Zanim coś wyjdzie do dostawcy, zaczekaj na mój sygnał.", [T]),
-        ("Nic nie wychodzi do pracowników, dopóki tego nie zatwierdzę.", [P]),
+        ("Nic nie wychodzi do pracowników, dopóki tego nie zatwierdzę.", [T, P]),
         ("Дождись моего ответа, прежде чем что-нибудь уйдёт заказчику.", [T]),
-        ("Пока я не проверю, ничего не уходит всему персоналу.", [P]),
+        ("Пока я не проверю, ничего не уходит всему персоналу.", [T, P]),
         ("Ничего не уходит клиентам без моего одобрения.", [T]),
         # no prohibition: affirmative, idiomatic, a description, a gate nobody negates
         ("The newsletter goes out on Friday.", []),

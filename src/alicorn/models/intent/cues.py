@@ -62,6 +62,9 @@ _GREETING = re.compile(
     r"|спасибо|пока|до свидания|отлично|круто|спокойной ночи)(?!\w)",
     re.IGNORECASE,
 )
+_THANKS = re.compile(
+    r"^(?:thanks|thank you|cheers|dzięki|dzieki|dziękuję|dziekuje|спасибо|благодарю)(?!\w)", re.IGNORECASE
+)
 _SMALL_TALK = re.compile(
     r"\bhow are you\b|\bhow's it going\b|\bhow was your\b|\bjak się masz\b|\bco słychać\b|\bjak leci\b"
     r"|(?<!\w)как дела|(?<!\w)как ты(?!\w)|(?<!\w)как поживаешь|(?<!\w)как жизнь",
@@ -273,7 +276,10 @@ def kind_cue(text: str) -> KindCue | None:
             return KindCue("conversation", True, f"a report that all is well: {situation.evidence!r}")
     if _SMALL_TALK.search(lowered):
         return KindCue("conversation", True, "small talk")
-    if greeting and not imperative and len(words) <= 12 and not _POLITE.search(lowered):
+    # thanks, however long, with no request in it: "Thanks a lot, the rota worked perfectly - not one complaint"
+    thanks = greeting is not None and _THANKS.match(lowered) is not None and not _REQUEST.search(lowered)
+    thanks = thanks and not _COURTESY.search(lowered) and not stripped.endswith("?")
+    if greeting and not imperative and (len(words) <= 12 or thanks) and not _POLITE.search(lowered):
         rest = _GREETING.sub("", lowered, count=1)
         if not any(imperative_start(part) for part in re.split(r"[,.!;]", rest) if part.strip()):
             return KindCue("conversation", True, "greeting or thanks")

@@ -49,10 +49,10 @@ def settle(readings: list[ForbiddenAction], positions: list[int]) -> list[Forbid
     """A lifted reading of an action word is dropped when another reading of the same word forbids it (a condition
     or a deferral still holds after "don't forget to…"); duplicates are kept once."""
     forbidden_at = {p for r, p in zip(readings, positions, strict=True) if r.forbids}
-    seen: set[tuple[int, str, bool]] = set()
+    seen: set[tuple[int, str, str, bool]] = set()
     kept: list[ForbiddenAction] = []
     for reading, position in zip(readings, positions, strict=True):
-        key = (position, reading.trigger, reading.forbids)
+        key = (position, reading.effect, reading.trigger, reading.forbids)
         if key in seen or (not reading.forbids and position in forbidden_at):
             continue
         seen.add(key)

@@ -59,13 +59,20 @@ _HANDS: tuple[tuple[str, ...], ...] = (
 )
 _STAYING = (
     "=stay", "=remain", "=stays", "=remains", "zostaje", "zostają", "zostanie", "zostaną", "pozostaje", "pozostają",
-    "pozostanie", "остается", "остаются", "останется", "останутся",
+    "pozostanie", "остается", "остаются", "останется", "останутся", "zostaja", "zostana", "pozostaja",
 )
+#: Keeping verbs take an object before the place: "Keep the findings in-house", "trzymaj wyniki u nas".
+_KEEPING_INSIDE = ("=keep", "trzymaj", "zatrzymaj", "zachowaj", "держи", "держите", "оставь", "оставьте")
+#: Your own domain, negated: "Publishing them is not your job", "to nie twoja działka", "это не твоя задача".
+_YOURS = {"your", "twoja", "twoje", "twój", "twoim", "twoją", "твоя", "твое", "твой", "ваша", "ваше", "wasza", "wasze"}
+_NOT = {"not", "isn't", "nie", "не"}
 #: Places that keep a thing inside: "w firmie", "u nas", "у нас", "in-house".
 _INSIDE: tuple[tuple[str, ...], ...] = (
     ("in", "-", "house"), ("in", "house"), ("with", "us"), ("inside", "the", "company"), ("within", "the", "company"),
     ("w", "firmie"), ("u", "nas"), ("w", "domu"), ("w", "zespole"), ("у", "нас"), ("в", "компании"),
     ("в", "фирме"), ("внутри", "компании"), ("в", "команде"),
+    ("wewnątrz",), ("wewnatrz",), ("w", "obrębie"), ("внутри",), ("inside",), ("within",), ("in", "the", "drawer"),
+    ("w", "szufladzie"), ("в", "столе"), ("в", "ящике"), ("u", "mnie"), ("у", "меня"),
 )
 _NEGATIVE_SUBJECTS = {"nothing", "no", "none", "nic", "żaden", "żadna", "żadne", "ничего", "ничто", "никакой"}
 _PASSIVE_AUX = (
@@ -144,6 +151,8 @@ def _owned_elsewhere(words: list[str], sentence: list[int]) -> list[tuple[int, F
             before = words[max(0, index - 4) : index]
             # predicative only ("is Mark's job", "to jego działka", "это его зона"; not "this morning's call")
             owner = any(w in _POSSESSIVES or w.endswith("'s") for w in before) and any(w in _COPULAS for w in before)
+            # "not your job": the agent's own domain, denied ("it is your job" asks for it)
+            owner = owner or (any(w in _YOURS for w in before) and any(w in _NOT for w in before))
         hands = next((p for p in _HANDS if _at(words, index, p)), None)
         if hands is not None:
             staying = any(_whole(_STAYING, w) for w in words[max(0, index - 4) : index])
@@ -161,9 +170,11 @@ def _kept_inside(words: list[str], sentence: list[int]) -> list[tuple[int, Forbi
     """ "Zestawienie zostaje w firmie", "Сводка остаётся у нас", "the figures stay in-house"."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
-        if not _whole(_STAYING, word):
+        keeping = _whole(_KEEPING_INSIDE, word)
+        if not _whole(_STAYING, word) and not keeping:
             continue
-        for j in range(index + 1, min(len(words), index + 3)):
+        _, end = _clause(words, index)
+        for j in range(index + 1, min(end, index + (6 if keeping else 3))):
             phrase = next((p for p in _INSIDE if _at(words, j, p)), None)
             if phrase is not None:
                 trigger = f"{word} {' '.join(phrase)} (kept inside)"

@@ -98,11 +98,11 @@ _N_WORDS = {
 _NEGATIVE_VERBS = (
     "avoid", "cease", "defer", "delay", "forget", "hesitat", "neglect", "omit", "paus", "postpon", "refrain", "skip",
     "stop", "wait",
-    "czekaj", "czekać", "czekani", "odczek", "odkład", "odłoż", "odłóż", "poczek", "pomiń", "pomin", "pomij",
+    "czekaj", "czekać", "czekac", "czekani", "odczek", "odkład", "odłoż", "odłóż", "poczek", "pomiń", "pomin", "pomij",
     "powstrzym", "przesta", "unikaj", "wahaj", "wahani", "wstrzym", "zaczek", "zapomin", "zapomn", "zatrzym", "zwlek",
     "воздерж", "дождат", "дождис", "дождит", "дожида", "жди", "ждать", "забуд", "забыв", "забыть", "задерж", "избега",
     "медли", "останов", "отлож", "откладыв", "перестан", "повремен", "погоди", "подожд", "прекрат", "приостанов",
-    "пропуск", "пропуст", "стесня", "тянуть", "тяни", "затягив", "медлить", "procrastinat",
+    "пропуск", "пропуст", "стесня", "сдержива", "сдерживат", "тянуть", "тяни", "затягив", "медлить", "procrastinat",
 )
 #: Two-word operators: "hold off", "hold back", "put off".
 _NEGATIVE_PAIRS = {("hold", "off"), ("hold", "back"), ("put", "off")}
@@ -155,6 +155,20 @@ _STOP_WORDS = {
     "дождись", "дождитесь", "жди", "ждите", "остановись", "остановитесь", "остановить", "остановиться", "подожди",
     "подождите", "прервись", "согласуй", "спроси", "спросите", "стоп", "уточни",
 }
+#: Asking to be shown first is a stop too: "run it past me before it goes anywhere", "pokaż mi, zanim wyślesz",
+#: "покажи мне перед отправкой", "let me see it before".
+_SHOW_FIRST: tuple[tuple[str, ...], ...] = (
+    ("past", "me"), ("show", "me"), ("let", "me", "see"), ("let", "me", "check"), ("let", "me", "read"),
+    ("pokaż", "mi"), ("pokaz", "mi"), ("daj", "mi"), ("dajcie", "mi"), ("покажи", "мне"), ("покажите", "мне"),
+    ("дай", "мне"), ("дайте", "мне"), ("пришли", "мне"),
+)
+
+
+def _shown_first(words: list[str], index: int) -> bool:
+    """ "(run it) past me", "pokaż mi", "покажи мне" at `index` (see `_SHOW_FIRST`)."""
+    return any(tuple(words[index : index + len(p)]) == p for p in _SHOW_FIRST)
+
+
 _BEFORE_WORDS = {
     "before", "prior", "przed", "zanim", "до", "перед", "прежде",
 }
@@ -162,6 +176,12 @@ _BEFORE_WORDS = {
 _VERBAL = {
     "not", "don't", "dont", "never", "won't", "can't", "cannot", "mustn't", "shouldn't", "nie", "не", "нельзя",
 }
+#: Verbs of starting: a negation passes through them to the action they start ("don't start the installation",
+#: "nie zaczynaj wysyłki", "не начинай рассылку"; fronted, "Установку не начинать": `prohibitive`).
+_ASPECTUAL = (
+    "=start", "=begin", "=proceed", "=commence", "zaczyn", "zacznij", "zaczni", "rozpoczyn", "rozpocznij",
+    "rozpoczni", "przystęp", "przystąp", "начин", "начн", "начать", "приступ",
+)  # fmt: skip
 #: Verbs so light that a negation passes through them to the action ("do not make anything public").
 _LIGHT_VERBS = {"make", "do", "let", "get", "keep", "have", "take", "put", "go", "try", "bother", "rush", "hurry"}
 
@@ -177,17 +197,19 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
     "external_transmission": (
         "=send", "=sent", "mail", "email", "forward", "transmit", "upload", "=share", "=reply", "=message", "notify",
         "=contact", "=text", "=call", "wysył", "wysyl", "wysł", "wysl", "wyśl", "przesył", "przesyl", "prześl",
-        "przesl", "rozsył", "rozsyl", "rozesł", "rozesl", "roześl", "mail", "udostępn", "udostepn", "odpowiad",
-        "odpisz", "odpisyw", "kontakt", "powiadam", "powiadom",
+        "przesl", "przesł", "!podesł", "rozsył", "rozsyl", "rozesł", "rozesl", "roześl", "mail", "udostępn", "udostepn",
+        "odpowiad", "odpisz", "odpisyw", "kontakt", "powiadam", "powiadom",
         "dzwoń", "dzwon", "отправ", "отсыл", "отошл", "посыл", "пошли", "пересыл", "перешл", "рассыл", "разошл",
         "подел", "делис", "сообщ", "уведом", "звон", "пиши", "писать", "отвеч", "ответь", "мейл", "письм",
         "разосл", "присл", "!скинь", "!скинуть", "!скидыв", "!podeślij", "!podsył", "!podsyl",
+        # "кинь ссылку тестировщикам": throwing a link is sending it
+        "!кидай", "!кидать", "!кинь", "!киньте", "!кинуть",
 ),
     "installation": (
         "install", "reinstal", "deploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back", "instal",
         "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
         "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "выкат", "выкатыв", "обнов", "!ставь",
-        "!ставит", "!ставл",
+        "!ставит", "!ставл", "=flash", "flashing", "прошив",
         "!поставь", "!поставит", "!поставл", "выкач",
 ),
     "physical": (
@@ -198,9 +220,10 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
     "local_write": (
         "modify", "=change", "=edit", "overwrite", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
         "edytuj", "edyt", "nadpis", "usuw", "usuń", "zapisuj", "zapisz", "измен", "меняй", "менять", "редакт",
-        "перезапис", "удал", "сохран", "записыв", "запиш",
+        "перезапис", "удал", "сохран", "записыв", "запиш", "!правь", "!править", "!правьте", "!поправь",
         # removal, moving and fixing, both aspects in pl/ru ("kasuj/skasuj", "przenoś/przenieś", "стирай/сотри")
         "=remove", "=rename", "=erase", "=wipe", "=purge", "=fix", "fixes", "kasuj", "kasow", "!skasuj", "!skasow",
+        "=shred", "niszcz", "zniszcz", "уничтож",
         "!przenieś", "!przenies", "!przenoś", "!przenos", "przesuw", "przesuń", "!wymaż", "!wymaz", "napraw",
         "poprawk", "!сотри", "!стира", "!стере", "перемещ", "перемест", "переимен", "правк", "исправ",
 ),
@@ -262,6 +285,26 @@ _MOTION = (
     "уход", "уйдет", "уйдут", "уйти",
 )
 _DESTINATION = {"do", "poza", "zewnątrz", "к", "наружу", "за"}
+#: Motion verbs of a thing reaching someone or somewhere: "it should not go to her", "must not end up on our
+#: website", "не должен попасть на наш сайт", "nie może trafić na stronę", "не должно дойти до клиентов".
+_ARRIVING_EN = {
+    "go", "goes", "get", "gets", "reach", "reaches", "land", "lands", "leak", "leaks", "end", "ends", "make", "find",
+}  # fmt: skip
+_ARRIVING = (
+    "попаст", "попад", "дойт", "дойд", "доход", "утеч", "утек", "просоч", "dostać", "dostanie", "dostaną",
+    "wyciek", "wycieknie", "dotrz", "dotrze", "dotr", "trafi", "ушл", "уйд", "уйт", "wyszł", "wyjd",
+)
+#: Past motion forms that say a message leaves only as a subjunctive ("чтобы письмо не ушло клиенту").
+_MOTION_PAST = ("ушл", "ушел", "wyszł", "wyszl")
+#: Personal subjects: "you must not go to the meeting" is about a person moving, not a thing reaching anyone.
+_PERSONAL = {
+    "i", "you", "we", "he", "she", "me", "us", "please", "and", "or", "then", "so", "don't", "dont", "do", "let's",
+}  # fmt: skip
+#: What may stand between a thing and its motion verb: "it should not (ever) go", "the note is not to go".
+_TO_MOTION = {
+    "not", "never", "shouldn't", "mustn't", "won't", "can't", "cannot", "should", "must", "may", "can", "will",
+    "ever", "to", "is", "are", "be", "allowed", "supposed", "meant", "under", "any", "circumstances", "up",
+}  # fmt: skip
 _PREMISES = {"building", "office", "company", "house", "team", "department", "premises", "room"}
 _SOMETHING = {
     "anything", "something", "nothing", "cokolwiek", "coś", "cos", "żadne", "żaden", "żadna", "ничего", "ничто",
@@ -295,6 +338,7 @@ _REACH = 6
 #: needed"): "не"/"nie" + a modal, "is not" + an adjective of need, "is" + "unnecessary" (`_negated_necessity`).
 _NECESSITY_RU = {
     "надо", "нужно", "нужен", "нужна", "нужны", "стоит", "требуется", "следует", "обязательно", "необходимо",
+    "должно", "должен", "должна", "должны",
 }  # fmt: skip
 _NECESSITY_PL = {
     "trzeba", "należy", "wolno", "warto", "potrzeba", "musisz", "musicie", "musimy", "można", "powinieneś",
@@ -327,13 +371,18 @@ _PLACING = (
     "=put", "=post", "=upload", "=hang", "=pin", "=place", "=stick", "wrzuc", "wrzuć", "wstaw", "umieść", "umiesc",
     "umieszcz", "powieś", "powies", "вешат", "вешай", "вешаем", "повес", "повеш", "залей", "залить",
     "wiesza", "wieszaj", "przypin", "przypnij", "przyczep", "naklej", "приклеи", "приклей", "прикреп",
-    "закин", "выложи", "выклад",
+    "закин", "выложи", "выклад", "wystaw", "wpis", "=tack",
 )
 _VENUES = (
-    "website", "=site", "=web", "=page", "homepage", "intranet", "=board", "noticeboard", "=wiki", "portal", "=blog",
+    "website", "=site", "=web", "=page", "homepage", "intranet", "=board", "noticeboard", "=wiki", "portal", "blog",
     "stron", "witryn", "tablic", "portal", "=wiki", "сайт", "страниц", "интранет", "доск", "вики", "портал", "блог",
-    "стенд", "=stand", "gablot",
+    "стенд", "=stand", "gablot", "corkboard", "=noticeboards",
+    # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
+    "facebook", "instagram", "linkedin", "tiktok", "twitter", "youtube", "fanpage", "społecznościow", "соцсет",
+    "социальн",
 )
+#: Nowhere and anywhere are every venue: "nigdzie go nie wystawiaj", "don't post it anywhere", "никуда не выкладывай".
+_ANYWHERE = {"nowhere", "anywhere", "nigdzie", "gdziekolwiek", "никуда", "нигде", "куда-либо", "куда-нибудь"}
 # fmt: on
 
 
@@ -369,6 +418,17 @@ def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES)
         min(len(words), index + 6),
     )
     return any(_whole(venues, w) for w in words[start:end] if w != words[index])
+
+
+def _anywhere_near(words: list[str], index: int) -> bool:
+    """ "nowhere", "anywhere", "nigdzie", "никуда" within four words of `index`, in its clause."""
+    for step in (-1, 1):
+        for k in range(index + step, index + 5 * step, step):
+            if not 0 <= k < len(words) or words[k] in _CLAUSE_BREAK:
+                break
+            if words[k] in _ANYWHERE:
+                return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,8 +467,10 @@ def _negated_necessity(words: list[str], index: int) -> tuple[int, list[str]] | 
         return 3, ["nie", "trzeba"]
     if word == "nie" and after[:1] and after[0] in ("jest", "są") and after[1:2] and after[1] in _NECESSARY_PL:
         return 3, ["nie", "trzeba"]
-    if word in ("нельзя", "незачем"):
+    if word == "нельзя":
         return 1, ["нельзя"]
+    if word == "незачем":
+        return 1, ["не", "нужно"]
     if word in ("jest", "są") and after[:1] and after[0] in _UNNECESSARY:
         return 2, ["nie", "trzeba"]
     if word in ("is", "are", "it's", "'s") and after[:1] == ["not"] and after[1:2] and after[1] in _NECESSARY_EN:
@@ -460,7 +522,11 @@ def _front_postposed(words: list[str]) -> list[str]:
 def _stem_match(stem: str, word: str) -> bool:
     if stem.startswith("="):
         base = stem[1:]
-        return word in (base, base + "s", base + "es", base + "ed", base + "d", base + "ing", base[:-1] + "ing")
+        if word in (base, base + "s", base + "es", base + "ed", base + "d", base + "ing", base[:-1] + "ing"):
+            return True
+        # a short verb doubles its last consonant: "putting", "setting", "stopped", "pinned"
+        doubled = len(base) <= 4 and base[-1] not in "aeiouwxy"
+        return doubled and word in (base + base[-1] + "ing", base + base[-1] + "ed")
     if stem.startswith("!"):
         return word.startswith(stem[1:])
     if word.startswith(stem):
@@ -479,14 +545,21 @@ def _is_past(word: str) -> bool:
     return bool(_PAST_RU.search(word)) if cyrillic else bool(_PAST_PL.search(word)) and not word.isascii()
 
 
+#: Adverbs that begin like an action's stem: "wyłącznie do mnie" (only to me), "do piątku włącznie" (inclusive),
+#: "по пятницу включительно", "исключительно мне" name no action.
+_NOT_ACTION_WORDS = {"wyłącznie", "wylacznie", "włącznie", "wlacznie", "включительно", "исключительно"}
+
+
 def _is_action_stem(word: str) -> bool:
+    if word in _NOT_ACTION_WORDS:
+        return False
     return any(_stem_match(stem, word) for stems in _ACTIONS.values() for stem in stems)
 
 
 def action_of(words: list[str], index: int) -> EffectClass | None:
     """The effect class of the action word at `index`, or None (also for a past tense: it describes)."""
     word = words[index]
-    if not word[0].isalnum():
+    if not word[0].isalnum() or word in _NOT_ACTION_WORDS:
         return None
     if _whole(_PLACING, word) and _venue_near(words, index, _CHATS):
         return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
@@ -506,6 +579,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
             return "physical"
         if word in ("turn", "switch") and window[:1] and window[0] in ("on", "off"):
             return "physical"
+    if word in ("roll", "rolls", "rolling", "rolled") and "out" in window[:3]:
+        return "installation"  # "rolling it out to the server", "nothing gets rolled out to the PCs"
     if _is_past(word) or word.endswith("ed") or word.startswith("ran"):
         return _motion(words, index)
     if _whole(_EXECUTING, word) and not any(_device(w) for w in words[max(0, index - 4) : index + 5]):
@@ -514,10 +589,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         _whole(_CODE_OBJECTS, w) for w in words[max(0, index - 3) : index + 4]
     ):
         return "code_execution"  # "wykonaj skrypt", "выполнять его"
-    if _whole(_PLACING, word) and _venue_near(words, index):
-        return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску"
-    if word in ("roll", "rolls", "rolling") and "out" in window[:3]:
-        return "installation"  # "rolling it out to the server"
+    if _whole(_PLACING, word) and (_venue_near(words, index) or _anywhere_near(words, index)):
+        return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску", "nigdzie nie wystawiaj"
     return _motion(words, index)
 
 
@@ -533,12 +606,17 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
     if word in ("leave", "leaves", "leaving") and any(w in _PREMISES for w in after[:3]):
         # "nothing leaves the building": only with a negation before it does this forbid anything
         return "external_transmission"
+    arriving = _arriving(words, index, after)
+    if arriving is not None:
+        return arriving
     if word in _MOTION_EN:
         if after[:1] in (["on"], ["onto"], ["up"]) and _venue_near(words, index):
             return "publication"  # "nothing goes on the intranet"
-        if not after or after[0] != "out":
-            return None
-    elif any(word.startswith(stem) for stem in _MOTION):
+        if not after or after[0] not in ("out", "anywhere", "outside"):
+            return None  # "nothing goes out", "before it goes anywhere"
+    elif any(word.startswith(stem) for stem in _MOTION) or (
+        word.startswith(_MOTION_PAST) and _subjunctive(words, index)
+    ):
         cyrillic = any("\u0400" <= ch <= "\u04ff" for ch in word)
         destination = bool(after) and (
             after[0] in _DESTINATION
@@ -552,6 +630,94 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
     if any(w.startswith(_AUDIENCE) for w in after):
         return "publication"
     return "external_transmission"
+
+
+def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | None:
+    """A thing that reaches someone or somewhere: publication when the place is a venue ("end up on our website", "не
+    должен попасть на наш сайт или в соцсети"), external transmission when it is a person ("it should not go to her",
+    "не должно дойти до клиентов", "nie może trafić do prasy"), None for anything else ("попасть в отчёт")."""
+    word = words[index]
+    if word in _ARRIVING_EN:
+        k = index - 1
+        while k >= 0 and words[k] in _TO_MOTION:
+            k -= 1
+        if k < 0 or not words[k][0].isalpha() or words[k] in _PERSONAL:
+            return None  # "don't go to the office": an imperative, a person moving
+        if word in ("end", "ends", "make", "find") and after[:1] not in (["up"], ["it"], ["its"]):
+            return None
+        rest = after[1:] if word in ("end", "ends", "make", "find") else after
+        if rest[:1] == ["back"]:
+            rest = rest[1:]  # "nothing goes back to her yet"
+    elif any(word.startswith(stem) for stem in _ARRIVING) and (not _is_past(word) or _subjunctive(words, index)):
+        rest = [w for w in after if w not in ("się", "ни", "в", "коем", "случае")] if word.startswith("dost") else after
+    else:
+        return None
+    place = next((k for k, w in enumerate(rest[:2]) if w in ("to", "on", "onto", "in", "into", "do", "na", "в", "на",
+                                                            "к", "до", "poza")), None)  # fmt: skip
+    if place is None and not word.isascii():
+        # fronted: "На сайт фермы это попасть не должно", "Do klientów to nie może trafić"
+        start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+        before = words[max(start, index - 7) : index]
+        front = next((k for k, w in enumerate(before) if w in ("do", "na", "в", "на", "к", "до", "poza")), None)
+        if front is not None:
+            rest, place = before[front:], 0
+    if place is None:
+        if word.startswith(("reach", "дойд", "dotr")) and rest[:1] and rest[0][0].isalpha():
+            return "external_transmission"  # "must not reach the client"
+        return None
+    named = [w for w in rest[place + 1 : place + 5] if w not in _DETERMINERS and w[0].isalpha()]
+    if any(_whole(_VENUES, w) for w in named[:3]):
+        return "publication"
+    if any(w.startswith(_AUDIENCE) for w in named[:2]):
+        return "publication"
+    if rest[place] in ("to", "do", "к", "до", "poza") and named and not named[0].startswith(_TIME_NOUNS):
+        return "external_transmission"
+    return None
+
+
+#: Subordinators of purpose: a past form after them is a subjunctive ("чтобы оно не ушло", "żeby nie wyszło").
+_SUBJUNCTIVE = {"чтобы", "чтоб", "żeby", "zeby", "aby", "by", "byle"}
+
+
+def _subjunctive(words: list[str], index: int) -> bool:
+    return any(w in _SUBJUNCTIVE for w in words[max(0, index - 4) : index])
+
+
+def _elliptic_fragment(words: list[str], index: int, sentence: list[int]) -> tuple[int, EffectClass] | None:
+    """A verbless destination before an elliptic "not yet" in its sentence: a venue ("Na Facebooka jeszcze nie": its
+    publication) or a recipient ("To the director - not yet", "Do kierowników — jeszcze nie", "Бухгалтеру пока
+    нет": sending to them). None when the words before it hold a verb or an action."""
+    k = index
+    while k > 0 and sentence[k - 1] == sentence[index] and words[k - 1] not in (",", ":", ";"):
+        k -= 1
+    fragment = [j for j in range(k, index) if words[j][0].isalpha()]
+    while fragment and words[fragment[-1]] in _ELLIPTIC:
+        fragment.pop()  # "… jeszcze nie", "… пока нет": the adverb before the negation
+    if not fragment or len(fragment) > 6:
+        return None
+    if any(action_of(words, j) is not None or known_verb(words[j], "en") for j in fragment[1:]):
+        return None
+    first = words[fragment[0]]
+    if first in ("on", "onto", "in", "na", "в", "на") and any(_whole(_VENUES, words[j]) for j in fragment):
+        return next(j for j in fragment if _whole(_VENUES, words[j])), "publication"
+    if first in ("to", "do", "к", "для", "dla") and len(fragment) > 1:
+        return fragment[0], "external_transmission"
+    cyrillic_dative = any("\u0400" <= ch <= "\u04ff" for ch in first) and first.endswith(
+        ("у", "ю", "ам", "ям", "ому", "ему")
+    )
+    if cyrillic_dative and len(first) > 3 and not first.startswith(_TIME_NOUNS):
+        return fragment[0], "external_transmission"
+    return None
+
+
+def _to_audience(words: list[str], index: int) -> bool:
+    """A motion verb at `index` whose destination is everyone ("goes out to staff", "уйдёт сотрудникам")."""
+    word = words[index]
+    motion = word in _MOTION_EN or word in _ARRIVING_EN or word.startswith(_MOTION) or word.startswith(_ARRIVING)
+    after = words[index + 1 : index + 6]
+    after = after[: next((k for k, w in enumerate(after) if w in _CLAUSE_BREAK), len(after))]
+    venue = any(_whole(_VENUES, w) for w in after)  # "nothing goes on the staff noticeboard": only published
+    return motion and not venue and any(w.startswith(_AUDIENCE) for w in after)
 
 
 def _describes(word: str) -> bool:
@@ -572,8 +738,8 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
     if word in ("not", "doesn't", "doesnt") and after in ("need", "needs"):
         return word, 1  # "it doesn't need to go out", "this does not need to be sent"
     if word == "not":
-        if index > 0 and words[index - 1] in _NOT_DESCRIBES:
-            return None
+        if index > 0 and words[index - 1] in _NOT_DESCRIBES and after != "to":
+            return None  # "it was not sent" describes; "you are not to lock any door" forbids
         if index > 1 and words[index - 2] in _INVERTING and words[index - 1].isalpha():
             return None  # "did we not publish it?": an inverted question asks, it does not forbid
     if word in _PARTICLES or word in _N_WORDS:
@@ -611,6 +777,10 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
         if word in _DESCRIBING_AUX:
             return _Chain(tuple(operators), None, None, 0, i)  # "не был отправлен": it describes
         found = _operator(words, i)
+        if found is not None and operators[0] in ("without", "bez", "без") and i > start + 1:
+            # "Без моего ведома никому её не рассылай", "bez zgody nie publikuj": the prepositional phrase is a
+            # condition; the negation after its object commands on its own
+            return _Chain(tuple(operators), None, None, negations, i)
         if found is not None:
             if not _concord(operators[-1].split()[-1], found[0]):
                 negations += 1
@@ -619,8 +789,11 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             steps = 0
             continue
         verbal = i == slot and operators[-1] in _VERBAL
-        if verbal and operators[-1] in ("nie", "не") and word[0].isalpha() and _is_past(word):
+        past = _is_past(word) and not _subjunctive(words, i)
+        if verbal and operators[-1] in ("nie", "не") and word[0].isalpha() and past:
             return _Chain(tuple(operators), None, None, 0, i)  # "так и не пришёл, …": a past tense describes
+        if _is_action_stem(word) and _reported_past(words, operators, slot, i, language):
+            return _Chain(tuple(operators), None, None, 0, i)  # "last year nobody sent it": a past fact
         if _is_action_stem(word):
             effect = action_of(words, i)
             if effect is None or (verbal and operators[-1] in ("nie", "не") and _describes(word)):
@@ -636,11 +809,30 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             if verbal and operators[-1] in ("nie", "не") and _describes(word):
                 return _Chain(tuple(operators), None, None, 0, i)  # "письма не уходят клиентам": it describes
             return _Chain(tuple(operators), i, effect, negations, i)
-        if verbal and word not in _LIGHT_VERBS and known_verb(word, language):
+        if i > 0 and _whole(_ASPECTUAL, words[i - 1]) and word.endswith("ing") and not _is_action_stem(word):
+            return _Chain(tuple(operators), None, None, negations, i, spent=True)  # "don't start worrying about…"
+        if verbal and word not in _LIGHT_VERBS and not _whole(_ASPECTUAL, word) and known_verb(word, language):
             return _Chain(tuple(operators), None, None, negations, i, spent=True)  # "don't use the old template"
         i += 1
         steps += 1
     return _Chain(tuple(operators), None, None, negations, i)
+
+
+#: English past forms of actions that do not end in -ed.
+_EN_IRREGULAR_PAST = {"sent", "told", "gave", "shown", "wrote", "written", "ran", "rang", "forwarded", "shared"}
+
+
+def _reported_past(words: list[str], operators: list[str], slot: int, index: int, language: str) -> bool:
+    """An English past tense after a negative subject or "never": "nobody sent it", "no one published it", "we never
+    posted the rota" report what happened ("no reports sent before Monday" is a nominal prohibition: not here)."""
+    if language != "en":
+        return False
+    word = words[index]
+    past = word in _EN_IRREGULAR_PAST or (word.endswith("ed") and not word.endswith("eed"))
+    subject = operators[-1] in ("nobody", "never", "no-one") or (
+        operators[-1] == "no" and words[slot : slot + 1] == ["one"]
+    )
+    return past and subject
 
 
 def _commands(words: list[str], start: int, end: int, language: str) -> bool:
@@ -797,6 +989,9 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
             if closes and all(w in _ELLIPTIC for w in rest) and words[index] in ("not", "no", "nie", "не", "нет"):
                 target = _nearest_action_before(words, index, sentence, back=1)
                 effect = action_of(words, target) if target is not None else None
+                fragment = _elliptic_fragment(words, index, sentence)
+                if fragment is not None and (effect is None or fragment[1] == "publication"):
+                    target, effect = fragment  # "Na Facebooka jeszcze nie", "To the director - not yet"
                 if target is not None and effect is not None:
                     elliptic = " ".join(words[index : chain.end])
                     found.append((target, ForbiddenAction(effect, f"{elliptic} (elliptic)", words[target])))
@@ -844,6 +1039,10 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
             hits.append((nxt, effect))
             consumed.update(range(follow, nxt + 1))
             position = nxt
+        for position, effect in list(hits):
+            if effect == "publication" and _to_audience(words, position):
+                # "nothing goes to the staff until…": mailed to all of them or put up for all of them, both forbidden
+                hits.append((position, "external_transmission"))
         for position, effect in hits:
             forbids = chain.negations % 2 == 1
             found.append((position, ForbiddenAction(effect, trigger, words[position], forbids)))
@@ -874,6 +1073,8 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
         effect = action_of(words, target)
         if effect is not None:
             found.append((target, ForbiddenAction(effect, trigger, words[target])))
+            if effect == "publication" and _to_audience(words, target):
+                found.append((target, ForbiddenAction("external_transmission", trigger, words[target])))
     # "keep them unpublished", "niech zostaną nieopublikowane", "оставь неотправленным": the negated adjective
     for index, word in enumerate(words):
         for stem, adjective in _NEGATED_ADJECTIVES:
@@ -886,13 +1087,16 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
             members.append(index)
             continue
         # "you don't have to wait for me before you email": a negated stop word stops nothing
-        stops = [i for i in members if words[i] in _STOP_WORDS]
+        stops = [i for i in members if words[i] in _STOP_WORDS or _shown_first(words, i)]
         if any(not any(words[k] in _PARTICLES for k in range(max(0, i - 4), i)) for i in stops):
             for i in members:
                 if words[i] in _BEFORE_WORDS:
                     hit = _scan(words, i + 1, 4)
-                    if hit is not None:
+                    while hit is not None:
                         found.append((hit[0], ForbiddenAction(hit[1], f"{words[i]} (stop before)", words[hit[0]])))
+                        follow = next((k for k in range(hit[0] + 1, min(len(words), hit[0] + 4)) if words[k] in
+                                       _DISJUNCTIVE or words[k] in ("and", "i", "и")), None)  # fmt: skip
+                        hit = _scan(words, follow + 1, 3) if follow is not None else None
         members = []
     found.extend(_structural(words))
     return found
@@ -960,7 +1164,7 @@ _DATA_OBJECTS = (
     "=file", "=spreadsheet", "=sheet", "=log", "=logfile", "=table", "=database", "=db", "=records", "=ledger",
     "plik", "arkusz", "dziennik", "=logu", "=logi", "tabel", "baz", "rejestr",
     "файл", "таблиц", "журнал", "=лог", "=логи", "логов", "баз", "реестр", "document", "dokument", "документ",
-    "=original", "orygina", "оригинал",
+    "=original", "orygina", "оригинал", "исходник", "=sources", "źródłow", "zrodlow",
 )
 _TOUCH_NEGATIONS = {
     "not", "don't", "dont", "never", "without", "mustn't", "shouldn't", "no", "nie", "bez", "не", "без", "нельзя",
@@ -1027,7 +1231,13 @@ def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
                 if effect is not None and until:
                     found.append((target, ForbiddenAction(effect, f"{word} … until (held)", words[target])))
         # 2. "keep it to yourself", "niech zostanie między nami", "держи при себе": kept private
-        if _whole(_KEEPING, word):
+        # ("no reason to keep it under wraps", "nie musisz trzymać tego w tajemnicy": a negated keeping lifts it)
+        clause_start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+        lifted = any(
+            words[k] in _TOUCH_NEGATIONS or words[k] in ("нет", "незачем", "нечего")
+            for k in range(max(clause_start, index - 5), index)
+        )
+        if _whole(_KEEPING, word) and not lifted:
             for j in range(index + 1, min(end, index + 6)):
                 phrase = next((p for p in _PRIVATE_PHRASES if tuple(words[j : j + len(p)]) == p), None)
                 if phrase is not None:
@@ -1054,11 +1264,19 @@ def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
             negation = next((w for w in reversed(previous) if w in _TOUCH_NEGATIONS), None)
             describes = negation in ("nie", "не") and _describes(word)
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+            if negation in ("without", "bez", "без") and start and words[start - 1] in ("—", "–", ":"):
+                start = next(
+                    (k + 1 for k in range(start - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0
+                )  # "Zawory — bez…"
             near = [k for k in range(max(start, index - 4), min(end, index + 5)) if k != index]
             data = next((k for k in near if _whole(_DATA_OBJECTS, words[k])), None)
             device = any(_device(words[k]) for k in near)
             if negation is not None and not describes and data is not None and not device:
                 found.append((index, ForbiddenAction("local_write", f"{negation} {word}", words[data])))
+            elif negation in ("without", "bez", "без") and device and data is None:
+                # "Bramy i syreny - bez ruszania", "without touching the valves": the devices are not operated
+                device_at = next(k for k in near if _device(words[k]))
+                found.append((index, ForbiddenAction("physical", f"{negation} {word}", words[device_at])))
         # 4. "Z instalacją poczekaj na Tomka", "С публикацией подожди", "With the installation, wait for Tom"
         if word in _WITH and (index == 0 or words[index - 1] in _SENTENCE_END or words[index - 1] in _CLAUSE_BREAK):
             target = _object_after(words, index, min(n, index + 4))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from alicorn.models.intent.lexicon import (
     _ACTIONS,
+    _ASPECTUAL,
     _CLAUSE_BREAK,
     _COORDINATORS,
     _DATA_OBJECTS,
@@ -107,6 +108,30 @@ _CONFINED: tuple[tuple[str, ...], ...] = (
     ("только", "для", "меня"), ("лишь", "для", "меня"), ("внутреннего", "пользования"),
     ("внутреннего", "использования"), ("строго", "внутреннее"), ("строго", "внутренний"), ("строго", "внутренняя"),
     ("строго", "конфиденциально"),
+    # only to the speaker: "Выводы — только мне лично", "wyłącznie do mnie", "send it to me only"
+    ("only", "to", "me"), ("just", "to", "me"), ("to", "me", "only"), ("tylko", "do", "mnie"),
+    ("wyłącznie", "do", "mnie"), ("jedynie", "do", "mnie"),
+    ("tylko", "mnie"), ("только", "мне"), ("лишь", "мне"), ("исключительно", "мне"),
+)
+#: Too early for the action of the clause: "выкладывать пока рано", "na publikację jest za wcześnie", "it's too early
+#: to send it" ("рано утром" alone is a time of day).
+_TOO_EARLY: tuple[tuple[str, ...], ...] = (
+    ("too", "early"), ("too", "soon"), ("premature",), ("za", "wcześnie"), ("za", "wczesnie"), ("przedwcześnie",),
+    ("пока", "рано"), ("еще", "рано"), ("слишком", "рано"), ("рановато",), ("преждевременно",),
+)
+#: Taking an effect upon oneself: "Wysyłkę biorę na siebie", "Рассылку беру на себя", "I'll handle the sending".
+_TAKING = {
+    "biorę", "biore", "wezmę", "wezme", "bierzemy", "weźmiemy", "беру", "возьму", "берем", "возьмем",
+}
+_UPON_ONESELF = (("na", "siebie"), ("на", "себя"))
+#: Not a word to someone: "Not a word to the night porter yet", "Охраннику пока ни слова", "Kierowcom ani słowa".
+_NOT_A_WORD: tuple[tuple[str, ...], ...] = (
+    ("not", "a", "word"), ("no", "word"), ("not", "one", "word"), ("ani", "słowa"), ("ani", "slowa"),
+    ("ani", "słówka"), ("ни", "слова"), ("ни", "словечка"), ("ни", "гу", "-", "гу"),
+)
+_HANDLE_EN = (
+    ("i'll", "handle"), ("i", "will", "handle"), ("i'll", "take", "care", "of"), ("i", "will", "take", "care", "of"),
+    ("we'll", "handle"), ("we'll", "take", "care", "of"),
 )
 _INTERNAL = ("internal", "wewnętrzn", "wewnetrzn", "внутренн")
 _PREDICATIVE = {
@@ -147,7 +172,11 @@ def constructions(words: list[str], language: str) -> list[tuple[int, ForbiddenA
     sentence = _sentences(words)
     questions = {sentence[k] for k, w in enumerate(words) if w == "?"}
     found: list[tuple[int, ForbiddenAction]] = []
-    for reader in (_delegated, _kept_state, _device_left, _confined, _draft_only, _deferred_after, _approval, _venue):
+    readers = (
+        _delegated, _kept_state, _device_left, _confined, _draft_only, _deferred_after, _approval, _venue,
+        _not_started, _phrased,
+    )  # fmt: skip
+    for reader in readers:
         found.extend(item for item in reader(words, language) if sentence[item[0]] not in questions)
     return found
 
@@ -222,10 +251,12 @@ def _named_effects(words: list[str], start: int, end: int) -> list[tuple[int, Ef
 
 
 def _participle(word: str) -> EffectClass | None:
-    """The effect class of an action's participle ("installed", "zainstalowana", "установленную"), or None."""
+    """The effect class of an action's participle ("installed", "zainstalowana", "установленную"), or None. A sent
+    or shared thing kept as it is ("the shared drive", "wysłane maile") is not kept from being sent: no class."""
     if not word.endswith(("ed", "an", "any", "ana", "ane", "aną", "ą", "ую", "ый", "ая", "ое", "ые", "ую")):
         return None
-    return next((e for e, stems in _ACTIONS.items() if any(_stem_match(s, word) for s in stems)), None)
+    effect = next((e for e, stems in _ACTIONS.items() if any(_stem_match(s, word) for s in stems)), None)
+    return None if effect == "external_transmission" else effect
 
 
 def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list[tuple[int, EffectClass]]]]:
@@ -280,6 +311,10 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
         if not (touching or stopping) or not _negated(words, index) or _is_past(word):
             continue
         start, end = _clause_span(words, index)
+        if language == "en":
+            # English names what is touched after the verb ("dont touch the config files"); what stands before it
+            # in an unpunctuated message is another thought ("check the print server … and dont touch …")
+            start = index + 1
         for j, effect in _named_effects(words, start, end):
             if touching or effect == "physical":
                 found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (left as it is)", words[j])))
@@ -399,9 +434,62 @@ def _venue(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]
         while j < len(words) and words[j] in _SKIP_AFTER_NOT:
             j += 1
         if j < len(words) and words[j] in _VENUE_PREPOSITIONS:
+            # the venue's noun phrase: determiners, then at most three modifiers ("the clinic's Facebook page",
+            # "naszą szkolną stronę", "наш новый сайт"), never a verb or an action
             k = j + 1
             while k < len(words) and words[k] in _DETERMINERS:
                 k += 1
-            if k < len(words) and _whole(_VENUES, words[k]):
-                found.append((k, ForbiddenAction("publication", f"{word} {words[j]} (venue)", words[k])))
+            for m in range(k, min(len(words), k + 4)):
+                word_m = words[m]
+                if not word_m[0].isalpha() or action_of(words, m) is not None:
+                    break
+                _, end = _clause_span(words, m)
+                if _whole(_VENUES, word_m) and not any(_is_past(w) for w in words[m + 1 : end]):
+                    found.append((m, ForbiddenAction("publication", f"{word} {words[j]} (venue)", word_m)))
+                    break
+    return found
+
+
+def _not_started(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Установку на рабочие компьютеры просим не начинать до понедельника", "Wysyłki nie zaczynaj", "the rollout,
+    don't start it yet": a negated verb of starting with no action after it in its clause starts the action named
+    before it (the chains read "don't start the installation" forward)."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if not _whole(_ASPECTUAL, word) or not _negated(words, index) or _is_past(word):
+            continue
+        start, end = _clause_span(words, index)
+        if _actions(words, index + 1, end):
+            continue
+        before = [(j, e) for j, e in _actions(words, start, index - 1) if not _is_past(words[j])]
+        if before:
+            j, effect = before[-1]
+            found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (not started)", words[j])))
+    return found
+
+
+def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "выкладывать пока рано", "too early to send it" (the clause's action not now); "Wysyłkę biorę na siebie",
+    "I'll handle the sending" (the speaker keeps it). ("Read-only" is not here: people say it of a task's scope,
+    "read-only please: don't run any scripts", not as a ban on writing, in every labelled split.)"""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if _negated(words, index):
+            continue  # "не рано", "not too early": no longer a restriction
+        silent = next((p for p in _NOT_A_WORD if tuple(words[index : index + len(p)]) == p), None)
+        if silent is not None and not (index and words[index - 1] in ("is", "was", "said", "powiedział", "сказал")):
+            found.append((index, ForbiddenAction("external_transmission", f"{' '.join(silent)} (not a word)", word)))
+            continue
+        early = next((p for p in _TOO_EARLY if tuple(words[index : index + len(p)]) == p), None)
+        taking = word in _TAKING and any(tuple(words[index + 1 : index + 1 + len(p)]) == p for p in _UPON_ONESELF)
+        handle = next((p for p in _HANDLE_EN if tuple(words[index : index + len(p)]) == p), None)
+        if early is None and not taking and handle is None:
+            continue
+        start, end = _clause_span(words, index)
+        if handle is not None:
+            start = index + len(handle)  # what is handled comes after: "I'll handle the sending myself"
+        trigger = " ".join(early) + " (too early)" if early else f"{word} (kept by the speaker)"
+        for j, effect in _actions(words, start, end):
+            if not _is_past(words[j]):
+                found.append((j, ForbiddenAction(effect, trigger, words[j])))
     return found

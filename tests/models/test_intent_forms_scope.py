@@ -1,0 +1,161 @@
+"""Prohibitions by form, second set, in en/pl/ru (issue 11, point 10): where the negation's scope reaches a
+destination, an elliptic fragment, a fronted object or a verb of starting, and where it does not (a past fact, a
+subjunctive's purpose, a lifted idiom, a prepositional "without"). Each case fails if the rule for its form is
+removed; the phrasings are not the labelled splits' own.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from alicorn.models.intent.cues import kind_cue
+from alicorn.models.intent.forbidden import forbidden_effects
+
+L, P, X, INST, F, C = (
+    "local_write",
+    "publication",
+    "external_transmission",
+    "installation",
+    "physical",
+    "code_execution",
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "effects"),
+    [
+        # a thing that must not reach a person or a place (a motion verb with its destination)
+        ("The draft must not go to the parents before the head has seen it.", [X]),
+        ("These figures should never reach the supplier.", [X]),
+        ("The menu must not end up on our website this week.", [P]),
+        ("Nothing goes back to the applicant yet.", [X]),
+        ("Ten protokół nie może trafić do rodziców.", [X]),
+        ("Grafik nie powinien trafić na stronę szkoły przed piątkiem.", [P]),
+        ("Этот черновик не должен попасть к поставщику.", [X]),
+        ("Протокол ни в коем случае не должен попасть в соцсети.", [P]),
+        # fronted destination, postposed "не должно"
+        ("В соцсети клуба это попасть не должно.", [P]),
+        # purpose clause: the past form is a subjunctive
+        ("Главное, чтобы письмо не ушло клиенту раньше пятницы.", [X]),
+        ("Главное, чтобы афиша не ушла на сайт раньше времени.", [P]),
+        # everyone as the destination: sent to them or put up for them
+        ("Nothing goes out to the staff until I approve it.", [X, P]),
+        # a venue's noun phrase with modifiers, social media as venues
+        ("The poster: not on the school's Instagram page, please.", [P]),
+        ("Ogłoszenie — nie na nasz szkolny fanpage.", [P]),
+        # an elliptic fragment: a venue or a recipient, then "not yet"
+        ("Prepare the price list. On the website - not yet.", [P]),
+        ("Przygotuj cennik. Na Instagrama jeszcze nie.", [P]),
+        ("Translate the letter. To the board - not yet.", [X]),
+        ("Составь сводку. Бухгалтеру пока нет.", [X]),
+        ("Napisz list. Do zarządu — jeszcze nie.", [X]),
+        # not a word to someone
+        ("Not a word to the tenants yet.", [X]),
+        ("Kierowcom ani słowa, dopóki nie podpiszę.", [X]),
+        ("Родителям пока ни слова.", [X]),
+        # "you are not to …", "is not to be …"
+        ("You are not to open the loading bay doors from the system.", [F]),
+        ("The letter is not to be sent before Friday.", [X]),
+        # a verb of starting passes the negation on, also to an object fronted before it
+        ("Don't start the upgrade of the tills before Monday.", [INST]),
+        ("Nie zaczynaj wysyłki zaproszeń.", [X]),
+        ("Rozsyłki jeszcze nie zaczynajcie.", [X]),
+        ("Не начинай рассылку до понедельника.", [X]),
+        ("Установку на кассы пока не начинать.", [INST]),
+        # a short verb doubles its consonant: "putting", "setting"
+        ("Hold off on putting the results on the intranet.", [P]),
+        # placing anywhere is publishing; "wystaw" is placing
+        ("Nigdzie tego ogłoszenia nie wystawiaj.", [P]),
+        ("Don't post it anywhere.", [P]),
+        ("Никуда это не выкладывай.", [P]),
+        # a prepositional "without" does not cancel the command after it
+        ("Без моего ведома никому это не пересылай.", [X]),
+        ("Bez mojej zgody niczego nie publikuj.", [P]),
+        # a stop before a coordinated pair, and asking to be shown first
+        ("Before you delete anything or run the cleanup script, wait for me.", [C, L]),
+        ("Run it past me before it goes anywhere.", [X]),
+        ("Pokaż mi projekt, zanim go wyślesz.", [X]),
+        # too early for the clause's action
+        ("Publikować na stronie jest jeszcze za wcześnie.", [P]),
+        ("Рассылать клиентам пока рано.", [X]),
+        ("It's too early to email the parents.", [X]),
+        # taking the effect upon oneself
+        ("Publikację biorę na siebie.", [P]),
+        ("Рассылку беру на себя.", [X]),
+        ("I'll handle the sending myself.", [X]),
+        # confined to the speaker, kept inside, not your job
+        ("Wyniki — tylko do mnie.", [X]),
+        ("Итоги — только мне.", [X]),
+        ("Keep the salary figures in-house.", [X]),
+        ("Zestawienie zostaje wewnątrz firmy.", [X]),
+        ("Installing it on the tills is not your job.", [INST]),
+        # devices not handled, named before "bez"
+        ("Zawory i pompy — bez ruszania.", [F]),
+        # English names what is touched after the verb, not before
+        ("check the print server timing log and dont touch the config files", [L]),
+        # verbs of sending and editing without their diacritics or in slang
+        ("Ссылку тестировщикам пока не кидай.", [X]),
+        ("И ничего в этой таблице не правь.", [L]),
+        ("Don't shred the signed originals.", [L]),
+        ("Don't tack the notice to the corkboard yet.", [P]),
+        ("Don't flash the new firmware onto the router.", [INST]),
+        ("Nothing gets rolled out to the office laptops this week.", [INST]),
+        ("Warianty proszę przesłać do mnie, do kierowników jeszcze nie.", [X]),
+    ],
+)
+def test_a_prohibition_in_scope_is_read(text: str, effects: list[str]) -> None:
+    assert forbidden_effects(text) == sorted(effects)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a past fact under a negative subject
+        "Last year nobody sent the rota to the harbour master, so email it to him this time.",
+        "No one published the minutes last month.",
+        "We never posted the timetable online before.",
+        # a person moving, not a thing reaching anyone
+        "Don't go to the office tomorrow; prepare the rota from home.",
+        "Ни одно событие не должно попасть в отчёт дважды.",
+        "Письмо так и не ушло клиенту.",
+        # a lifted idiom of privacy
+        "There's no reason to keep it under wraps, put it on the staff portal.",
+        "Nie musisz trzymać tego w tajemnicy.",
+        # a negated restraint or deferral
+        "Сдерживаться с публикацией незачем — выложи лучший вариант на портал.",
+        "nie musisz czekac z wyslaniem, wyslij od razu",
+        # adverbs that begin like actions: "exclusively", "inclusive"
+        "Przygotuj grafik do piątku włącznie.",
+        "Составь график по пятницу включительно.",
+        # a shared drive is a place, not a transmission
+        "The old price list on the shared drive stays as it is; paste the new one here.",
+        # a time of day, "your job" said affirmatively, "start worrying"
+        "Отправь отчёт рано утром.",
+        "Publishing the rota is your job.",
+        "Don't start worrying about the rollout.",
+        # a "not" that describes a place
+        "Я это не на сайте видел.",
+        # asking to see something with no action gated
+        "Show me the results before lunch.",
+    ],
+)
+def test_a_negation_out_of_scope_forbids_nothing(text: str) -> None:
+    assert forbidden_effects(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks a lot, the rota worked perfectly this month - not one complaint from the team 🙂",
+        "Dzięki, grafik sprawdził się w tym miesiącu znakomicie, nikt się nie skarżył, wszyscy zadowoleni",
+        "Спасибо, график отработал отлично, ни одной жалобы за весь месяц, все довольны",
+    ],
+)
+def test_long_thanks_without_a_request_is_conversation(text: str) -> None:
+    cue = kind_cue(text)
+    assert cue is not None and (cue.kind, cue.strong) == ("conversation", True)
+
+
+def test_thanks_followed_by_a_request_is_a_task() -> None:
+    cue = kind_cue("Thanks for the rota. Now prepare the April one in two versions and don't publish it.")
+    assert cue is not None and cue.kind == "task"
