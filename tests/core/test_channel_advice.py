@@ -64,3 +64,22 @@ def test_an_attachment_not_in_the_store_or_with_no_question_pending_is_refused(t
     assert done.report is not None
     with pytest.raises(CoreError, match="waits for no answer"):
         core.reply(turn.conversation, "more", by="human:ann", attachments=[sha])
+
+
+@pytest.mark.parametrize(
+    ("request_text", "opening"),
+    [
+        ("Prepare two variants of the January work schedule.", "For “Work schedule variants” I need: "),
+        ("Przygotuj dwa warianty grafiku pracy na styczeń.", "Do „Warianty grafiku pracy” potrzebuję: "),
+        ("Подготовь два варианта графика работы на январь.", "Для «Варианты графика работы» мне нужно: "),
+    ],
+)
+def test_every_missing_input_is_named_in_one_sentence(tmp_path: Path, request_text: str, opening: str) -> None:
+    _, core = _core(tmp_path / "home", workdir=tmp_path)
+    turn = _ask(core, request_text)
+    assert turn.phase == "asking" and turn.question is not None
+    assert turn.question.startswith(opening), turn.question
+    # the schedule needs four inputs: all named once, separated, none with a sentence of its own
+    named = turn.question[len(opening) :].split(". ")[0]
+    assert named.count(";") == 3, turn.question
+    assert turn.question.count(opening) == 1

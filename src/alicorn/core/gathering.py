@@ -82,8 +82,20 @@ def data_question(
     """What is missing, what was wrong with what was found, and how to give it, in the request's language and
     worded for the channel the request came through (alicorn.core.advice: a command, the upload field, a route)."""
     lines = []
-    for item in located:
-        if item.found or not item.input.required:
+    missing = [item for item in located if not item.found and item.input.required]
+    # inputs simply not found are named in one sentence; one that was found wrong or refused gets its own, with why
+    plain = [item for item in missing if not item.problems and not item.refused]
+    if plain:
+        lines.append(
+            tr(
+                language,
+                "For “{workflow}” I need: {what}.",
+                what="; ".join(item.input.called(language) for item in plain),
+                workflow=tr_marked(language, workflow.title),
+            )
+        )
+    for item in missing:
+        if item in plain:
             continue
         lines.append(
             tr(
