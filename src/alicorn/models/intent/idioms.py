@@ -35,7 +35,8 @@ from alicorn.plan.dsl import EffectClass
 #: Refusal predicates, as token sequences; said of the action in their clause.
 _REFUSALS: tuple[tuple[str, ...], ...] = (
     ("off", "the", "table"), ("out", "of", "the", "question"), ("not", "on", "the", "cards"), ("not", "an", "option"),
-    ("no", "go"), ("ruled", "out"), ("not", "happening"),
+    ("no", "go"), ("ruled", "out"), ("not", "happening"), ("off", "limits"), ("hands", "off"), ("out", "of", "bounds"),
+    ("ręce", "precz"), ("руки", "прочь"), ("под", "запретом"), ("pod", "zakazem"), ("tabu",), ("табу",),
     ("odpada",), ("odpadają",), ("nie", "wchodzi", "w", "grę"), ("nie", "wchodzą", "w", "grę"), ("nie", "ma", "mowy"),
     ("wykluczone",), ("wykluczona",), ("wykluczony",), ("nie", "ma", "opcji"), ("nie", "ma", "takiej", "opcji"),
     ("исключено",), ("исключена",), ("исключен",), ("исключены",), ("и", "речи", "нет"), ("речи", "нет"),
@@ -66,6 +67,7 @@ _KEEPING_INSIDE = ("=keep", "trzymaj", "zatrzymaj", "zachowaj", "держи", "�
 #: Your own domain, negated: "Publishing them is not your job", "to nie twoja działka", "это не твоя задача".
 _YOURS = {"your", "twoja", "twoje", "twój", "twoim", "twoją", "твоя", "твое", "твой", "ваша", "ваше", "wasza", "wasze"}
 _NOT = {"not", "isn't", "nie", "не"}
+_MINE = {"mine", "ours", "moje", "moja", "mój", "nasze", "моё", "мое", "моя", "мой", "наше"}
 #: Places that keep a thing inside: "w firmie", "u nas", "у нас", "in-house".
 _INSIDE: tuple[tuple[str, ...], ...] = (
     ("in", "-", "house"), ("in", "house"), ("with", "us"), ("inside", "the", "company"), ("within", "the", "company"),
@@ -135,7 +137,12 @@ def _refused(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidden
         if phrase is None:
             continue
         start, end = _clause(words, index)
-        for j, effect in _named(words, start, end):
+        named = _named(words, start, end)
+        if not named and start > 0 and words[start - 1] in (":", "—", "–", "-"):
+            # "The barrier itself: hands off", "Szlaban — ręce precz": what is refused stands before the colon
+            start = _clause(words, start - 1)[0]
+            named = _named(words, start, end)
+        for j, effect in named:
             if not start <= j < index and not index + len(phrase) <= j < end:
                 continue
             found.append((j, ForbiddenAction(effect, f"{' '.join(phrase)} (refused)", words[j])))
@@ -153,6 +160,8 @@ def _owned_elsewhere(words: list[str], sentence: list[int]) -> list[tuple[int, F
             owner = any(w in _POSSESSIVES or w.endswith("'s") for w in before) and any(w in _COPULAS for w in before)
             # "not your job": the agent's own domain, denied ("it is your job" asks for it)
             owner = owner or (any(w in _YOURS for w in before) and any(w in _NOT for w in before))
+        if word in _MINE and index and (words[index - 1] in _COPULAS or words[index - 1] in ("all", "cała", "całe")):
+            owner = True  # "but that pleasure is all mine", "это моё", "to już moje": the speaker keeps it
         hands = next((p for p in _HANDS if _at(words, index, p)), None)
         if hands is not None:
             staying = any(_whole(_STAYING, w) for w in words[max(0, index - 4) : index])

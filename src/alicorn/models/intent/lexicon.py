@@ -87,7 +87,7 @@ _COORDINATORS = _CONTINUE | {"then", "potem", "następnie", "затем", "по�
 #: Negation particles and negative words: each flips the polarity of what it governs.
 _PARTICLES = {
     "can't", "cannot", "don't", "dont", "mustn't", "never", "no", "nobody", "none", "not", "nothing", "shouldn't",
-    "without", "won't", "bez", "nie", "без", "запрещается", "запрещено", "нельзя", "не", "нет",
+    "zero", "without", "won't", "bez", "nie", "без", "запрещается", "запрещено", "нельзя", "не", "нет",
 }
 #: Polish and Russian negative-concord words: with "nie"/"не" in one chain they make one negation, not two.
 _N_WORDS = {
@@ -123,7 +123,7 @@ _NOT_NEGATING_AFTER = {"only", "just", "tylko", "только", "лишь"}
 _NEGATE_BEFORE = {"nic", "nothing", "ничего"}
 #: The only words a verbless negated clause may hold to be elliptic for the clause before ("not now", "nie teraz").
 _ELLIPTIC = {
-    "now", "yet", "this", "time", "today", "right", "at", "the", "moment", "just", "please",
+    "now", "yet", "this", "time", "today", "right", "at", "the", "moment", "just", "please", "though",
     "teraz", "jeszcze", "tym", "razem", "dziś", "dzisiaj", "na", "razie", "proszę",
     "сейчас", "еще", "пока", "этот", "раз", "в", "на", "сегодня", "пожалуйста",
 }
@@ -142,6 +142,11 @@ _SPEAKER_GATED = {"after", "po", "после"}
 #: affirmative verb it says how long to go on ("keep sending reminders until I say stop").
 _UNTIL = {"until", "till", "aż", "dopóki", "пока"}
 _NOT_BEFORE = {"dopiero"}
+#: "not before", "no earlier than", "не раньше, чем", "nie wcześniej niż", "not until": a gate after its action.
+_NOT_EARLIER: tuple[tuple[str, ...], ...] = (
+    ("not", "before"), ("no", "earlier"), ("not", "earlier"), ("no", "sooner"), ("not", "until"), ("не", "раньше"),
+    ("не", "ранее"), ("nie", "wcześniej"), ("nie", "wczesniej"), ("nie", "przed"),
+)
 _FIRST_PERSON = {
     "i", "i've", "i'm", "i'll", "i'd", "me", "my", "myself", "ja", "mnie", "mój", "moja", "moje", "mojej",
     "mojego", "moim", "moją", "mojemu", "я", "меня", "мне", "мной", "мой", "моя", "мое", "моего", "моей", "моему",
@@ -225,7 +230,7 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=remove", "=rename", "=erase", "=wipe", "=purge", "=fix", "fixes", "kasuj", "kasow", "!skasuj", "!skasow",
         "=shred", "niszcz", "zniszcz", "уничтож",
         "!przenieś", "!przenies", "!przenoś", "!przenos", "przesuw", "przesuń", "!wymaż", "!wymaz", "napraw",
-        "poprawk", "!сотри", "!стира", "!стере", "перемещ", "перемест", "переимен", "правк", "исправ",
+        "popraw", "!сотри", "!стира", "!стере", "перемещ", "перемест", "переимен", "правк", "исправ",
 ),
 }
 #: Words that are physical only with a physical object nearby ("open the door", "otwórz bramę", "lock the gates",
@@ -256,6 +261,9 @@ _PHYSICAL_OBJECTS = (
     "klimatyzac", "кондиционер",
     # climate devices as families: "the cooling units", "chłodnie", "холодильные камеры", "the vents", "wywietrzniki"
     "cooling", "chłodni", "холодильн", "=vent", "wywietrzn", "форточк",
+    # machines and door systems by name: "the washer line", "домофоны", "domofon"
+    "washer", "dryer", "=oven", "=mixer", "pralnic", "suszar", "piekarnik", "стиральн", "сушил", "печь", "intercom",
+    "domofon", "домофон",
 )
 #: Nominal negations: "no sirens", "żadnych syren", "никаких сирен", "without locking the doors".
 _NOMINAL = {
@@ -293,6 +301,7 @@ _ARRIVING_EN = {
 _ARRIVING = (
     "попаст", "попад", "дойт", "дойд", "доход", "утеч", "утек", "просоч", "dostać", "dostanie", "dostaną",
     "wyciek", "wycieknie", "dotrz", "dotrze", "dotr", "trafi", "ушл", "уйд", "уйт", "wyszł", "wyjd",
+    "pójd", "pojd", "пойд", "пойт",
 )
 #: Past motion forms that say a message leaves only as a subjunctive ("чтобы письмо не ушло клиенту").
 _MOTION_PAST = ("ушл", "ушел", "wyszł", "wyszl")
@@ -403,7 +412,33 @@ _CHATS = (
     "групп",
     "телеграм",
 )
-_SERVERS = ("server", "=prod", "production", "serwer", "produkc", "сервер", "=прод", "продакшн", "продакшен")
+_SERVERS = (
+    "server",
+    "=prod",
+    "production",
+    "serwer",
+    "produkc",
+    "сервер",
+    "=прод",
+    "продакшн",
+    "продакшен",
+    # the machines people install on: "the librarians' PCs", "kasy", "рабочие компьютеры", "на кассы"
+    "=pc",
+    "=pcs",
+    "computer",
+    "laptop",
+    "=till",
+    "=tills",
+    "komputer",
+    "laptop",
+    "=kasy",
+    "=kasach",
+    "компьютер",
+    "ноутбук",
+    "=кассы",
+    "=кассах",
+    "=кассу",
+)
 _UPDATING = ("=update", "=patch", "=upgrade", "=push")
 
 
@@ -683,6 +718,15 @@ def _subjunctive(words: list[str], index: int) -> bool:
     return any(w in _SUBJUNCTIVE for w in words[max(0, index - 4) : index])
 
 
+def _clause_words_before(words: list[str], index: int) -> bool:
+    """Whether the clause of `index` holds words before it other than temporal ones ("секретов тут нет": yes;
+    ", not now", "ale jeszcze nie": no)."""
+    k = index
+    while k > 0 and words[k - 1] not in _CLAUSE_BREAK:
+        k -= 1
+    return any(w[0].isalpha() and w not in _ELLIPTIC for w in words[k:index])
+
+
 def _elliptic_fragment(words: list[str], index: int, sentence: list[int]) -> tuple[int, EffectClass] | None:
     """A verbless destination before an elliptic "not yet" in its sentence: a venue ("Na Facebooka jeszcze nie": its
     publication) or a recipient ("To the director - not yet", "Do kierowników — jeszcze nie", "Бухгалтеру пока
@@ -738,7 +782,7 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
     if word in ("not", "doesn't", "doesnt") and after in ("need", "needs"):
         return word, 1  # "it doesn't need to go out", "this does not need to be sent"
     if word == "not":
-        if index > 0 and words[index - 1] in _NOT_DESCRIBES and after != "to":
+        if index > 0 and words[index - 1] in _NOT_DESCRIBES and after != "to" and not _gated_present(words, index):
             return None  # "it was not sent" describes; "you are not to lock any door" forbids
         if index > 1 and words[index - 2] in _INVERTING and words[index - 1].isalpha():
             return None  # "did we not publish it?": an inverted question asks, it does not forbid
@@ -749,6 +793,15 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
     if any(word.startswith(stem) for stem in _NEGATIVE_VERBS):
         return word, 1
     return None
+
+
+def _gated_present(words: list[str], index: int) -> bool:
+    """ "it does not go up on the noticeboard till I've had a look": a present "does not" with a gate after it in its
+    clause is a rule laid down, not a description ("it does not work since Monday")."""
+    if index == 0 or words[index - 1] not in ("does", "do"):
+        return False
+    end = next((k for k in range(index, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
+    return any(w in ("until", "till", "unless", "before") for w in words[index + 1 : end])
 
 
 def _concord(previous: str, current: str) -> bool:
@@ -884,7 +937,7 @@ def _first_person(words: list[str], start: int, end: int, language: str) -> bool
             return False
         if word == "i" and language == "pl":
             continue  # Polish "i" is "and"
-        if word in _FIRST_PERSON:
+        if word in _FIRST_PERSON or (language == "en" and word in ("ive", "im")):  # texting: "till ive had a look"
             return True
         if language == "pl" and ((word.endswith("ę") and len(word) > 3) or word in _PL_FIRST_PERSON_VERBS):
             return True
@@ -922,8 +975,11 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
     for m, word in enumerate(words):
         after = words[m + 1] if m + 1 < len(words) else ""
         own = False  # the gate holds only for an action negated in its own clause
+        not_earlier = next((p for p in _NOT_EARLIER if tuple(words[m : m + len(p)]) == p), None)
         if word in _NOT_BEFORE:
             trigger = word
+        elif not_earlier is not None:
+            trigger = " ".join(not_earlier)
         elif word in _ONLY and after in _CONDITIONAL and (after != "как" or m + 2 < len(words)):
             trigger = f"{word} {after}"
         elif _speaker_gate(words, m, language) or _negated_until(words, m, sentence):
@@ -992,6 +1048,8 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                 fragment = _elliptic_fragment(words, index, sentence)
                 if fragment is not None and (effect is None or fragment[1] == "publication"):
                     target, effect = fragment  # "Na Facebooka jeszcze nie", "To the director - not yet"
+                elif fragment is None and _clause_words_before(words, index):
+                    target = None  # "секретов тут нет", "no problem": a negated noun, not an elided action
                 if target is not None and effect is not None:
                     elliptic = " ".join(words[index : chain.end])
                     found.append((target, ForbiddenAction(effect, f"{elliptic} (elliptic)", words[target])))
@@ -1144,6 +1202,9 @@ _KEEPING = (
 _PRIVATE_ALONE: tuple[tuple[str, ...], ...] = (
     ("for", "your", "eyes", "only"), ("tylko", "do", "twojej", "wiadomości"), ("tylko", "dla", "twoich", "oczu"),
     ("только", "для", "твоих", "глаз"), ("только", "для", "тебя"),
+    # a discourse marker of confidence: "Between you and me: the supplier must never…", "Между нами: …"
+    ("between", "you", "and", "me", ":"), ("między", "nami", ":"), ("между", "нами", ":"),
+    ("between", "you", "and", "me", ","), ("między", "nami", ","), ("между", "нами", ","),
 )
 #: Verbs of showing or telling: negated with nobody as the recipient they forbid passing it on ("никому не
 #: показывай", "nikomu nie mów", "don't show it to anyone").
@@ -1153,6 +1214,16 @@ _SHOWING = (
     "скажи", "рассказыв", "расскажи", "давай", "дай", "передава", "передай", "раскрыва",
 )
 _NOBODY = {"nikomu", "nikogo", "никому", "nobody", "anyone", "anybody", "no-one"}
+#: What points at the thing itself after a verb of seeing ("see it", "hears about this", "lay eyes on our…").
+_POINTING = {
+    "it", "this", "that", "them", "these", "those", "about", "on", "of", "tego", "go", "ją", "je", "ich", "o", "tym",
+    "его", "ее", "их", "это", "об", "о", "про",
+}  # fmt: skip
+#: Verbs of seeing and learning: negated, with someone else as the subject, the thing is not to reach them.
+_PERCEIVING = (
+    "=see", "=hear", "=hears", "=learn", "=lay", "zobacz", "zobaczy", "usłysz", "dowie", "dowiedz", "увид", "увидит",
+    "услыш", "узна", "узнает",
+)
 #: Touching or editing a data object in a negated or "without" clause writes to it ("without touching the
 #: spreadsheet", "nie ruszaj arkusza", "журнал не правь"); a device stays physical ("не трогай котёл").
 _TOUCHING = (
@@ -1164,7 +1235,8 @@ _DATA_OBJECTS = (
     "=file", "=spreadsheet", "=sheet", "=log", "=logfile", "=table", "=database", "=db", "=records", "=ledger",
     "plik", "arkusz", "dziennik", "=logu", "=logi", "tabel", "baz", "rejestr",
     "файл", "таблиц", "журнал", "=лог", "=логи", "логов", "баз", "реестр", "document", "dokument", "документ",
-    "=original", "orygina", "оригинал", "исходник", "=sources", "źródłow", "zrodlow",
+    "=original", "orygina", "оригинал", "исходник", "=sources", "źródłow", "zrodlow", "protok", "протокол", "=copy",
+    "=master",
 )
 _TOUCH_NEGATIONS = {
     "not", "don't", "dont", "never", "without", "mustn't", "shouldn't", "no", "nie", "bez", "не", "без", "нельзя",
@@ -1258,17 +1330,32 @@ def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
             )
             if (negated and nobody) or any(words[k : k + 2] == ["no", "one"] for k in range(index, end)):
                 found.append((index, ForbiddenAction("external_transmission", f"{word} (to nobody)", word)))
+        # "the supplier must never lay eyes on it", "not a single driver hears about this", "nikt się nie dowie",
+        # "никто не должен увидеть": someone else is not to see or learn it
+        if _whole(_PERCEIVING, word) and not _is_past(word):
+            start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+            before = words[max(start, index - 5) : index]
+            negated = any(w in _TOUCH_NEGATIONS or w in _NOBODY or w in ("никто", "nikt", "single") for w in before)
+            speaker = any(w in ("i", "we", "я", "мы", "ja", "my") for w in before)
+            pointing = any(w in _POINTING for w in [*before[-3:], *words[index + 1 : min(end, index + 4)]])
+            if negated and not speaker and start < index and pointing:
+                found.append((index, ForbiddenAction("external_transmission", f"{word} (not to see it)", word)))
         # 3. "without touching the spreadsheet", "nie ruszaj arkusza", "журнал не правь": a data object is written
         if _whole(_TOUCHING, word) and not _is_past(word):
             previous = words[max(0, index - 2) : index]
             negation = next((w for w in reversed(previous) if w in _TOUCH_NEGATIONS), None)
             describes = negation in ("nie", "не") and _describes(word)
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
-            if negation in ("without", "bez", "без") and start and words[start - 1] in ("—", "–", ":"):
-                start = next(
-                    (k + 1 for k in range(start - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0
-                )  # "Zawory — bez…"
             near = [k for k in range(max(start, index - 4), min(end, index + 5)) if k != index]
+            if (
+                negation is not None
+                and start
+                and not any(_whole(_DATA_OBJECTS, words[k]) or _device(words[k]) for k in near)
+            ):
+                # what is not to be touched named before the clause: "Zawory — bez ruszania", "Arkusz zleceń jest u
+                # nas jak relikwia: patrzymy, nie dotykamy" (back to the sentence's start, at most twelve words)
+                first = max(next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _SENTENCE_END), 0), index - 12)
+                near = [k for k in range(first, start) if words[k][0].isalpha()]
             data = next((k for k in near if _whole(_DATA_OBJECTS, words[k])), None)
             device = any(_device(words[k]) for k in near)
             if negation is not None and not describes and data is not None and not device:

@@ -70,14 +70,15 @@ _FOR_MYSELF = (("for", "myself"), ("to", "myself"), ("for", "ourselves"))
 _KEEP_STATE = (
     "=leave", "=keep", "=stay", "=remain", "=must", "zostaw", "pozostaw", "zostać", "zostanie", "zostaje", "zostają",
     "zostaną", "pozostaje", "pozostanie", "pozostają", "niech", "оставь", "оставьте", "оставить", "оставлять",
-    "останется", "остается", "остаются", "останутся", "пусть",
+    "останется", "остается", "остаются", "останутся", "пусть", "przetrw", "=survive",
 )
 _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("as", "it", "is"), ("as", "they", "are"), ("as", "is"), ("as", "it", "was"), ("alone",), ("untouched",),
     ("unchanged",), ("intact",), ("the", "same"),
     ("w", "spokoju"), ("bez", "zmian"), ("tak", "jak", "jest"), ("jak", "jest"), ("jaki", "jest"), ("jaka", "jest"),
     ("jakie", "jest"), ("jakie", "są"), ("jak", "są"), ("jacy", "są"), ("jak", "było"), ("w", "obecnym", "stanie"),
-    ("nietknięty",), ("nietknięte",), ("nietknięta",), ("nietkniete",),
+    ("nietknięty",), ("nietknięte",), ("nietknięta",), ("nietkniete",), ("as", "you", "found", "it"),
+    ("as", "we", "found", "it"), ("byte", "for", "byte"), ("w", "tym", "samym", "stanie"), ("в", "том", "виде"),
     ("как", "есть"), ("как", "было"), ("в", "покое"), ("без", "изменений"), ("нетронутым",), ("нетронутыми",),
     ("нетронутой",), ("в", "том", "же", "виде"),
 )
@@ -93,7 +94,10 @@ _SETTINGS = (
     "настройк", "конфиг",
 )  # fmt: skip
 #: Verbs of handling and of stopping: negated, with a device in their clause, the device is not to be operated.
-_TOUCH = ("touch", "ruszaj", "ruszajcie", "dotykaj", "трогай", "трогайте", "трогать", "касайся", "=tamper", "=mess")
+_TOUCH = (
+    "touch", "ruszaj", "ruszajcie", "dotykaj", "трогай", "трогайте", "трогать", "касайся", "=tamper", "=mess",
+    "дергай", "дергайте", "дергать", "szarp", "=fiddle",
+)
 _HANDLING = (
     "=stop", "=shut",
     "останавлив", "остановит", "останови", "выключ", "отключ", "zatrzymuj", "zatrzymaj", "wyłącz", "wylacz",
@@ -112,6 +116,9 @@ _CONFINED: tuple[tuple[str, ...], ...] = (
     ("only", "to", "me"), ("just", "to", "me"), ("to", "me", "only"), ("tylko", "do", "mnie"),
     ("wyłącznie", "do", "mnie"), ("jedynie", "do", "mnie"),
     ("tylko", "mnie"), ("только", "мне"), ("лишь", "мне"), ("исключительно", "мне"),
+    # nobody else's: "Those drafts are for my inbox and nobody else's", "nikomu innemu", "больше никому"
+    ("nobody", "else's"), ("no", "one", "else's"), ("for", "my", "inbox"), ("nikomu", "innemu"), ("nikomu", "więcej"),
+    ("никому", "другому"), ("больше", "никому"), ("никому", "больше"),
 )
 #: Too early for the action of the clause: "выкладывать пока рано", "na publikację jest za wcześnie", "it's too early
 #: to send it" ("рано утром" alone is a time of day).
@@ -132,6 +139,26 @@ _NOT_A_WORD: tuple[tuple[str, ...], ...] = (
 _HANDLE_EN = (
     ("i'll", "handle"), ("i", "will", "handle"), ("i'll", "take", "care", "of"), ("i", "will", "take", "care", "of"),
     ("we'll", "handle"), ("we'll", "take", "care", "of"),
+)
+_ONLINE = {"online", "internet", "internecie", "sieci", "сети", "интернете", "web"}
+_PRONOUNS = {"it", "they", "this", "that", "он", "она", "оно", "они", "to", "ono", "on", "ona", "one"}
+#: Staying in the drafts: "Mail niech sobie poleży w szkicach", "the letter stays in my drafts", "пусть полежит в
+#: черновиках": not sent.
+_IN_DRAFTS: tuple[tuple[str, ...], ...] = (
+    ("in", "drafts"), ("in", "my", "drafts"), ("in", "the", "drafts"), ("w", "szkicach"), ("w", "wersji", "roboczej"),
+    ("в", "черновиках"),
+)
+_STAYING_DRAFT = (
+    "=stay", "=remain", "=sit", "=sits", "poleż", "polez", "leży", "zostan", "zostaje", "niech", "полежит", "лежит",
+    "останется", "пусть",
+)
+#: Nouns whose deferral defers their effect: messages (sent) and tests or scripts (run).
+_DEFERRED_NOUNS: tuple[tuple[tuple[str, ...], EffectClass], ...] = (
+    (("=test", "=tests", "testy", "testów", "тест", "=script", "skrypt", "скрипт"), "code_execution"),
+    (
+        ("=invitation", "=letter", "=mail", "=email", "zaproszeni", "=list", "приглашени", "письм"),
+        "external_transmission",
+    ),
 )
 _INTERNAL = ("internal", "wewnętrzn", "wewnetrzn", "внутренн")
 _PREDICATIVE = {
@@ -278,7 +305,11 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
         if verb is None:
             continue
         start = next((k + 1 for k in range(verb - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
-        states.append((index, phrase, verb, _named_effects(words, start, index)))
+        named = _named_effects(words, start, index)
+        if not named and any(w in _PRONOUNS for w in words[start:verb]) and start:
+            before = next((k + 1 for k in range(start - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+            named = _named_effects(words, before, start)  # "that log is the only copy, so it stays as it is"
+        states.append((index, phrase, verb, named))
     return states
 
 
@@ -363,8 +394,9 @@ def _deferral_verb(words: list[str], index: int, language: str) -> bool:
     word = words[index]
     if word in _EN_DEFERRAL or (word == "wait" and index and words[index - 1] in _EN_MODALS):
         return True
-    if (word, words[index + 1] if index + 1 < len(words) else "") == ("on", "hold"):
-        return True
+    following = words[index + 1] if index + 1 < len(words) else ""
+    if (word, following) in (("on", "hold"), ("sits", "tight"), ("sit", "tight"), ("stays", "put"), ("stay", "put")):
+        return True  # "this one sits tight until the board gives its nod"
     if language == "en":
         return False
     held = word.startswith(("придерж", "попридерж", "przytrzymaj"))  # "Письмо бригаде придержи, пока…"
@@ -381,13 +413,26 @@ def _deferred_after(words: list[str], language: str) -> list[tuple[int, Forbidde
         start, _ = _clause_span(words, index)
         if any(w in _NEGATING or w in ("no", "nie", "не") for w in words[start:index]):
             continue  # "С установкой тянуть не нужно" (fronted: "не нужно с установкой тянуть"): not deferred
+        hit = None
         for j in range(index - 1, max(start - 1, index - 8), -1):
             if words[j] in _COORDINATORS:
                 break
             effect = action_of(words, j)
             if effect is not None:
-                found.append((j, ForbiddenAction(effect, f"{words[index]} (deferred after)", words[j])))
+                hit = (j, effect)
                 break
+        if hit is None:
+            # a deferred thing, not an action: "Тесты пусть подождут", "this one sits tight until…" (a pronoun: the
+            # nearest message or test named in the two sentences before)
+            back = start if not any(w in _PRONOUNS or w == "one" for w in words[start:index]) else max(0, start - 40)
+            hit = next(
+                ((j, effect) for j in range(index - 1, back - 1, -1) for stems, effect in _DEFERRED_NOUNS
+                 if _whole(stems, words[j])),
+                None,
+            )  # fmt: skip
+        if hit is not None:
+            j, effect = hit
+            found.append((j, ForbiddenAction(effect, f"{words[index]} (deferred after)", words[j])))
     return found
 
 
@@ -478,7 +523,18 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
             continue  # "не рано", "not too early": no longer a restriction
         silent = next((p for p in _NOT_A_WORD if tuple(words[index : index + len(p)]) == p), None)
         if silent is not None and not (index and words[index - 1] in ("is", "was", "said", "powiedział", "сказал")):
-            found.append((index, ForbiddenAction("external_transmission", f"{' '.join(silent)} (not a word)", word)))
+            after = words[index + len(silent) : index + len(silent) + 3]
+            online = any(w in _ONLINE or _whole(_VENUES, w) for w in after)  # "ani słowa w sieci": not published
+            effect: EffectClass = "publication" if online else "external_transmission"
+            found.append((index, ForbiddenAction(effect, f"{' '.join(silent)} (not a word)", word)))
+            continue
+        drafts = next((p for p in _IN_DRAFTS if tuple(words[index : index + len(p)]) == p), None)
+        if drafts is not None and any(_whole(_STAYING_DRAFT, w) for w in words[max(0, index - 4) : index]):
+            found.append((index, ForbiddenAction("external_transmission", f"{' '.join(drafts)} (kept a draft)", word)))
+            continue
+        if word == "рано" and index and words[index - 1].endswith(("ть", "ти")) and action_of(words, index - 1):
+            found.append((index - 1, ForbiddenAction(action_of(words, index - 1) or "publication", "рано (too early)",
+                                                     words[index - 1])))  # fmt: skip
             continue
         early = next((p for p in _TOO_EARLY if tuple(words[index : index + len(p)]) == p), None)
         taking = word in _TAKING and any(tuple(words[index + 1 : index + 1 + len(p)]) == p for p in _UPON_ONESELF)
