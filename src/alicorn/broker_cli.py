@@ -119,8 +119,9 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
 
         _check_url(journal)
         changes = [_parse_limit(spec) for spec in limit or []]  # all checked before anything is stored
-        application = open_app(home, create=False, journal_url=journal, journal_schema=schema)
-        broker = broker_for(application.store)
+        # a listing writes nothing, not even the broker's tables; setting a limit opens them for writing
+        application = open_app(home, create=False, journal_url=journal, journal_schema=schema, read_only=not changes)
+        broker = broker_for(application.store, read_only=not changes)
         try:
             for kind, name, value in changes:
                 broker.set_limit(kind, name, value)

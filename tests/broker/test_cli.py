@@ -78,3 +78,40 @@ def test_a_worker_elsewhere_drives_runs_queued_on_a_postgres_journal(tmp_path: P
     jobs = json.loads(alicorn("jobs", "--json", home=home).stdout)["jobs"]
     assert sorted(j["state"] for j in jobs) == ["done", "done"]
     assert not (worker_home / "journal.db").exists()
+
+
+def test_listing_jobs_writes_nothing_not_even_the_broker_tables(tmp_path: Path) -> None:
+    """`alicorn jobs` on a journal no worker or queue has used: no jobs, no limits, and the file is unchanged (no
+    job table created, no write lock taken); setting a limit is what creates the tables."""
+    home = tmp_path / "home"
+    assert alicorn("run", str(ALARMS), home=home).returncode == 0  # a run driven in-process: no broker involved
+    journal = home / "journal.db"
+    before = journal.read_bytes()
+    listed = alicorn("jobs", "--json", home=home)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == {"jobs": [], "limits": {"project": {}, "operation": {}}}
+    assert journal.read_bytes() == before
+    import sqlite3
+
+    with sqlite3.connect(journal) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "broker_jobs" not in tables
+    assert alicorn("jobs", "--limit", "project:ops=2", home=home).returncode == 0
+    limits = json.loads(alicorn("jobs", "--json", home=home).stdout)["limits"]
+    assert limits == {"project": {"ops": 2}, "operation": {}}
+
+
+def test_listing_jobs_on_a_postgres_journal_creates_no_tables(tmp_path: Path, pg_url: str) -> None:
+    schema = next_schema("ro")
+    home = tmp_path / "office"
+    home.mkdir()
+    (home / "alicorn.toml").write_text(f'[journal]\nurl = "{pg_url}"\nschema = "{schema}"\n', encoding="utf-8")
+    assert alicorn("run", str(ALARMS), home=home).returncode == 0
+    listed = alicorn("jobs", "--json", home=home)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout)["jobs"] == []
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        found = conn.execute("SELECT to_regclass(%s)", (f"{schema}.broker_jobs",)).fetchone()
+    assert found is not None and found[0] is None

@@ -67,14 +67,28 @@ SELECT {COLUMNS} FROM (
 class PostgresBroker(Broker):
     """Jobs in `broker_jobs` of the journal `store`'s schema, on connections of the broker's own."""
 
-    def __init__(self, store: PostgresJournalStore, clock: Callable[[], float], limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        store: PostgresJournalStore,
+        clock: Callable[[], float],
+        limits: Limits | None = None,
+        *,
+        read_only: bool = False,
+    ) -> None:
         super().__init__(clock, limits)
         self._guard = threading.Lock()  # one transaction at a time on the connection (leases renew from a thread)
         self.store = store
         self.location = store.location
         self._conn = self._connect()
         self._listener: psycopg.Connection[Any] | None = None
+        self._present = True
         with self._write() as conn:
+            if read_only:  # `alicorn jobs`: list what is there, create nothing
+                row = conn.execute(
+                    "SELECT to_regclass(%s) IS NOT NULL AND to_regclass(%s) IS NOT NULL", (TABLE, LIMITS)
+                ).fetchone()
+                self._present = bool(row and row[0])
+                return
             conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (self._key("schema"),))
             for statement in _SCHEMA.split(";"):
                 conn.execute(statement)
@@ -176,6 +190,8 @@ class PostgresBroker(Broker):
         return enqueue
 
     def _jobs(self, states: Sequence[str]) -> list[Job]:
+        if not self._present:
+            return []
         with self._write() as conn:
             rows = conn.execute(
                 f"SELECT {COLUMNS} FROM {TABLE} WHERE state = ANY(%s) ORDER BY enqueued_at, run", (list(states),)
@@ -220,6 +236,8 @@ class PostgresBroker(Broker):
                 )
 
     def stored_limits(self) -> Limits:
+        if not self._present:
+            return Limits()
         with self._write() as conn:
             return Limits().merged(conn.execute(f"SELECT kind, name, lim FROM {LIMITS}").fetchall())
 

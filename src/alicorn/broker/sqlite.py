@@ -63,20 +63,30 @@ SELECT {COLUMNS} FROM (
 
 
 class SQLiteBroker(Broker):
-    """Jobs in the `broker_jobs` table of the SQLite journal at `path` (created on first open)."""
+    """Jobs in the `broker_jobs` table of the SQLite journal at `path` (created on first open). `read_only` opens
+    the file read-only and creates nothing: a journal no worker has used lists no jobs (`alicorn jobs`)."""
 
-    def __init__(self, path: Path, clock: Callable[[], float], limits: Limits | None = None) -> None:
+    def __init__(
+        self, path: Path, clock: Callable[[], float], limits: Limits | None = None, *, read_only: bool = False
+    ) -> None:
         super().__init__(clock, limits)
         self._guard = threading.Lock()  # one transaction at a time on the connection (leases renew from a thread)
         self.path = Path(path)
         self.location = str(self.path)
+        self.read_only = read_only
         try:
+            target = f"file:{self.path}?mode=ro" if read_only else str(self.path)
             self._conn = sqlite3.connect(
-                str(self.path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S
+                target, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S, uri=read_only
             )
             self._conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-            self._conn.execute("PRAGMA synchronous = FULL")
-            self._conn.executescript(_SCHEMA)
+            if read_only:
+                names = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                self._present = {TABLE, LIMITS} <= names
+            else:
+                self._conn.execute("PRAGMA synchronous = FULL")
+                self._conn.executescript(_SCHEMA)
+                self._present = True
         except sqlite3.Error as exc:
             raise EnvironmentFailure(
                 f"cannot open the job table in {self.path} ({exc}); check that the journal file is writable and not "
@@ -85,6 +95,8 @@ class SQLiteBroker(Broker):
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        if self.read_only:
+            raise RuntimeError(f"the job table of {self.path} was opened read-only")
         with self._guard:
             conn = self._conn
             try:
@@ -150,6 +162,8 @@ class SQLiteBroker(Broker):
         return enqueue
 
     def _jobs(self, states: Sequence[str]) -> list[Job]:
+        if not self._present:
+            return []  # read-only, and no worker or submission ever made the table
         marks = ", ".join("?" for _ in states)
         with self._guard:
             rows = self._conn.execute(
@@ -183,8 +197,10 @@ class SQLiteBroker(Broker):
                 )
 
     def stored_limits(self) -> Limits:
-        with self._write() as conn:
-            return Limits().merged(conn.execute(f"SELECT kind, name, lim FROM {LIMITS}").fetchall())
+        if not self._present:
+            return Limits()
+        with self._guard:  # one SELECT reads a consistent snapshot: no write lock needed
+            return Limits().merged(self._conn.execute(f"SELECT kind, name, lim FROM {LIMITS}").fetchall())
 
     def close(self) -> None:
         self._conn.close()

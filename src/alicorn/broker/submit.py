@@ -20,19 +20,24 @@ def wall_seconds() -> float:
 
 
 def broker_for(
-    store: JournalStore, *, clock: Callable[[], float] = wall_seconds, limits: Limits | None = None
+    store: JournalStore,
+    *,
+    clock: Callable[[], float] = wall_seconds,
+    limits: Limits | None = None,
+    read_only: bool = False,
 ) -> Broker:
-    """The broker on `store`'s engine: a table in the SQLite journal's file, or in the PostgreSQL journal's schema."""
+    """The broker on `store`'s engine: a table in the SQLite journal's file, or in the PostgreSQL journal's schema.
+    `read_only`: to list jobs and limits only; nothing is created."""
     if isinstance(store, SQLiteStore):
         from alicorn.broker.sqlite import SQLiteBroker
 
-        return SQLiteBroker(store.path, clock, limits)
+        return SQLiteBroker(store.path, clock, limits, read_only=read_only)
     from alicorn.journal.postgres import PostgresJournalStore
 
     if isinstance(store, PostgresJournalStore):
         from alicorn.broker.postgres import PostgresBroker
 
-        return PostgresBroker(store, clock, limits)
+        return PostgresBroker(store, clock, limits, read_only=read_only)
     raise BrokerError(
         f"{store.location} has no job broker: workers share a journal file (SQLite) or a PostgreSQL database"
     )
