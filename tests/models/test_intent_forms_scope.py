@@ -133,6 +133,25 @@ L, P, X, INST, F, C = (
         ("Stare protokoły zostają w spokoju, żadnych poprawek wstecz.", [L]),
         ("Arkusz jest święty: patrzymy, nie dotykamy.", [L]),
         ("Домофоны отсюда не дёргай.", [F]),
+        # the twelfth split's forms, in other words: a place or people named in a gated or negated clause
+        ("Na stronie nic się nie pojawia, dopóki szef tego nie zatwierdzi.", [P]),
+        ("The intranet gets the rota only after I've signed it.", [P]),
+        ("Our website will have to wait for the owner's blessing.", [P]),
+        ("Ни один вариант не должен появиться на портале, пока директор не подпишет.", [P]),
+        ("The drivers don't get a copy before I approve it.", [X]),
+        ("Te raporty dostaję tylko ja.", [X]),
+        ("Наружу отчёт пока не выпускай.", [X]),
+        ("Клиенту и поставщику пока ничего не говорим.", [X]),
+        ("The supplier doesn't hear from us until Friday.", [X]),
+        ("Ответ пусть полежит под сукном до понедельника.", [X]),
+        ("The board by the entrance is where notices go; this time it stays bare until Friday.", [P]),
+        ("Treat the ledger as read-only and work on a copy.", [L]),
+        ("Folder z umowami ma zostać w obecnym stanie.", [L]),
+        ("Выгрузку оставь как есть.", [L]),
+        ("С рассылкой ни-ни до пятницы.", [X]),
+        ("Публикует графики только отдел кадров, не ты.", [P]),
+        ("Strona i Allegro.pl muszą poczekać, aż wspólnik da zielone światło.", [P]),
+        ("The social pages are mine to update.", [P]),
     ],
 )
 def test_a_prohibition_in_scope_is_read(text: str, effects: list[str]) -> None:
@@ -175,6 +194,13 @@ def test_a_prohibition_in_scope_is_read(text: str, effects: list[str]) -> None:
         "The printer does not work since Monday.",
         "This idea is mine, send it to the board.",
         "Zero complaints this month, so send the rota to the staff as usual.",
+        # the board that decides is not a noticeboard; a place talked about; running something past someone
+        "The board gave its nod, so send the minutes to the residents.",
+        "Don't worry about the website, just send the list to the team.",
+        "The website is not working since Monday; find out why.",
+        "No need to run it past me first, just send it.",
+        "Just the text, please; the client gets it from me.",
+        "The locker room rota stays as it is.",
     ],
 )
 def test_a_negation_out_of_scope_forbids_nothing(text: str) -> None:
@@ -190,6 +216,19 @@ def test_a_negation_out_of_scope_forbids_nothing(text: str) -> None:
     ],
 )
 def test_long_thanks_without_a_request_is_conversation(text: str) -> None:
+    cue = kind_cue(text)
+    assert cue is not None and (cue.kind, cue.strong) == ("conversation", True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Just wanted to say the rota you made worked a treat, not a single complaint this week. Cheers!",
+        "The schedule worked perfectly this month, thanks a lot",
+        "Спасибо, всё прошло отлично",
+    ],
+)
+def test_a_remark_or_thanks_for_what_went_well_is_conversation(text: str) -> None:
     cue = kind_cue(text)
     assert cue is not None and (cue.kind, cue.strong) == ("conversation", True)
 

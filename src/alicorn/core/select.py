@@ -272,9 +272,29 @@ def _without_durations(text: str) -> str:
     kept = [
         w
         for i, w in enumerate(words)
-        if not (w.startswith(_DURATION_UNITS) and i and (words[i - 1].isdigit() or words[i - 1] in _NUMBER_WORDS))
+        if not (
+            w.startswith(_DURATION_UNITS)
+            and i
+            and (_counts(words[i - 1]) or (words[i - 1] == "of" and i > 1 and _counts(words[i - 2])))
+        )
     ]
     return " ".join(kept)
+
+
+def _counts(word: str) -> bool:
+    """A number, in figures or words: "40", "forty", "sixteen", "czterdzieści", "piętnaście", "сорок", "двадцать",
+    and "more" / "extra" ("a few more minutes", "a couple of minutes")."""
+    word = word.lower().strip(",.;:")
+    if (
+        word.isdigit()
+        or word in _NUMBER_WORDS
+        or word in ("more", "extra", "additional", "więcej", "больше", "ещё", "еще")
+    ):
+        return True
+    return (
+        word.isalpha()
+        and word.endswith(("teen", "ty", "naście", "dzieści", "dziesiąt", "set", "дцать", "десят", "сот"))
+    ) or word in ("сорок", "девяносто", "сто", "sto", "hundred")
 
 
 def _named_enough(stems: tuple[str, ...], similarity: float, lead: float) -> bool:

@@ -65,6 +65,18 @@ _GREETING = re.compile(
 _THANKS = re.compile(
     r"^(?:thanks|thank you|cheers|dzięki|dzieki|dziękuję|dziekuje|спасибо|благодарю)(?!\w)", re.IGNORECASE
 )
+_THANKS_ANYWHERE = re.compile(
+    r"(?<!\w)(?:thanks|thank you|cheers|dzięki|dzieki|dziękuję|dziekuje|спасибо|благодарю)(?!\w)", re.IGNORECASE
+)
+#: A past tense, roughly: English -ed and a few irregulars, Polish -ł/-ła/-li, Russian -л/-ла/-ли (longer words).
+_PAST_TENSE = re.compile(
+    r"\b\w{3,}ed\b|\b(?:was|were|went|made|did|got|came|ran)\b|\w{3,}(?:ł|ła|ło|li|ły)(?!\w)|(?<!\w)[а-я]{3,}(?:ла|ли|ло|л)(?!\w)"
+)
+_REMARK = re.compile(
+    r"^(?:just )?(?:wanted to (?:say|let you know)|chciał(?:em|am) (?:tylko )?powiedzieć"
+    r"|хотел(?:а)? (?:просто )?сказать)",
+    re.IGNORECASE,
+)
 _SMALL_TALK = re.compile(
     r"\bhow are you\b|\bhow's it going\b|\bhow was your\b|\bjak się masz\b|\bco słychać\b|\bjak leci\b"
     r"|(?<!\w)как дела|(?<!\w)как ты(?!\w)|(?<!\w)как поживаешь|(?<!\w)как жизнь",
@@ -277,6 +289,15 @@ def kind_cue(text: str) -> KindCue | None:
     if _SMALL_TALK.search(lowered):
         return KindCue("conversation", True, "small talk")
     # thanks, however long, with no request in it: "Thanks a lot, the rota worked perfectly - not one complaint"
+    # a remark: thanks or praise anywhere, "Just wanted to say the rota worked a treat … Cheers!"
+    # (thanks for what went well: a past tense beside them; "Rota for March with vacations, thanks." asks)
+    remark = (_THANKS_ANYWHERE.search(lowered) is not None and _PAST_TENSE.search(lowered) is not None) or (
+        _REMARK.match(lowered) is not None
+    )
+    if remark and not imperative and not _REQUEST.search(lowered) and not _COURTESY.search(lowered):
+        parts = [part for part in re.split(r"[,.!;?]", stripped) if part.strip()]
+        if not stripped.endswith("?") and not any(imperative_start(part) for part in parts) and "?" not in stripped:
+            return KindCue("conversation", True, "thanks or a remark, without a request")
     thanks = greeting is not None and _THANKS.match(lowered) is not None and not _REQUEST.search(lowered)
     thanks = thanks and not _COURTESY.search(lowered) and not stripped.endswith("?")
     if greeting and not imperative and (len(words) <= 12 or thanks) and not _POLITE.search(lowered):

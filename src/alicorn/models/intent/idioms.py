@@ -36,7 +36,8 @@ from alicorn.plan.dsl import EffectClass
 _REFUSALS: tuple[tuple[str, ...], ...] = (
     ("off", "the", "table"), ("out", "of", "the", "question"), ("not", "on", "the", "cards"), ("not", "an", "option"),
     ("no", "go"), ("ruled", "out"), ("not", "happening"), ("off", "limits"), ("hands", "off"), ("out", "of", "bounds"),
-    ("ręce", "precz"), ("руки", "прочь"), ("под", "запретом"), ("pod", "zakazem"), ("tabu",), ("табу",),
+    ("ręce", "precz"), ("руки", "прочь"), ("ни", "-", "ни"), ("под", "запретом"), ("pod", "zakazem"), ("tabu",),
+    ("табу",),
     ("odpada",), ("odpadają",), ("nie", "wchodzi", "w", "grę"), ("nie", "wchodzą", "w", "grę"), ("nie", "ma", "mowy"),
     ("wykluczone",), ("wykluczona",), ("wykluczony",), ("nie", "ma", "opcji"), ("nie", "ma", "takiej", "opcji"),
     ("исключено",), ("исключена",), ("исключен",), ("исключены",), ("и", "речи", "нет"), ("речи", "нет"),

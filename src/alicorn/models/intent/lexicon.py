@@ -72,7 +72,8 @@ from dataclasses import dataclass
 from alicorn.models.intent.cues import imperative_form, known_verb
 from alicorn.plan.dsl import EffectClass
 
-_TOKEN = re.compile(r"[\w']+|[^\w\s]", re.UNICODE)
+#: A word, or a domain or number with dots inside it ("Pyszne.pl", "3.5"), or one punctuation mark.
+_TOKEN = re.compile(r"[\w']+(?:\.(?=\w)[\w']+)*|[^\w\s]", re.UNICODE)
 _SENTENCE_END = {".", ";", "!", "?"}
 _CLAUSE_BREAK = {
     ",", ":", ".", ";", "!", "?", "—", "–", "(", ")", "but", "however", "ale", "lecz", "jednak", "но", "однако", "а",
@@ -247,7 +248,7 @@ _PHYSICAL_OPEN = (
     "sterow", "steruj", "=control", "=operate", "obsługuj", "управля", "управл",
 )
 _PHYSICAL_OBJECTS = (
-    "door", "gate", "lock", "window", "valve", "camera", "kamer", "камер", "barrier", "garage", "heating", "light",
+    "door", "gate", "=lock", "window", "valve", "camera", "kamer", "камер", "barrier", "garage", "heating", "light",
     "machine", "pump", "siren",
     "sprinkler", "boiler", "furnace", "heater", "relay", "lamp", "shutter", "blind", "alarm", "turnstile", "elevator",
     "drzwi", "bram", "zamek", "zamk", "okn", "zawór", "zawor", "szlaban", "garaż", "ogrzewan", "światł", "maszyn",
@@ -385,7 +386,7 @@ _PLACING = (
 _VENUES = (
     "website", "=site", "=web", "=page", "homepage", "intranet", "=board", "noticeboard", "=wiki", "portal", "blog",
     "stron", "witryn", "tablic", "portal", "=wiki", "сайт", "страниц", "интранет", "доск", "вики", "портал", "блог",
-    "стенд", "=stand", "gablot", "corkboard", "=noticeboards",
+    "стенд", "=stand", "gablot", "corkboard", "=noticeboards", "pinboard",
     # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
     "facebook", "instagram", "linkedin", "tiktok", "twitter", "youtube", "fanpage", "społecznościow", "соцсет",
     "социальн",
@@ -591,6 +592,10 @@ def _is_action_stem(word: str) -> bool:
     return any(_stem_match(stem, word) for stems in _ACTIONS.values() for stem in stems)
 
 
+#: English words that are verbs of an effect and nouns too: after a determiner they name a thing.
+_VERB_NOUNS = {"text", "call", "message", "reply", "contact", "texts", "calls", "messages", "replies"}
+
+
 def action_of(words: list[str], index: int) -> EffectClass | None:
     """The effect class of the action word at `index`, or None (also for a past tense: it describes)."""
     word = words[index]
@@ -600,6 +605,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
     if (_whole(_UPDATING, word) or _whole(_PLACING, word)) and _venue_near(words, index, _SERVERS):
         return "installation"  # "update the app on the server", "wrzucę na produkcję"
+    if word in _VERB_NOUNS and index and words[index - 1] in ("the", "a", "an", "this", "that", "my", "our", "your"):
+        return None  # "just the text", "a call with the client": the noun, not the verb
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
             return None if _is_past(word) else effect
@@ -618,6 +625,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "installation"  # "rolling it out to the server", "nothing gets rolled out to the PCs"
     if _is_past(word) or word.endswith("ed") or word.startswith("ran"):
         return _motion(words, index)
+    if word.startswith("run") and ("past" in window[:3] or window[:2] in (["by", "me"], ["it", "by"])):
+        return None  # "run it past me", "run it by me": shown to someone, not executed
     if _whole(_EXECUTING, word) and not any(_device(w) for w in words[max(0, index - 4) : index + 5]):
         return "code_execution"  # "don't run it", "nie odpalaj go", "не запускай": a device would make it physical
     if _whole(_EXECUTING_WITH_CODE, word) and any(
@@ -1216,7 +1225,8 @@ _SHOWING = (
 _NOBODY = {"nikomu", "nikogo", "никому", "nobody", "anyone", "anybody", "no-one"}
 #: What points at the thing itself after a verb of seeing ("see it", "hears about this", "lay eyes on our…").
 _POINTING = {
-    "it", "this", "that", "them", "these", "those", "about", "on", "of", "tego", "go", "ją", "je", "ich", "o", "tym",
+    "it", "this", "that", "them", "these", "those", "about", "on", "of", "from", "tego", "go", "ją", "je", "ich",
+    "o", "tym",
     "его", "ее", "их", "это", "об", "о", "про",
 }  # fmt: skip
 #: Verbs of seeing and learning: negated, with someone else as the subject, the thing is not to reach them.
@@ -1236,7 +1246,7 @@ _DATA_OBJECTS = (
     "plik", "arkusz", "dziennik", "=logu", "=logi", "tabel", "baz", "rejestr",
     "файл", "таблиц", "журнал", "=лог", "=логи", "логов", "баз", "реестр", "document", "dokument", "документ",
     "=original", "orygina", "оригинал", "исходник", "=sources", "źródłow", "zrodlow", "protok", "протокол", "=copy",
-    "=master",
+    "=master", "=folder", "folder", "katalog", "папк", "каталог", "выгрузк", "eksport", "=export",
 )
 _TOUCH_NEGATIONS = {
     "not", "don't", "dont", "never", "without", "mustn't", "shouldn't", "no", "nie", "bez", "не", "без", "нельзя",
@@ -1328,14 +1338,18 @@ def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
             nobody = any(words[k] in _NOBODY for k in range(start, end)) or (
                 "one" in words[index:end] and "no" in words[index:end]
             )
-            if (negated and nobody) or any(words[k : k + 2] == ["no", "one"] for k in range(index, end)):
+            told = negated and any(_recipient(words, k) for k in range(start, end) if k != index)
+            if (negated and (nobody or told)) or any(words[k : k + 2] == ["no", "one"] for k in range(index, end)):
                 found.append((index, ForbiddenAction("external_transmission", f"{word} (to nobody)", word)))
         # "the supplier must never lay eyes on it", "not a single driver hears about this", "nikt się nie dowie",
         # "никто не должен увидеть": someone else is not to see or learn it
         if _whole(_PERCEIVING, word) and not _is_past(word):
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
             before = words[max(start, index - 5) : index]
-            negated = any(w in _TOUCH_NEGATIONS or w in _NOBODY or w in ("никто", "nikt", "single") for w in before)
+            negated = any(
+                w in _TOUCH_NEGATIONS or w in _NOBODY or w in ("никто", "nikt", "single", "doesnt", "doesn't", "won't")
+                for w in before
+            )
             speaker = any(w in ("i", "we", "я", "мы", "ja", "my") for w in before)
             pointing = any(w in _POINTING for w in [*before[-3:], *words[index + 1 : min(end, index + 4)]])
             if negated and not speaker and start < index and pointing:

@@ -30,8 +30,11 @@ from alicorn.models.intent.lexicon import (
     _COORDINATORS,
     _DATA_OBJECTS,
     _DETERMINERS,
+    _N_WORDS,
     _NEGATIVE_VERBS,
+    _NOT_HANDLING,
     _OUTBOUND_NOUNS,
+    _PARTICLES,
     _SERVERS,
     _VENUES,
     ForbiddenAction,
@@ -77,7 +80,9 @@ _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("unchanged",), ("intact",), ("the", "same"),
     ("w", "spokoju"), ("bez", "zmian"), ("tak", "jak", "jest"), ("jak", "jest"), ("jaki", "jest"), ("jaka", "jest"),
     ("jakie", "jest"), ("jakie", "są"), ("jak", "są"), ("jacy", "są"), ("jak", "było"), ("w", "obecnym", "stanie"),
-    ("nietknięty",), ("nietknięte",), ("nietknięta",), ("nietkniete",), ("as", "you", "found", "it"),
+    ("nietknięty",), ("nietknięte",), ("nietknięta",), ("nietkniete",), ("as", "you", "found", "it"), ("bare",),
+    ("empty",), ("pusta",), ("puste",),
+    ("pusty",), ("пустой",), ("пустым",),
     ("as", "we", "found", "it"), ("byte", "for", "byte"), ("w", "tym", "samym", "stanie"), ("в", "том", "виде"),
     ("как", "есть"), ("как", "было"), ("в", "покое"), ("без", "изменений"), ("нетронутым",), ("нетронутыми",),
     ("нетронутой",), ("в", "том", "же", "виде"),
@@ -140,13 +145,21 @@ _HANDLE_EN = (
     ("i'll", "handle"), ("i", "will", "handle"), ("i'll", "take", "care", "of"), ("i", "will", "take", "care", "of"),
     ("we'll", "handle"), ("we'll", "take", "care", "of"),
 )
+#: Working on a copy leaves the original as it is: "work on a duplicate if you must", "treat it as read-only".
+_ON_A_COPY: tuple[tuple[str, ...], ...] = (
+    ("work", "on", "a", "copy"), ("work", "on", "a", "duplicate"), ("as", "read", "-", "only"), ("pracuj", "na",
+    "kopii"),
+    ("работай", "с", "копией"), ("работай", "на", "копии"), ("только", "на", "копии"), ("tylko", "na", "kopii"),
+)
+#: "…, not you": the action before is someone else's ("Публикует графики только отдел кадров, не ты").
+_NOT_YOU = {("не", "ты"), ("не", "вы"), ("nie", "ty"), ("nie", "wy"), ("not", "you")}
 _ONLINE = {"online", "internet", "internecie", "sieci", "сети", "интернете", "web"}
 _PRONOUNS = {"it", "they", "this", "that", "он", "она", "оно", "они", "to", "ono", "on", "ona", "one"}
 #: Staying in the drafts: "Mail niech sobie poleży w szkicach", "the letter stays in my drafts", "пусть полежит в
 #: черновиках": not sent.
 _IN_DRAFTS: tuple[tuple[str, ...], ...] = (
     ("in", "drafts"), ("in", "my", "drafts"), ("in", "the", "drafts"), ("w", "szkicach"), ("w", "wersji", "roboczej"),
-    ("в", "черновиках"),
+    ("в", "черновиках"), ("под", "сукном"), ("w", "szufladzie"), ("in", "the", "drawer"), ("on", "ice"),
 )
 _STAYING_DRAFT = (
     "=stay", "=remain", "=sit", "=sits", "poleż", "polez", "leży", "zostan", "zostaje", "niech", "полежит", "лежит",
@@ -201,7 +214,7 @@ def constructions(words: list[str], language: str) -> list[tuple[int, ForbiddenA
     found: list[tuple[int, ForbiddenAction]] = []
     readers = (
         _delegated, _kept_state, _device_left, _confined, _draft_only, _deferred_after, _approval, _venue,
-        _not_started, _phrased,
+        _not_started, _phrased, _gated_destination,
     )  # fmt: skip
     for reader in readers:
         found.extend(item for item in reader(words, language) if sentence[item[0]] not in questions)
@@ -536,6 +549,18 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
             found.append((index - 1, ForbiddenAction(action_of(words, index - 1) or "publication", "рано (too early)",
                                                      words[index - 1])))  # fmt: skip
             continue
+        on_copy = next((p for p in _ON_A_COPY if tuple(words[index : index + len(p)]) == p), None)
+        if on_copy is not None:  # "work on a duplicate", "treat it as read-only", "pracuj na kopii": the original stays
+            found.append((index, ForbiddenAction("local_write", f"{' '.join(on_copy)} (the original untouched)", word)))
+            continue
+        if _whole(_RECEIVING, word) and any(tuple(words[k : k + 2]) in _ONLY_ME for k in range(index - 2, index + 2)):
+            found.append((index, ForbiddenAction("external_transmission", f"{word} … only me (confined)", word)))
+            continue  # "te notatki dostaję tylko ja", "only I get the drafts", "получаю их только я"
+        if tuple(words[index : index + 2]) in _NOT_YOU and index and words[index - 1] == ",":
+            start, _ = _clause_span(words, index - 1)
+            for j, effect in _actions(words, start, index - 1):
+                found.append((j, ForbiddenAction(effect, f"{word} {words[index + 1]} (someone else's)", words[j])))
+            continue  # "Публикует графики только отдел кадров, не ты"
         early = next((p for p in _TOO_EARLY if tuple(words[index : index + len(p)]) == p), None)
         taking = word in _TAKING and any(tuple(words[index + 1 : index + 1 + len(p)]) == p for p in _UPON_ONESELF)
         handle = next((p for p in _HANDLE_EN if tuple(words[index : index + len(p)]) == p), None)
@@ -548,4 +573,95 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
         for j, effect in _actions(words, start, end):
             if not _is_past(words[j]):
                 found.append((j, ForbiddenAction(effect, trigger, words[j])))
+    return found
+
+
+#: Words that gate or defer what their clause names: "until", "only after", "dopóki", "пока не", "will have to wait".
+_GATES = {
+    "until", "till", "unless", "dopóki", "aż", "dopiero", "пока", "wait", "waits", "poczekać", "poczekają", "poczeka",
+    "czekać", "подождет", "подождут", "подождать", "ждать", "ждет", "ждут",
+}  # fmt: skip
+#: Verbs of getting and receiving: a person who is not to get it is not to be sent it ("the team doesn't get a copy
+#: before I OK it", "dostaję tylko ja", "получат только после…").
+_RECEIVING = (
+    "=get",
+    "=gets",
+    "=receive",
+    "=receives",
+    "dostaj",
+    "dostan",
+    "otrzym",
+    "получ",
+    "получа",
+)
+_ONLY_ME = {("tylko", "ja"), ("only", "i"), ("только", "я"), ("wyłącznie", "ja"), ("лишь", "я")}
+#: People a thing reaches: with a negated or gated verb of receiving, they are not to be sent it.
+#: Outside as the destination: "Наружу перевод пока не выпускай", "nothing leaves for outside".
+_OUTSIDE = {"наружу", "вовне", "zewnątrz", "outside"}
+_PEOPLE = (
+    "team", "staff", "supplier", "client", "customer", "manager", "parent", "resident", "board", "driver", "crew",
+    "zesp", "dostawc", "klient", "kierowni", "rodzic", "zarząd", "załog", "команд", "поставщик", "клиент",
+    "руковод", "родител", "начальств", "сотрудник", "бригад",
+)  # fmt: skip
+
+
+def negated_before(words: list[str], start: int, index: int) -> bool:
+    """A negation before `index` in [start, index) that is not inside a gate ("пока главврач не подпишет, ни один
+    вариант не должен появиться на портале": the second "не" is the clause's own)."""
+    return any(w in _N_WORDS for w in words[start:index])
+
+
+def _gated_destination(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """A place or people named in a clause that is negated, gated or deferred, with no action of its own: "Na
+    tablicę w dyżurce nic nie idzie, dopóki kierownik nie klepnie", "The intranet gets the final one only after I've
+    initialled it", "the website will have to wait for my sister's blessing", "ни один вариант не должен появиться на
+    портале", "the team doesn't get a copy before I OK it", "dostaję tylko ja". Not a description ("the website is
+    not working", "nie działało"), a question, or talk about it ("don't worry about the website")."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    n = len(words)
+    for index, word in enumerate(words):
+        venue = _whole(_VENUES, word)
+        people = not venue and word.startswith(_PEOPLE)
+        outside = word in _OUTSIDE
+        if not (venue or people or outside) or _is_past(word):
+            continue
+        start, end = _clause_span(words, index)
+        # the gate may open the next clause of its sentence: "…, dopóki kierownik tego nie klepnie"
+        tail = end
+        if end < n and words[end] == "," and end + 1 < n and words[end + 1] in _GATES | {"only", "tylko", "только"}:
+            tail = next((k for k in range(end + 1, n) if words[k] in (".", ";", "!", "?")), n)
+        clause = words[start:end]
+        if any(action_of(words, j) is not None for j in range(start, end)):
+            continue  # an action in the clause: the chains and the other forms read it
+        if any(w.startswith(_NOT_HANDLING) for w in clause) or any(_is_past(w) for w in clause):
+            continue
+        negated = any(
+            (w in _PARTICLES or w in _N_WORDS or w in ("doesnt", "doesn't", "isnt")) and w not in ("no", "без", "bez")
+            for w in clause
+        )
+        described = any(words[k] in ("is", "are", "was", "were", "it's") and words[k + 1 : k + 2] == ["not"]
+                        for k in range(start, end - 1))  # fmt: skip
+        # the gate comes after what it gates: in "until the board gives its nod" the board is the one who decides
+        gated = any(w in _GATES for w in words[index + 1 : tail]) or any(
+            words[k : k + 2] in (["only", "after"], ["tylko", "po"], ["только", "после"])
+            for k in range(index + 1, tail)
+        )
+        if any(w in _GATES for w in words[start:index]) and not negated_before(words, start, index):
+            continue
+        receiving = any(_whole(_RECEIVING, w) for w in clause)
+        only_me = any(tuple(words[k : k + 2]) in _ONLY_ME for k in range(start, end))
+        if people and not ((negated or gated) and receiving) and not (only_me and receiving):
+            continue
+        if outside:
+            if negated and not described:
+                found.append((index, ForbiddenAction("external_transmission", f"{word} (not outside)", word)))
+            continue
+        if venue and not (negated or gated):
+            continue
+        if described or (venue and negated and not gated and language == "en" and not any(
+            w in ("nothing", "never", "no-one", "nobody", "doesnt", "doesn't") for w in clause
+        )):  # fmt: skip
+            continue
+        effect: EffectClass = "publication" if venue else "external_transmission"
+        found.append((index, ForbiddenAction(effect, f"{word} (gated destination)", word)))
     return found
