@@ -152,6 +152,25 @@ L, P, X, INST, F, C = (
         ("Публикует графики только отдел кадров, не ты.", [P]),
         ("Strona i Allegro.pl muszą poczekać, aż wspólnik da zielone światło.", [P]),
         ("The social pages are mine to update.", [P]),
+        # the thirteenth split's forms, in other words
+        ("The noticeboard gets it when I say so, not before.", [P]),
+        ("The order reaches the wholesaler on Friday at the earliest.", [X]),
+        ("Just the text, please; the client gets it from me.", [X]),
+        ("It goes up on the website eventually, but hold your horses on that one.", [P]),
+        ("Installing it on the office laptop is for next week, not for today.", [INST]),
+        ("Instalacja? Nie w tym tygodniu.", [INST]),
+        ("The boiler stays shut - no opening it remotely.", [F]),
+        ("Saving anything over the live file is a no-go.", [L]),
+        ("The heating settings are not yours to play with.", [F]),
+        ("Raport zostaje w dziale technicznym.", [X]),
+        ("Zarząd dostanie go ode mnie.", [X]),
+        ("Załoga dowie się ode mnie.", [X]),
+        ("Tylko bez wrzucania tego na fejsa.", [P]),
+        ("Na OLX wrzucę je sam.", [P]),
+        ("Do klientów nic ode mnie nie idzie.", [X]),
+        ("Plakat nie może zawisnąć w gablocie przed piątkiem.", [P]),
+        ("Stanów magazynowych nie ruszaj.", [L]),
+        ("Журнал для нас святое – никаких правок в нём.", [L]),
     ],
 )
 def test_a_prohibition_in_scope_is_read(text: str, effects: list[str]) -> None:
@@ -199,8 +218,11 @@ def test_a_prohibition_in_scope_is_read(text: str, effects: list[str]) -> None:
         "Don't worry about the website, just send the list to the team.",
         "The website is not working since Monday; find out why.",
         "No need to run it past me first, just send it.",
-        "Just the text, please; the client gets it from me.",
         "The locker room rota stays as it is.",
+        # a report of how it went; an adjective "public"; a door that will not open is a fault
+        "Quiet night: all doors stayed shut and the cameras were calm.",
+        "Don't bother with public holidays, we're open anyway.",
+        "Smoke in the laundry and the fire door on that corridor won't open - help!",
     ],
 )
 def test_a_negation_out_of_scope_forbids_nothing(text: str) -> None:

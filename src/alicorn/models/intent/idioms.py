@@ -36,7 +36,8 @@ from alicorn.plan.dsl import EffectClass
 _REFUSALS: tuple[tuple[str, ...], ...] = (
     ("off", "the", "table"), ("out", "of", "the", "question"), ("not", "on", "the", "cards"), ("not", "an", "option"),
     ("no", "go"), ("ruled", "out"), ("not", "happening"), ("off", "limits"), ("hands", "off"), ("out", "of", "bounds"),
-    ("ręce", "precz"), ("руки", "прочь"), ("ни", "-", "ни"), ("под", "запретом"), ("pod", "zakazem"), ("tabu",),
+    ("ręce", "precz"), ("руки", "прочь"), ("ни", "-", "ни"), ("no", "-", "go"), ("под", "запретом"), ("pod",
+    "zakazem"), ("tabu",),
     ("табу",),
     ("odpada",), ("odpadają",), ("nie", "wchodzi", "w", "grę"), ("nie", "wchodzą", "w", "grę"), ("nie", "ma", "mowy"),
     ("wykluczone",), ("wykluczona",), ("wykluczony",), ("nie", "ma", "opcji"), ("nie", "ma", "takiej", "opcji"),
@@ -75,7 +76,8 @@ _INSIDE: tuple[tuple[str, ...], ...] = (
     ("w", "firmie"), ("u", "nas"), ("w", "domu"), ("w", "zespole"), ("у", "нас"), ("в", "компании"),
     ("в", "фирме"), ("внутри", "компании"), ("в", "команде"),
     ("wewnątrz",), ("wewnatrz",), ("w", "obrębie"), ("внутри",), ("inside",), ("within",), ("in", "the", "drawer"),
-    ("w", "szufladzie"), ("в", "столе"), ("в", "ящике"), ("u", "mnie"), ("у", "меня"),
+    ("w", "szufladzie"), ("в", "столе"), ("в", "ящике"), ("u", "mnie"), ("у", "меня"), ("w", "dziale"), ("в", "отделе"),
+    ("in", "the", "department"), ("within", "the", "team"),
 )
 _NEGATIVE_SUBJECTS = {"nothing", "no", "none", "nic", "żaden", "żadna", "żadne", "ничего", "ничто", "никакой"}
 _PASSIVE_AUX = (
@@ -161,6 +163,10 @@ def _owned_elsewhere(words: list[str], sentence: list[int]) -> list[tuple[int, F
             owner = any(w in _POSSESSIVES or w.endswith("'s") for w in before) and any(w in _COPULAS for w in before)
             # "not your job": the agent's own domain, denied ("it is your job" asks for it)
             owner = owner or (any(w in _YOURS for w in before) and any(w in _NOT for w in before))
+        if word in ("yours", "twoje", "twoja", "twój", "твое", "твоя", "твой", "ваше") and any(
+            w in _NOT for w in words[max(0, index - 2) : index]
+        ):
+            owner = True  # "the heating settings are not yours to play with", "to nie twoje", "это не твоё"
         if word in _MINE and index and (words[index - 1] in _COPULAS or words[index - 1] in ("all", "cała", "całe")):
             owner = True  # "but that pleasure is all mine", "это моё", "to już moje": the speaker keeps it
         hands = next((p for p in _HANDS if _at(words, index, p)), None)

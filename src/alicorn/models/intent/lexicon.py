@@ -124,13 +124,14 @@ _NOT_NEGATING_AFTER = {"only", "just", "tylko", "только", "лишь"}
 _NEGATE_BEFORE = {"nic", "nothing", "ничего"}
 #: The only words a verbless negated clause may hold to be elliptic for the clause before ("not now", "nie teraz").
 _ELLIPTIC = {
-    "now", "yet", "this", "time", "today", "right", "at", "the", "moment", "just", "please", "though",
-    "teraz", "jeszcze", "tym", "razem", "dziś", "dzisiaj", "na", "razie", "proszę",
-    "сейчас", "еще", "пока", "этот", "раз", "в", "на", "сегодня", "пожалуйста",
+    "now", "yet", "this", "time", "today", "right", "at", "the", "moment", "just", "please", "though", "for", "week",
+    "month", "tomorrow", "teraz", "jeszcze", "tym", "razem", "dziś", "dzisiaj", "na", "razie", "proszę", "w",
+    "tygodniu", "miesiącu", "jutro", "сейчас", "еще", "пока", "этот", "раз", "в", "на", "сегодня", "пожалуйста",
+    "этой", "неделе", "месяце", "завтра",
 }
 #: Deferral adverbs: the action of their clause is for later, not now. Not "afterwards": it orders a step after
 #: the request's others ("sum it up, then send it to Ola afterwards"), it does not put the step off.
-_LATER = {"later", "później", "pozniej", "позже", "позднее", "попозже"}
+_LATER = {"later", "później", "pozniej", "позже", "позднее", "попозже", "eventually", "kiedyś", "когда-нибудь"}
 #: Conditions: "only" + a subordinator, "dopiero" alone, or a temporal subordinator whose clause names the speaker.
 _ONLY = {"only", "tylko", "jedynie", "только", "лишь"}
 _CONDITIONAL = {
@@ -146,7 +147,8 @@ _NOT_BEFORE = {"dopiero"}
 #: "not before", "no earlier than", "не раньше, чем", "nie wcześniej niż", "not until": a gate after its action.
 _NOT_EARLIER: tuple[tuple[str, ...], ...] = (
     ("not", "before"), ("no", "earlier"), ("not", "earlier"), ("no", "sooner"), ("not", "until"), ("не", "раньше"),
-    ("не", "ранее"), ("nie", "wcześniej"), ("nie", "wczesniej"), ("nie", "przed"),
+    ("не", "ранее"), ("nie", "wcześniej"), ("nie", "wczesniej"), ("nie", "przed"), ("at", "the", "earliest"),
+    ("najwcześniej",), ("самое", "раннее"),
 )
 _FIRST_PERSON = {
     "i", "i've", "i'm", "i'll", "i'd", "me", "my", "myself", "ja", "mnie", "mój", "moja", "moje", "mojej",
@@ -226,7 +228,7 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
     "local_write": (
         "modify", "=change", "=edit", "overwrite", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
         "edytuj", "edyt", "nadpis", "usuw", "usuń", "zapisuj", "zapisz", "измен", "меняй", "менять", "редакт",
-        "перезапис", "удал", "сохран", "записыв", "запиш", "!правь", "!править", "!правьте", "!поправь",
+        "перезапис", "удал", "сохран", "записыв", "запиш", "!правь", "!править", "!правьте", "!поправь", "!правок",
         # removal, moving and fixing, both aspects in pl/ru ("kasuj/skasuj", "przenoś/przenieś", "стирай/сотри")
         "=remove", "=rename", "=erase", "=wipe", "=purge", "=fix", "fixes", "kasuj", "kasow", "!skasuj", "!skasow",
         "=shred", "niszcz", "zniszcz", "уничтож",
@@ -302,7 +304,8 @@ _ARRIVING_EN = {
 _ARRIVING = (
     "попаст", "попад", "дойт", "дойд", "доход", "утеч", "утек", "просоч", "dostać", "dostanie", "dostaną",
     "wyciek", "wycieknie", "dotrz", "dotrze", "dotr", "trafi", "ушл", "уйд", "уйт", "wyszł", "wyjd",
-    "pójd", "pojd", "пойд", "пойт",
+    "pójd", "pojd", "пойд", "пойт", "idzie", "idą", "zawisn", "zawiśn", "pojawi", "появит", "появл", "появ",
+    "=appear", "=appears",
 )
 #: Past motion forms that say a message leaves only as a subjunctive ("чтобы письмо не ушло клиенту").
 _MOTION_PAST = ("ушл", "ушел", "wyszł", "wyszl")
@@ -386,9 +389,10 @@ _PLACING = (
 _VENUES = (
     "website", "=site", "=web", "=page", "homepage", "intranet", "=board", "noticeboard", "=wiki", "portal", "blog",
     "stron", "witryn", "tablic", "portal", "=wiki", "сайт", "страниц", "интранет", "доск", "вики", "портал", "блог",
-    "стенд", "=stand", "gablot", "corkboard", "=noticeboards", "pinboard",
+    "стенд", "=stand", "gablot", "gabloc", "corkboard", "=noticeboards", "pinboard",
     # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
-    "facebook", "instagram", "linkedin", "tiktok", "twitter", "youtube", "fanpage", "społecznościow", "соцсет",
+    "facebook", "instagram", "linkedin", "tiktok", "twitter", "youtube", "fanpage", "społecznościow", "соцсет", "fejs",
+    "=fb", "olx", "allegro", "otomoto", "авито", "avito", "ebay", "gumtree", "craigslist", "vinted",
     "социальн",
 )
 #: Nowhere and anywhere are every venue: "nigdzie go nie wystawiaj", "don't post it anywhere", "никуда не выкладывай".
@@ -605,6 +609,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
     if (_whole(_UPDATING, word) or _whole(_PLACING, word)) and _venue_near(words, index, _SERVERS):
         return "installation"  # "update the app on the server", "wrzucę na produkcję"
+    if word == "public" and index + 1 < len(words) and words[index + 1][0].isalpha():
+        return None  # "public holidays", "public transport": an adjective ("make it public", "go public" publish)
     if word in _VERB_NOUNS and index and words[index - 1] in ("the", "a", "an", "this", "that", "my", "our", "your"):
         return None  # "just the text", "a call with the client": the noun, not the verb
     for effect, stems in _ACTIONS.items():
@@ -616,7 +622,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         # the device after the verb, or fronted before it in its clause ("Ворота не закрывай", "Szlabanem nie steruj")
         before = words[max(0, index - 4) : index]
         before = before[next((k + 1 for k in range(len(before) - 1, -1, -1) if before[k] in _CLAUSE_BREAK), 0) :]
-        negated = index > 0 and words[index - 1] in _VERBAL  # "все двери закрыты" describes, it commands nothing
+        # "все двери закрыты" describes, it commands nothing; "Gate stays shut - no opening it" forbids
+        negated = index > 0 and (words[index - 1] in _VERBAL or words[index - 1] == "no")
         if any(_device(w) for w in window) or (negated and any(_device(w) for w in before)):
             return "physical"
         if word in ("turn", "switch") and window[:1] and window[0] in ("on", "off"):
@@ -697,12 +704,12 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
     else:
         return None
     place = next((k for k, w in enumerate(rest[:2]) if w in ("to", "on", "onto", "in", "into", "do", "na", "в", "на",
-                                                            "к", "до", "poza")), None)  # fmt: skip
-    if place is None and not word.isascii():
+                                                            "к", "до", "poza", "w")), None)  # fmt: skip
+    if place is None and word not in _ARRIVING_EN:
         # fronted: "На сайт фермы это попасть не должно", "Do klientów to nie może trafić"
         start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
         before = words[max(start, index - 7) : index]
-        front = next((k for k, w in enumerate(before) if w in ("do", "na", "в", "на", "к", "до", "poza")), None)
+        front = next((k for k, w in enumerate(before) if w in ("do", "na", "в", "на", "к", "до", "poza", "w")), None)
         if front is not None:
             rest, place = before[front:], 0
     if place is None:
@@ -1247,6 +1254,7 @@ _DATA_OBJECTS = (
     "файл", "таблиц", "журнал", "=лог", "=логи", "логов", "баз", "реестр", "document", "dokument", "документ",
     "=original", "orygina", "оригинал", "исходник", "=sources", "źródłow", "zrodlow", "protok", "протокол", "=copy",
     "=master", "=folder", "folder", "katalog", "папк", "каталог", "выгрузк", "eksport", "=export",
+    "magazynow", "=inventory", "=stock", "остатк",
 )
 _TOUCH_NEGATIONS = {
     "not", "don't", "dont", "never", "without", "mustn't", "shouldn't", "no", "nie", "bez", "не", "без", "нельзя",

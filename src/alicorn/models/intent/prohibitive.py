@@ -82,7 +82,8 @@ _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("jakie", "jest"), ("jakie", "są"), ("jak", "są"), ("jacy", "są"), ("jak", "było"), ("w", "obecnym", "stanie"),
     ("nietknięty",), ("nietknięte",), ("nietknięta",), ("nietkniete",), ("as", "you", "found", "it"), ("bare",),
     ("empty",), ("pusta",), ("puste",),
-    ("pusty",), ("пустой",), ("пустым",),
+    ("pusty",), ("пустой",), ("пустым",), ("shut",), ("closed",), ("zamknięta",), ("zamknięte",), ("zamknięty",),
+    ("закрытыми",), ("закрытым",), ("закрытой",),
     ("as", "we", "found", "it"), ("byte", "for", "byte"), ("w", "tym", "samym", "stanie"), ("в", "том", "виде"),
     ("как", "есть"), ("как", "было"), ("в", "покое"), ("без", "изменений"), ("нетронутым",), ("нетронутыми",),
     ("нетронутой",), ("в", "том", "же", "виде"),
@@ -315,8 +316,8 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
             ),
             None,
         )
-        if verb is None:
-            continue
+        if verb is None or words[verb].endswith("ed") or _is_past(words[verb]):
+            continue  # "all doors stayed shut": a report of how the night went
         start = next((k + 1 for k in range(verb - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
         named = _named_effects(words, start, index)
         if not named and any(w in _PRONOUNS for w in words[start:verb]) and start:
@@ -408,6 +409,8 @@ def _deferral_verb(words: list[str], index: int, language: str) -> bool:
     if word in _EN_DEFERRAL or (word == "wait" and index and words[index - 1] in _EN_MODALS):
         return True
     following = words[index + 1] if index + 1 < len(words) else ""
+    if tuple(words[index : index + 3]) == ("hold", "your", "horses"):
+        return True  # "but hold your horses on that one"
     if (word, following) in (("on", "hold"), ("sits", "tight"), ("sit", "tight"), ("stays", "put"), ("stay", "put")):
         return True  # "this one sits tight until the board gives its nod"
     if language == "en":
@@ -553,6 +556,12 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
         if on_copy is not None:  # "work on a duplicate", "treat it as read-only", "pracuj na kopii": the original stays
             found.append((index, ForbiddenAction("local_write", f"{' '.join(on_copy)} (the original untouched)", word)))
             continue
+        from_me = any(tuple(words[k : k + 2]) in _FROM_ME for k in range(index + 1, index + 5))
+        if from_me and (_whole(_RECEIVING, word) or _whole(_LEARNING, word)):
+            found.append(
+                (index, ForbiddenAction("external_transmission", f"{word} … from me (the speaker tells)", word))
+            )
+            continue  # "dyrekcja dostanie go ode mnie", "załoga dowie się ode mnie", "they'll hear it from me"
         if _whole(_RECEIVING, word) and any(tuple(words[k : k + 2]) in _ONLY_ME for k in range(index - 2, index + 2)):
             found.append((index, ForbiddenAction("external_transmission", f"{word} … only me (confined)", word)))
             continue  # "te notatki dostaję tylko ja", "only I get the drafts", "получаю их только я"
@@ -578,9 +587,21 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
 
 #: Words that gate or defer what their clause names: "until", "only after", "dopóki", "пока не", "will have to wait".
 _GATES = {
-    "until", "till", "unless", "dopóki", "aż", "dopiero", "пока", "wait", "waits", "poczekać", "poczekają", "poczeka",
+    "until", "till", "unless", "once", "dopóki", "aż", "dopiero", "пока", "wait", "waits", "poczekać", "poczekają",
+    "poczeka",
     "czekać", "подождет", "подождут", "подождать", "ждать", "ждет", "ждут",
 }  # fmt: skip
+_GATE_PAIRS = (
+    ["only", "after"],
+    ["tylko", "po"],
+    ["только", "после"],
+    ["not", "before"],
+    ["when", "i"],
+    ["jak", "powiem"],
+    ["когда", "я"],
+    ["dopiero", "po"],
+    ["не", "раньше"],
+)
 #: Verbs of getting and receiving: a person who is not to get it is not to be sent it ("the team doesn't get a copy
 #: before I OK it", "dostaję tylko ja", "получат только после…").
 _RECEIVING = (
@@ -594,6 +615,16 @@ _RECEIVING = (
     "получ",
     "получа",
 )
+_FROM_ME = {
+    ("ode", "mnie"),
+    ("od", "mnie"),
+    ("from", "me"),
+    ("от", "меня"),
+    ("from", "us"),
+    ("od", "nas"),
+    ("от", "нас"),
+}
+_LEARNING = ("=hear", "dowie", "dowiedz", "usłysz", "узна", "услыш")
 _ONLY_ME = {("tylko", "ja"), ("only", "i"), ("только", "я"), ("wyłącznie", "ja"), ("лишь", "я")}
 #: People a thing reaches: with a negated or gated verb of receiving, they are not to be sent it.
 #: Outside as the destination: "Наружу перевод пока не выпускай", "nothing leaves for outside".
@@ -633,7 +664,8 @@ def _gated_destination(words: list[str], language: str) -> list[tuple[int, Forbi
         clause = words[start:end]
         if any(action_of(words, j) is not None for j in range(start, end)):
             continue  # an action in the clause: the chains and the other forms read it
-        if any(w.startswith(_NOT_HANDLING) for w in clause) or any(_is_past(w) for w in clause):
+        # talk about the place ("don't worry about the website"), said before it; "when I say so" after it is a gate
+        if any(w.startswith(_NOT_HANDLING) for w in words[start:index]) or any(_is_past(w) for w in clause):
             continue
         negated = any(
             (w in _PARTICLES or w in _N_WORDS or w in ("doesnt", "doesn't", "isnt")) and w not in ("no", "без", "bez")
@@ -643,8 +675,7 @@ def _gated_destination(words: list[str], language: str) -> list[tuple[int, Forbi
                         for k in range(start, end - 1))  # fmt: skip
         # the gate comes after what it gates: in "until the board gives its nod" the board is the one who decides
         gated = any(w in _GATES for w in words[index + 1 : tail]) or any(
-            words[k : k + 2] in (["only", "after"], ["tylko", "po"], ["только", "после"])
-            for k in range(index + 1, tail)
+            words[k : k + 2] in _GATE_PAIRS for k in range(index + 1, tail)
         )
         if any(w in _GATES for w in words[start:index]) and not negated_before(words, start, index):
             continue
