@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from alicorn.runtime.state import RunState
 
 EXIT_ERROR, EXIT_USAGE, EXIT_NOT_SUCCEEDED, EXIT_AWAITING, EXIT_ENVIRONMENT = 1, 2, 3, 4, 5
+#: How many runs `alicorn runs` lists unless told otherwise (the newest).
+RUNS_SHOWN = 50
 
 HomeOption = Annotated[
     Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home: journal.db and workspaces/.")
@@ -474,16 +476,42 @@ def cancel(
 
 @app.command()
 @_guard
-def runs(home: HomeOption = Path(".alicorn"), as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """List runs with their status, goal and journal size."""
-    from alicorn.render import print_runs, run_summaries
+def runs(
+    home: HomeOption = Path(".alicorn"),
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit", help=f"Show the newest N runs (default {RUNS_SHOWN}; --json: all).", show_default=False
+        ),
+    ] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="Show every run.")] = False,
+    status: Annotated[str | None, typer.Option("--status", help="Only runs with this status (e.g. failed).")] = None,
+) -> None:
+    """List runs, newest first, with their status, goal and journal size."""
+    from alicorn.render import RUN_STATUSES, console, print_runs, run_summaries
 
+    if status is not None and status not in RUN_STATUSES:
+        _fail(f"no run can have status {status!r}; use one of: {', '.join(RUN_STATUSES)}", EXIT_USAGE)
+    if limit is not None and (show_all or limit < 1):
+        _fail("--limit takes a number of runs of 1 or more, and not together with --all", EXIT_USAGE)
+    # the table shows the newest RUNS_SHOWN; --json, read by programs, lists every run unless --limit says otherwise
+    shown = None if show_all or (as_json and limit is None) else limit or RUNS_SHOWN
     application = _open(home, read_only=True)
-    summaries = run_summaries(application.store)
+    summaries = run_summaries(application.store, limit=shown, status=status)
+    cut = ""
+    if shown is not None and len(summaries) == shown:
+        total = application.store.run_count(status=status)
+        if total > shown:
+            cut = f"{shown:,} of {total:,} {status + ' ' if status else ''}runs; --all or --limit N for more"
     if as_json:
         typer.echo(json.dumps(summaries, ensure_ascii=False, indent=2))
+        if cut:
+            typer.echo(cut, err=True)  # stdout stays the JSON list
     else:
-        print_runs(summaries)
+        print_runs(summaries, status=status)
+        if cut:
+            console.print(cut, markup=False)
 
 
 @app.command()

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from alicorn.runtime.liveness import Driver, probe
-from alicorn.runtime.state import RunState, fold, pending_effects
+from alicorn.runtime.state import TERMINAL_RUN, RunState, pending_effects
 
 if TYPE_CHECKING:  # rich.progress is imported by Progress (runs and resumes), not by the commands that only read
     from alicorn.journal.events import Event
@@ -114,35 +114,42 @@ def _status_line(state: RunState, driver: Driver | None) -> str:
     return f"[{style}]{escape(driver.describe(state.run_id))}[/]"
 
 
-def run_summaries(store: JournalStore) -> list[dict[str, Any]]:
-    """One summary per run stream: status, goal, node counts, events and sizes; for a running run, its driver."""
+#: Every status a run can have (runtime/state.py): what `alicorn runs --status` accepts.
+RUN_STATUSES = ("running", "awaiting_approval", "blocked", *sorted(TERMINAL_RUN))
+
+
+def run_summaries(store: JournalStore, *, limit: int | None = None, status: str | None = None) -> list[dict[str, Any]]:
+    """One summary per run, newest created first (at most `limit`; only those with `status`): status, goal, node
+    counts, events and sizes, from the journal's run-summary rows (journal/summaries.py), folding nothing; for a
+    running run, whether its driver is alive (a probe of its lock)."""
     out = []
-    for info in store.streams():
-        state = fold(store.read(info.stream), info.stream)
-        if not state.plan:
-            continue
-        driver = _driver(state, store)
+    for summary in store.run_summaries(limit=limit, status=status):
+        run = summary.stream
+        driver = probe(store, run) if summary.status == "running" else None  # as `_driver` decides for a state
         out.append(
             {
-                "run": info.stream,
-                "status": state.status,
-                **({"driver": driver.to_json(), "status_line": driver.describe(info.stream)} if driver else {}),
-                "goal": state.plan.get("goal", ""),
-                "nodes": len(state.nodes),
-                "succeeded": sum(1 for n in state.nodes.values() if n.status == "succeeded"),
-                "events": info.events,
-                "bytes": info.bytes,
-                "archived_bytes": info.archived_bytes if info.archived else None,
-                "created": state.created_at,
-                "finished": state.finished_at,
+                "run": run,
+                "status": summary.status,
+                **({"driver": driver.to_json(), "status_line": driver.describe(run)} if driver else {}),
+                "goal": summary.goal,
+                "nodes": summary.nodes,
+                "succeeded": summary.succeeded,
+                "events": summary.events,
+                "bytes": summary.bytes,
+                "archived_bytes": summary.archived_bytes,
+                "created": summary.created,
+                "finished": summary.finished,
             }
         )
     return out
 
 
-def print_runs(summaries: list[dict[str, Any]]) -> None:
+def print_runs(summaries: list[dict[str, Any]], *, status: str | None = None) -> None:
     if not summaries:
-        console.print("no runs yet; `alicorn run PLAN.json` or `alicorn demo` starts one")
+        if status is not None:
+            console.print(f"no run is {status}", markup=False)
+        else:
+            console.print("no runs yet; `alicorn run PLAN.json` or `alicorn demo` starts one")
         return
     table = Table("run", "status", "nodes ok", "events", "size", "created", "goal")
     for s in summaries:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from alicorn.journal.events import Event, parse_line
 from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo
+from alicorn.journal.summaries import RunSummary
 
 
 @dataclass
@@ -17,7 +18,9 @@ class _Staged:
 
     events: list[Event] = field(default_factory=list)
     archived: list[Segment] = field(default_factory=list)
+    summaries: dict[str, RunSummary] = field(default_factory=dict)
     savepoint: int = 0  # how many events were staged at the last savepoint
+    summaries_at_savepoint: dict[str, RunSummary] = field(default_factory=dict)
 
 
 class InMemoryStore(JournalStore):
@@ -30,6 +33,7 @@ class InMemoryStore(JournalStore):
         self._lock = threading.RLock()
         self._streams: dict[str, list[Event]] = {}
         self._segments: dict[str, Segment] = {}
+        self._summaries: dict[str, RunSummary] = {}
 
     @contextmanager
     def _write_transaction(self) -> Iterator[_Staged]:
@@ -42,6 +46,7 @@ class InMemoryStore(JournalStore):
             for segment in staged.archived:
                 self._segments[segment.stream] = segment
                 self._streams.pop(segment.stream, None)
+            self._summaries.update(staged.summaries)
 
     @contextmanager
     def _read_transaction(self) -> Iterator[None]:
@@ -50,12 +55,14 @@ class InMemoryStore(JournalStore):
 
     def _savepoint_txn(self, tx: _Staged) -> None:
         tx.savepoint = len(tx.events)
+        tx.summaries_at_savepoint = dict(tx.summaries)
 
     def _release_savepoint_txn(self, tx: _Staged) -> None:
         pass  # nothing to let go of: the staged events stay
 
     def _rollback_to_savepoint_txn(self, tx: _Staged) -> None:
         del tx.events[tx.savepoint :]
+        tx.summaries = tx.summaries_at_savepoint
 
     def _head_txn(self, tx: object, stream: str) -> Head | None:
         events = self._streams.get(stream)
@@ -99,6 +106,27 @@ class InMemoryStore(JournalStore):
 
     def _load_segment(self, stream: str) -> bytes:
         return self._segments[stream].data
+
+    def _load_segment_txn(self, tx: object, stream: str) -> bytes:
+        return self._segments[stream].data
+
+    def _summary_txn(self, tx: _Staged | None, stream: str) -> RunSummary | None:
+        staged = tx.summaries.get(stream) if isinstance(tx, _Staged) else None
+        return staged if staged is not None else self._summaries.get(stream)
+
+    def _put_summary_txn(self, tx: _Staged, summary: RunSummary) -> None:
+        tx.summaries[summary.stream] = summary
+
+    def _summaries_txn(self, tx: object, limit: int | None, status: str | None) -> list[RunSummary]:
+        rows = sorted(
+            (r for r in self._summaries.values() if status is None or r.status == status),
+            key=lambda r: (r.created, r.stream),
+            reverse=True,
+        )
+        return rows if limit is None else rows[:limit]
+
+    def _summary_count_txn(self, tx: object, status: str | None) -> int:
+        return sum(1 for r in self._summaries.values() if status is None or r.status == status)
 
     def _archive_txn(self, tx: _Staged, segment: Segment) -> None:
         tx.archived.append(segment)

@@ -39,6 +39,7 @@ from psycopg import IsolationLevel
 from alicorn.errors import (
     AlicornError,
     ConcurrentAppendError,
+    DamagedJournalError,
     EnvironmentFailure,
     JournalError,
     JournalIntegrityError,
@@ -47,6 +48,7 @@ from alicorn.errors import (
 )
 from alicorn.journal.events import Draft, Event, chain, parse_line
 from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo, check_stream_name
+from alicorn.journal.summaries import RunSummary
 
 FORMAT = "alicorn-journal"
 VERSION = "1"
@@ -75,6 +77,38 @@ SHAPE: dict[str, list[tuple[str, str]]] = {
     ],
     "journal_segments": [("stream", "text"), ("digest", "text"), ("data", "bytea")],
 }
+#: The run-summary projection (journal/summaries.py), kept by every append. Apart from SHAPE: a journal made before
+#: it lacks the table and is still a journal of this version; the first writable open adds and fills it and records
+#: `run_summaries = 1` in journal_meta. Its text columns hold JSON strings (as `at_json`: text cannot hold NUL), and
+#: sort in byte order (COLLATE "C"), as SQLite and the in-memory store list them.
+SUMMARY_TABLE = "journal_run_summaries"
+SUMMARIES_KEY = "run_summaries"
+_SUMMARY_COLUMNS = "stream, status, goal, nodes, succeeded, events, bytes, created, finished, last_seq, archived_bytes"
+_SUMMARY_SCHEMA = (
+    f"""CREATE TABLE {SUMMARY_TABLE} (
+    stream text COLLATE "C" PRIMARY KEY,
+    status text COLLATE "C" NOT NULL,
+    goal text NOT NULL,
+    nodes bigint NOT NULL,
+    succeeded bigint NOT NULL,
+    events bigint NOT NULL,
+    bytes bigint NOT NULL,
+    created text COLLATE "C" NOT NULL,
+    finished text,
+    last_seq bigint NOT NULL,
+    archived_bytes bigint
+)""",
+    f"CREATE INDEX {SUMMARY_TABLE}_by_created ON {SUMMARY_TABLE} (created, stream)",
+    f"CREATE INDEX {SUMMARY_TABLE}_by_status ON {SUMMARY_TABLE} (status, created, stream)",
+)
+_UPSERT_SUMMARY = (
+    f"INSERT INTO {SUMMARY_TABLE} ({_SUMMARY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT (stream) DO UPDATE SET status = EXCLUDED.status, goal = EXCLUDED.goal, nodes = EXCLUDED.nodes, "
+    "succeeded = EXCLUDED.succeeded, events = EXCLUDED.events, bytes = EXCLUDED.bytes, created = EXCLUDED.created, "
+    "finished = EXCLUDED.finished, last_seq = EXCLUDED.last_seq, archived_bytes = EXCLUDED.archived_bytes"
+)
+_SAVEPOINT: tuple[str, Sequence[Any]] = ("SAVEPOINT alicorn_append", ())
+_RELEASE: tuple[str, Sequence[Any]] = ("RELEASE SAVEPOINT alicorn_append", ())
 _KEYS = {
     "journal_meta": "PRIMARY KEY (key)",
     "journal_events": "PRIMARY KEY (stream, seq)",
@@ -132,32 +166,46 @@ class _Tx:
     statements: int = 0
     #: The events of each append inserted in this transaction (what a failed commit leaves in doubt).
     pending: list[list[Event]] = field(default_factory=list)
-    #: Savepoint statements not sent yet: they go in the pipeline of the next statement (no round trip of their own).
-    queued: list[str] = field(default_factory=list)
+    #: Statements not sent yet (savepoints, run-summary writes): they go in the pipeline of the next statement (no
+    #: round trip of their own); what is still queued at the end is sent before the commit (`flush`).
+    queued: list[tuple[str, Sequence[Any]]] = field(default_factory=list)
     #: len(pending) at the last savepoint.
     savepoint: int = 0
+    #: Run-summary rows read in the round trip of a writer's head (see `_head_txn`), by stream, until used.
+    summary_rows: dict[str, Any] = field(default_factory=dict)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         return self.execute_all([(sql, params)])
 
     def execute_all(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> psycopg.Cursor[Any]:
         """Run `statements` in one round trip (a pipeline when there are several); the last one's cursor."""
+        return self.execute_each(statements)[-1]
+
+    def execute_each(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[psycopg.Cursor[Any]]:
+        """Run `statements` in one round trip (a pipeline when there are several); each one's cursor, in order
+        (queued savepoint statements first)."""
         if self.queued:
-            statements = [*((sql, ()) for sql in self.queued), *statements]
+            statements = [*self.queued, *statements]
             self.queued.clear()
+        if not statements:
+            return []
         try:
             if len(statements) == 1:
-                cursor = self.conn.execute(*statements[0])
+                cursors = [self.conn.execute(*statements[0])]
             else:
                 with self.conn.pipeline():
-                    for sql, params in statements:
-                        cursor = self.conn.execute(sql, params)
+                    cursors = [self.conn.execute(sql, params) for sql, params in statements]
         except psycopg.OperationalError:
             if self.statements == 0 and self.conn.broken:
                 raise _StaleConnection from None
             raise
         self.statements += len(statements)
-        return cursor
+        return cursors
+
+    def flush(self) -> None:
+        """Send the queued writes before the commit (a trailing savepoint release alone needs no round trip)."""
+        if any(not sql.startswith(("SAVEPOINT", "RELEASE")) for sql, _ in self.queued):
+            self.execute_each([])
 
 
 class PostgresJournalStore(JournalStore):
@@ -251,9 +299,11 @@ class PostgresJournalStore(JournalStore):
                         for table, columns in SHAPE.items():
                             cols = ", ".join(f"{name} {kind} NOT NULL" for name, kind in columns)
                             conn.execute(f"CREATE TABLE {table} ({cols}, {_KEYS[table]})")
+                        for statement in _SUMMARY_SCHEMA:
+                            conn.execute(statement)
                         conn.execute(
-                            "INSERT INTO journal_meta (key, value) VALUES ('format', %s), ('version', %s)",
-                            (FORMAT, VERSION),
+                            "INSERT INTO journal_meta (key, value) VALUES ('format', %s), ('version', %s), (%s, '1')",
+                            (FORMAT, VERSION, SUMMARIES_KEY),
                         )
                 shape = _shape(conn, self.schema)
                 conn.rollback()
@@ -277,6 +327,52 @@ class PostgresJournalStore(JournalStore):
                 f"version {VERSION}. Use the Alicorn that wrote it, or point [journal] url at another database; "
                 "nothing was changed."
             )
+        self.summaries_kept = meta.get(SUMMARIES_KEY) == "1" and self._has_summary_table()
+        if not self.summaries_kept and not self.read_only:
+            try:
+                self._build_summaries()
+            except (
+                JournalIntegrityError,
+                DamagedJournalError,
+            ):  # damaged: opens anyway; the listing computed from events names it
+                self.summaries_kept = False
+
+    def _has_summary_table(self) -> bool:
+        with self._lock, self._translated("opening the journal"):
+            row = self._conn.execute(
+                "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = %s",
+                (self.schema, SUMMARY_TABLE),
+            ).fetchone()
+            self._conn.rollback()
+        return row is not None
+
+    def _build_summaries(self) -> None:
+        """Add the run-summary table to a journal made before it and fill it from every run's events, in one write
+        transaction under the schema's lock (another opener may have done it meanwhile: then nothing is left)."""
+        with self._write_transaction() as tx:
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"alicorn-journal-schema:{self.schema}",)
+            )
+            done = tx.execute("SELECT value FROM journal_meta WHERE key = %s", (SUMMARIES_KEY,)).fetchone()
+            if done is not None and done[0] == "1" and self._has_summary_table_txn(tx):
+                self.summaries_kept = True
+                return
+            if self._has_summary_table_txn(tx):
+                tx.execute(f"DELETE FROM {SUMMARY_TABLE}")  # a table without its key: rows may be missing; refill
+            else:
+                for statement in _SUMMARY_SCHEMA:
+                    tx.execute(statement)
+            self._backfill_summaries_txn(tx)
+            tx.execute("DELETE FROM journal_meta WHERE key = %s", (SUMMARIES_KEY,))
+            tx.execute("INSERT INTO journal_meta (key, value) VALUES (%s, '1')", (SUMMARIES_KEY,))
+        self.summaries_kept = True
+
+    def _has_summary_table_txn(self, tx: _Tx) -> bool:
+        row = tx.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = %s",
+            (self.schema, SUMMARY_TABLE),
+        ).fetchone()
+        return row is not None
 
     def _check_shape(self, shape: dict[str, list[tuple[str, str]]]) -> None:
         # A table of another shape says more than a missing one: name it first.
@@ -367,6 +463,7 @@ class PostgresJournalStore(JournalStore):
             try:
                 with self._translated("writing to the journal"):
                     yield tx
+                    tx.flush()
             except BaseException:
                 if not conn.broken:
                     with contextlib.suppress(psycopg.Error):
@@ -452,6 +549,12 @@ class PostgresJournalStore(JournalStore):
     def is_archived(self, stream: str) -> bool:
         return self._again(lambda: super(PostgresJournalStore, self).is_archived(stream))
 
+    def run_summaries(self, *, limit: int | None, status: str | None = None) -> list[RunSummary]:
+        return self._again(lambda: super(PostgresJournalStore, self).run_summaries(limit=limit, status=status))
+
+    def run_count(self, *, status: str | None = None) -> int:
+        return self._again(lambda: super(PostgresJournalStore, self).run_count(status=status))
+
     def archive(self, stream: str) -> StreamInfo:
         return self._again(lambda: super(PostgresJournalStore, self).archive(stream))
 
@@ -494,19 +597,20 @@ class PostgresJournalStore(JournalStore):
     # ---- group commit: savepoints inside the one write transaction ---------------------------------------------
 
     def _savepoint_txn(self, tx: _Tx) -> None:
-        tx.queued.append("SAVEPOINT alicorn_append")
+        tx.queued.append(_SAVEPOINT)
         tx.savepoint = len(tx.pending)
 
     def _release_savepoint_txn(self, tx: _Tx) -> None:
-        tx.queued.append("RELEASE SAVEPOINT alicorn_append")
+        tx.queued.append(_RELEASE)
 
     def _rollback_to_savepoint_txn(self, tx: _Tx) -> None:
         del tx.pending[tx.savepoint :]
-        if tx.queued:  # nothing was sent since the savepoint was asked for, so there is nothing to undo
-            tx.queued.clear()
+        unsent = _SAVEPOINT in tx.queued
+        tx.queued.clear()  # the failed append's writes not sent yet are dropped with it
+        if unsent:  # nothing was sent since the savepoint was asked for, so there is nothing to undo
             return
         tx.execute("ROLLBACK TO SAVEPOINT alicorn_append")  # also leaves a transaction aborted by an error usable
-        tx.queued.append("RELEASE SAVEPOINT alicorn_append")
+        tx.queued.append(_RELEASE)
 
     def _fails_group(self, exc: Exception) -> bool:
         return isinstance(exc, (psycopg.Error, _StaleConnection)) or super()._fails_group(exc)
@@ -530,18 +634,22 @@ class PostgresJournalStore(JournalStore):
         statements.append(
             ("SELECT seq, hash FROM journal_events WHERE stream = %s ORDER BY seq DESC LIMIT 1", (stream,))
         )
-        row = tx.execute_all(statements).fetchone()
+        if not (tx.writing and self.summaries_kept):
+            row = tx.execute_all(statements).fetchone()
+            return None if row is None else Head(int(row[0]), row[1])
+        # A writer's next step reads the run's summary row (store.py, `_append_txn`): in the same round trip.
+        statements.append((f"SELECT {_SUMMARY_COLUMNS} FROM {SUMMARY_TABLE} WHERE stream = %s", (stream,)))
+        *_, head_cursor, summary_cursor = tx.execute_each(statements)
+        tx.summary_rows[stream] = summary_cursor.fetchone()
+        row = head_cursor.fetchone()
         return None if row is None else Head(int(row[0]), row[1])
 
     def _insert_txn(self, tx: _Tx, events: list[Event]) -> None:
         try:
             rows = [(e.stream, e.seq, json.dumps(e.at), e.hash, e.line) for e in events]
             insert = "INSERT INTO journal_events (stream, seq, at_json, hash, body) VALUES (%s, %s, %s, %s, %s)"
-            if len(rows) == 1:  # one statement, one round trip (executemany pipelines, which costs a sync more)
-                tx.conn.execute(insert, rows[0])
-            else:
-                with tx.conn.cursor() as cursor:
-                    cursor.executemany(insert, rows)
+            # One round trip, with the statements queued before it (the run's summary row): one pipeline.
+            tx.execute_each([(insert, row) for row in rows])
         except psycopg.errors.UniqueViolation:
             # Only possible if the head moved after it was read (the stream lock makes that a storage edit).
             raise ConcurrentAppendError(events[0].stream, events[0].seq - 1, events[0].seq) from None
@@ -600,17 +708,46 @@ class PostgresJournalStore(JournalStore):
 
     def _load_segment(self, stream: str) -> bytes:
         with self._read_transaction() as tx:
-            row = tx.execute(
-                "SELECT s.data FROM journal_archives a JOIN journal_segments s "
-                "ON s.stream = a.stream AND s.digest = a.digest WHERE a.stream = %s",
-                (stream,),
-            ).fetchone()
+            return self._load_segment_txn(tx, stream)
+
+    def _load_segment_txn(self, tx: _Tx, stream: str) -> bytes:
+        row = tx.execute(
+            "SELECT s.data FROM journal_archives a JOIN journal_segments s "
+            "ON s.stream = a.stream AND s.digest = a.digest WHERE a.stream = %s",
+            (stream,),
+        ).fetchone()
         if row is None:
             raise JournalError(
                 f"the archive segment of {stream!r} is missing from {self.location} (table journal_segments). "
                 "Restore it from a backup; the journal records its digest, so a restored copy is checked."
             )
         return bytes(row[0])
+
+    # ---- run summaries: text columns as JSON strings (see SUMMARY_TABLE) -----------------------------------------
+
+    def _summary_txn(self, tx: _Tx, stream: str) -> RunSummary | None:
+        if stream in tx.summary_rows:  # read with the stream's head, after its lock (`_head_txn`)
+            row = tx.summary_rows.pop(stream)
+        else:
+            row = tx.execute(f"SELECT {_SUMMARY_COLUMNS} FROM {SUMMARY_TABLE} WHERE stream = %s", (stream,)).fetchone()
+        return None if row is None else _summary(row)
+
+    def _put_summary_txn(self, tx: _Tx, summary: RunSummary) -> None:
+        # Queued: it rides in the pipeline of the append's insert, or is sent before the commit (`_Tx.flush`).
+        tx.queued.append((_UPSERT_SUMMARY, _summary_params(summary)))
+
+    def _summaries_txn(self, tx: _Tx, limit: int | None, status: str | None) -> list[RunSummary]:
+        where, args = ("WHERE status = %s", [json.dumps(status)]) if status is not None else ("", [])
+        rows = tx.execute(
+            f"SELECT {_SUMMARY_COLUMNS} FROM {SUMMARY_TABLE} {where} ORDER BY created DESC, stream DESC LIMIT %s",
+            (*args, limit),  # LIMIT NULL: all
+        ).fetchall()
+        return [_summary(row) for row in rows]
+
+    def _summary_count_txn(self, tx: _Tx, status: str | None) -> int:
+        where, args = ("WHERE status = %s", (json.dumps(status),)) if status is not None else ("", ())
+        row = tx.execute(f"SELECT count(*) FROM {SUMMARY_TABLE} {where}", args).fetchone()
+        return int(row[0]) if row else 0
 
     def _archive_txn(self, tx: _Tx, segment: Segment) -> None:
         tx.execute(
@@ -634,6 +771,41 @@ class PostgresJournalStore(JournalStore):
     def raw_connection(self) -> psycopg.Connection[Any]:
         """The underlying connection. Only for tamper tests and forensics: writing through it breaks the chain."""
         return self._usable()
+
+
+def _summary_params(summary: RunSummary) -> tuple[Any, ...]:
+    """A summary as the parameters of `_UPSERT_SUMMARY` (text columns as JSON strings)."""
+    return (
+        summary.stream,
+        json.dumps(summary.status),
+        json.dumps(summary.goal),
+        summary.nodes,
+        summary.succeeded,
+        summary.events,
+        summary.bytes,
+        json.dumps(summary.created),
+        None if summary.finished is None else json.dumps(summary.finished),
+        summary.last_seq,
+        summary.archived_bytes,
+    )
+
+
+def _summary(row: Sequence[Any]) -> RunSummary:
+    """A journal_run_summaries row as the summary it stores."""
+    stream, status, goal, nodes, succeeded, events, size, created, finished, last_seq, archived = row
+    return RunSummary(
+        stream,
+        json.loads(status),
+        json.loads(goal),
+        int(nodes),
+        int(succeeded),
+        int(events),
+        int(size),
+        json.loads(created),
+        None if finished is None else json.loads(finished),
+        int(last_seq),
+        None if archived is None else int(archived),
+    )
 
 
 def _conninfo(url: str) -> str:

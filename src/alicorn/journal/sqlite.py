@@ -39,6 +39,7 @@ from alicorn.errors import (
 )
 from alicorn.journal.events import Event, parse_line
 from alicorn.journal.store import Head, JournalStore, Salvage, SalvagedStream, Segment, StreamInfo, check_stream_name
+from alicorn.journal.summaries import RunSummary
 
 FORMAT = "alicorn-journal"
 VERSION = "1"
@@ -75,6 +76,35 @@ CREATE TABLE archives (
 );
 """
 
+#: The run-summary projection (journal/summaries.py), kept by every append. Not among `_TABLES`: a journal made
+#: before it has no such table and is still a sound journal of this format; the first writable open adds and fills
+#: it, and records `run_summaries = 1` in alicorn_meta (`SUMMARIES_KEY`) once the table holds every run.
+_SUMMARY_SCHEMA = (
+    """CREATE TABLE run_summaries (
+    stream TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    goal TEXT NOT NULL,
+    nodes INTEGER NOT NULL,
+    succeeded INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    created TEXT NOT NULL,
+    finished TEXT,
+    last_seq INTEGER NOT NULL,
+    archived_bytes INTEGER
+)""",
+    "CREATE INDEX run_summaries_by_created ON run_summaries (created, stream)",
+    "CREATE INDEX run_summaries_by_status ON run_summaries (status, created, stream)",
+)
+SUMMARIES_KEY = "run_summaries"
+_SUMMARY_TYPES: tuple[type | tuple[type, ...], ...] = (
+    *(str, str, str, int, int, int, int, str),
+    (str, type(None)),
+    int,
+    (int, type(None)),
+)
+_SUMMARY_COLUMNS = "stream, status, goal, nodes, succeeded, events, bytes, created, finished, last_seq, archived_bytes"
+
 
 class SQLiteStore(JournalStore):
     """A journal in one SQLite file. `create=False` refuses to make a new file (for `resume`, `cancel`...);
@@ -98,6 +128,45 @@ class SQLiteStore(JournalStore):
                 _drop_reader_sidecars(self.path)
             raise
         self.segments_dir = self.path.with_name(self.path.name + ".segments")
+        try:
+            self.summaries_kept = self._summaries_complete()
+            if not self.summaries_kept and not read_only:
+                try:
+                    self._build_summaries()
+                except (JournalIntegrityError, DamagedJournalError):
+                    # a damaged journal made before summaries: it still opens (to verify, salvage or resume what
+                    # reads); its listing is computed from the events, which names the damage
+                    self.summaries_kept = False
+        except BaseException:
+            self.close()
+            raise
+
+    def _summaries_complete(self) -> bool:
+        """Whether the file holds the run-summary table, filled for every run (its alicorn_meta key says so)."""
+        with self._lock, self._translated("reading the journal"):
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "run_summaries" not in tables:
+                return False
+            row = self._conn.execute("SELECT value FROM alicorn_meta WHERE key = ?", (SUMMARIES_KEY,)).fetchone()
+            return row is not None and row[0] == "1"
+
+    def _build_summaries(self) -> None:
+        """Add the run-summary table to a journal made before it and fill it from every run's events, in one write
+        transaction (another process may have done it meanwhile: then nothing is left to do)."""
+        with self._write_transaction() as tx:
+            tables = {r[0] for r in tx.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            row = tx.execute("SELECT value FROM alicorn_meta WHERE key = ?", (SUMMARIES_KEY,)).fetchone()
+            if "run_summaries" in tables and row is not None and row[0] == "1":
+                self.summaries_kept = True
+                return
+            if "run_summaries" in tables:
+                tx.execute("DELETE FROM run_summaries")  # a table without its key: rows may be missing; refill
+            else:
+                for statement in _SUMMARY_SCHEMA:
+                    tx.execute(statement)
+            self._backfill_summaries_txn(tx)
+            tx.execute("INSERT OR REPLACE INTO alicorn_meta (key, value) VALUES (?, '1')", (SUMMARIES_KEY,))
+        self.summaries_kept = True
 
     def data_version(self) -> int:
         """SQLite's `PRAGMA data_version` on this store's connection: it changes whenever another connection (another
@@ -319,16 +388,84 @@ class SQLiteStore(JournalStore):
                 row = tx.execute("SELECT segment FROM archives WHERE stream = ?", (stream,)).fetchone()
             except sqlite3.Error as exc:
                 self._read_failed(exc, f"the archive record of {stream!r} cannot be read", stream)
+        with self._translated(f"reading the archive segment of {stream!r}"):
+            return self._segment_bytes(stream, row)
+
+    def _load_segment_txn(self, tx: sqlite3.Connection, stream: str) -> bytes:
+        try:
+            row = tx.execute("SELECT segment FROM archives WHERE stream = ?", (stream,)).fetchone()
+        except sqlite3.Error as exc:
+            self._read_failed(exc, f"the archive record of {stream!r} cannot be read", stream)
+        return self._segment_bytes(stream, row)
+
+    def _segment_bytes(self, stream: str, row: tuple[object, ...] | None) -> bytes:
+        """The segment file an archive record (`row`: its segment name) names; JournalError when it is missing."""
         name = row[0] if row and isinstance(row[0], str) else f"{stream}.jsonl.gz"
         path = self.segments_dir / name
         try:
-            with self._translated(f"reading the archive segment of {stream!r}"):
-                return path.read_bytes()
+            return path.read_bytes()
         except FileNotFoundError:
             raise JournalError(
                 f"the archive segment of {stream!r} is missing: expected {path}. Restore it from a backup; "
                 "the journal records its digest, so a restored copy is checked."
             ) from None
+
+    # ---- run summaries ----------------------------------------------------------------------------------------
+
+    def _summary_txn(self, tx: sqlite3.Connection, stream: str) -> RunSummary | None:
+        try:
+            row = tx.execute(f"SELECT {_SUMMARY_COLUMNS} FROM run_summaries WHERE stream = ?", (stream,)).fetchone()
+        except sqlite3.Error as exc:
+            self._read_failed(exc, f"the run summary of {stream!r} cannot be read", stream)
+        return None if row is None else self._summary(row)
+
+    def _put_summary_txn(self, tx: sqlite3.Connection, summary: RunSummary) -> None:
+        tx.execute(
+            # An upsert, not INSERT OR REPLACE: an index whose columns did not change (most appends change
+            # neither `created` nor `status`) is left as it is.
+            f"INSERT INTO run_summaries ({_SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (stream) DO UPDATE SET status = excluded.status, goal = excluded.goal, "
+            "nodes = excluded.nodes, succeeded = excluded.succeeded, events = excluded.events, "
+            "bytes = excluded.bytes, created = excluded.created, finished = excluded.finished, "
+            "last_seq = excluded.last_seq, archived_bytes = excluded.archived_bytes",
+            (
+                summary.stream,
+                summary.status,
+                summary.goal,
+                summary.nodes,
+                summary.succeeded,
+                summary.events,
+                summary.bytes,
+                summary.created,
+                summary.finished,
+                summary.last_seq,
+                summary.archived_bytes,
+            ),
+        )
+
+    def _summaries_txn(self, tx: sqlite3.Connection, limit: int | None, status: str | None) -> list[RunSummary]:
+        where, args = ("WHERE status = ?", [status]) if status is not None else ("", [])
+        sql = f"SELECT {_SUMMARY_COLUMNS} FROM run_summaries {where} ORDER BY created DESC, stream DESC LIMIT ?"
+        try:
+            rows = tx.execute(sql, (*args, -1 if limit is None else limit)).fetchall()
+        except sqlite3.Error as exc:
+            self._read_failed(exc, "the list of its runs cannot be read")
+        return [self._summary(row) for row in rows]
+
+    def _summary_count_txn(self, tx: sqlite3.Connection, status: str | None) -> int:
+        where, args = ("WHERE status = ?", (status,)) if status is not None else ("", ())
+        try:
+            return int(tx.execute(f"SELECT count(*) FROM run_summaries {where}", args).fetchone()[0])
+        except sqlite3.Error as exc:
+            self._read_failed(exc, "the list of its runs cannot be read")
+
+    def _summary(self, row: tuple[object, ...]) -> RunSummary:
+        if len(row) != len(_SUMMARY_TYPES) or not all(
+            isinstance(v, t) for v, t in zip(row, _SUMMARY_TYPES, strict=True)
+        ):
+            name = row[0] if row and isinstance(row[0], str) else "?"
+            raise self._damaged(f"the run summary of {name!r} has a damaged row", stream=name)
+        return RunSummary(*row)  # type: ignore[arg-type]
 
     def _archive_txn(self, tx: sqlite3.Connection, segment: Segment) -> None:
         tx.execute(
@@ -626,8 +763,11 @@ def _create_schema(conn: sqlite3.Connection) -> None:
         if not again:  # another process may have created it while we waited for the lock
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 conn.execute(statement)
+            for statement in _SUMMARY_SCHEMA:
+                conn.execute(statement)
             conn.executemany(
-                "INSERT INTO alicorn_meta (key, value) VALUES (?, ?)", [("format", FORMAT), ("version", VERSION)]
+                "INSERT INTO alicorn_meta (key, value) VALUES (?, ?)",
+                [("format", FORMAT), ("version", VERSION), (SUMMARIES_KEY, "1")],
             )
         conn.execute("COMMIT")
     except BaseException:

@@ -23,7 +23,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 from alicorn.crashpoints import DISARMED, CrashPoints
@@ -37,6 +37,7 @@ from alicorn.errors import (
     UnknownStreamError,
 )
 from alicorn.journal.events import Draft, Event, chain, parse_line, verify_stream
+from alicorn.journal.summaries import RunSummary, advance, summarize
 from alicorn.secrets import KnownSecrets
 
 _STREAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
@@ -190,6 +191,8 @@ class JournalStore(ABC):
     `secrets` are this home's known secrets: `append` redacts them (and credentials known by their format) from
     every event before it is chained and stored, so the hash chain covers the redacted text (DESIGN.md invariant 7).
     The default knows no values and applies the detectors only; `alicorn.app.open_app` gives it the home's.
+    Every append also keeps its run's summary row (journal/summaries.py) in its own transaction; `run_summaries`
+    lists them with one indexed query.
 
     Subclasses implement the `_*_txn` hooks and `_write_transaction`/`_read_transaction`; all logic lives here.
     A store may be shared by threads of one process; separate processes each open their own.
@@ -203,6 +206,9 @@ class JournalStore(ABC):
     group_commit: bool = False
     #: The longest a group's leader waits for the appends it expects (the size of the previous group).
     group_window_s: float = GROUP_WINDOW_S
+    #: Whether the storage holds a complete run-summary row for every run, kept by every append. False only for a
+    #: journal made before summaries were kept and opened read-only: its listing is computed from the events.
+    summaries_kept: bool = True
 
     def __init__(self) -> None:
         self._locks_guard = threading.Lock()
@@ -248,6 +254,12 @@ class JournalStore(ABC):
         if guard is not None:
             guard(tx)
         events = chain(stream, actual, head.hash if head else None, drafts)
+        if self.summaries_kept:
+            # The run's summary row, in this transaction: it commits with the events or not at all. Written before
+            # them so an engine can send both in one round trip; a new stream has no row to read yet.
+            summary = advance(self._summary_txn(tx, stream) if actual else None, events)
+            if summary is not None:
+                self._put_summary_txn(tx, summary)
         self._insert_txn(tx, events)
         self.crash.hit("mid_append")
         return events
@@ -479,6 +491,51 @@ class JournalStore(ABC):
             infos = self._streams_txn(tx)
         return sorted(infos, key=lambda i: (i.first_at, i.stream))
 
+    def run_summaries(self, *, limit: int | None, status: str | None = None) -> list[RunSummary]:
+        """The runs' summaries, newest created first (ties: the greater stream name first), at most `limit` (None:
+        all), only those whose status is `status` when given; archived runs included. One indexed query, unless
+        the journal predates summaries and was opened read-only (then computed from its events, writing nothing)."""
+        if limit is not None and limit < 0:
+            raise JournalError(f"a run listing's limit must be 0 or more, not {limit}")
+        with self._read_transaction() as tx:
+            if self.summaries_kept:
+                return self._summaries_txn(tx, limit, status)
+            rows = self._computed_summaries_txn(tx)
+        chosen = sorted(
+            (r for r in rows if status is None or r.status == status), key=lambda r: (r.created, r.stream), reverse=True
+        )
+        return chosen if limit is None else chosen[:limit]
+
+    def run_count(self, *, status: str | None = None) -> int:
+        """How many runs there are (with status `status`, when given), as `run_summaries` would list them all."""
+        with self._read_transaction() as tx:
+            if self.summaries_kept:
+                return self._summary_count_txn(tx, status)
+            return sum(1 for r in self._computed_summaries_txn(tx) if status is None or r.status == status)
+
+    def _computed_summaries_txn(self, tx: Any) -> list[RunSummary]:
+        """Every run's summary computed from its events (live or archived) in `tx`: what a journal made before
+        summaries were kept holds, and how its table is filled the first time it is opened for writing."""
+        out = []
+        for info in self._streams_txn(tx):
+            if info.archived:
+                record = self._archive_record_txn(tx, info.stream)
+                digest = record[0] if record is not None else ""
+                events = decode_segment(info.stream, self._load_segment_txn(tx, info.stream), digest)
+            else:
+                events = self._read_txn(tx, info.stream, 0)
+            summary = summarize(events)
+            if summary is not None:
+                out.append(replace(summary, archived_bytes=info.archived_bytes) if info.archived else summary)
+        return out
+
+    def _backfill_summaries_txn(self, tx: Any) -> int:
+        """Write every run's computed summary in the open write transaction `tx`; how many runs there were."""
+        rows = self._computed_summaries_txn(tx)
+        for summary in rows:
+            self._put_summary_txn(tx, summary)
+        return len(rows)
+
     def heads(self) -> dict[str, Head]:
         """Every stream's head: what `alicorn journal head` saves to detect truncation later."""
         return {info.stream: info.head for info in self.streams()}
@@ -506,6 +563,9 @@ class JournalStore(ABC):
             if head != segment.head:
                 raise ConcurrentAppendError(stream, segment.head.seq, head.seq if head else 0)
             self._archive_txn(tx, segment)
+            summary = self._summary_txn(tx, stream) if self.summaries_kept else None
+            if summary is not None:  # the listing shows archived runs too, with their segment's size
+                self._put_summary_txn(tx, replace(summary, archived_bytes=len(segment.data)))
         return StreamInfo(
             stream,
             segment.events,
@@ -604,6 +664,25 @@ class JournalStore(ABC):
 
     @abstractmethod
     def _load_segment(self, stream: str) -> bytes: ...
+
+    @abstractmethod
+    def _load_segment_txn(self, tx: Any, stream: str) -> bytes:
+        """An archived stream's segment bytes, read inside the open transaction `tx` (backfilling summaries)."""
+
+    @abstractmethod
+    def _summary_txn(self, tx: Any, stream: str) -> RunSummary | None:
+        """The run's summary row, or None (not a run, or no such stream)."""
+
+    @abstractmethod
+    def _put_summary_txn(self, tx: Any, summary: RunSummary) -> None:
+        """Write the run's summary row (insert or replace), in the caller's write transaction."""
+
+    @abstractmethod
+    def _summaries_txn(self, tx: Any, limit: int | None, status: str | None) -> list[RunSummary]:
+        """Summary rows newest created first (then stream name, descending), filtered and limited, by one query."""
+
+    @abstractmethod
+    def _summary_count_txn(self, tx: Any, status: str | None) -> int: ...
 
     @abstractmethod
     def _archive_txn(self, tx: Any, segment: Segment) -> None:
