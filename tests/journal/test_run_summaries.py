@@ -363,3 +363,19 @@ def test_alicorn_runs_refuses_a_status_no_run_can_have(tmp_path: Path) -> None:
     assert "succeeded" in message and "Traceback" not in refused.output and len(message.splitlines()) == 1
     assert _runs(home, "--limit", "0").exit_code == 2
     assert listing(home) == before
+
+
+def test_a_run_created_without_a_whole_plan_never_refuses_the_append() -> None:
+    """The journal stores what callers append; its projection must not turn a partial run.created (a test's, a later
+    format's) or an odd run.finished into a failed append."""
+    from alicorn.journal.events import Draft
+    from alicorn.journal.memory import InMemoryStore
+
+    store = InMemoryStore()
+    at = "2026-11-30T08:00:00.000000Z"
+    store.append("run-odd", [Draft("run.created", at, {"plan": {"goal_hash": "g" * 64}})], expect=0)
+    store.append("run-odd", [Draft("run.finished", at, {"reason": "no status"})], expect=1)
+    store.append("run-bare", [Draft("run.created", at, {})], expect=0)
+    rows = {r.stream: r for r in store.run_summaries(limit=None)}
+    assert (rows["run-odd"].nodes, rows["run-odd"].goal, rows["run-odd"].status) == (0, "", "running")
+    assert rows["run-odd"].finished == at and rows["run-bare"].events == 1
