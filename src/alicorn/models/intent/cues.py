@@ -62,12 +62,10 @@ _GREETING = re.compile(
     r"|спасибо|пока|до свидания|отлично|круто|спокойной ночи)(?!\w)",
     re.IGNORECASE,
 )
-_THANKS = re.compile(
-    r"^(?:thanks|thank you|cheers|dzięki|dzieki|dziękuję|dziekuje|спасибо|благодарю)(?!\w)", re.IGNORECASE
-)
-_THANKS_ANYWHERE = re.compile(
-    r"(?<!\w)(?:thanks|thank you|cheers|dzięki|dzieki|dziękuję|dziekuje|спасибо|благодарю)(?!\w)", re.IGNORECASE
-)
+_THANKS_WORDS = r"(?:thanks|thank you|cheers|dzięki|dzieki|dziękuję|dziekuje|спасибо|благодарю)(?!\w)"
+#: Thanks opening the message, and thanks anywhere in it.
+_THANKS = re.compile("^" + _THANKS_WORDS, re.IGNORECASE)
+_THANKS_ANYWHERE = re.compile(r"(?<!\w)" + _THANKS_WORDS, re.IGNORECASE)
 #: A past tense, roughly: English -ed and a few irregulars, Polish -ł/-ła/-li, Russian -л/-ла/-ли (longer words).
 _PAST_TENSE = re.compile(
     r"\b\w{3,}ed\b|\b(?:was|were|went|made|did|got|came|ran)\b|\w{3,}(?:ł|ła|ło|li|ły)(?!\w)|(?<!\w)[а-я]{3,}(?:ла|ли|ло|л)(?!\w)"

@@ -103,7 +103,7 @@ _NEGATIVE_VERBS = (
     "powstrzym", "przesta", "unikaj", "wahaj", "wahani", "wstrzym", "zaczek", "zapomin", "zapomn", "zatrzym", "zwlek",
     "воздерж", "дождат", "дождис", "дождит", "дожида", "жди", "ждать", "забуд", "забыв", "забыть", "задерж", "избега",
     "медли", "останов", "отлож", "откладыв", "перестан", "повремен", "погоди", "подожд", "прекрат", "приостанов",
-    "пропуск", "пропуст", "стесня", "сдержива", "сдерживат", "тянуть", "тяни", "затягив", "медлить", "procrastinat",
+    "пропуск", "пропуст", "стесня", "сдержива", "тянуть", "тяни", "затягив", "медлить", "procrastinat",
 )
 #: Two-word operators: "hold off", "hold back", "put off".
 _NEGATIVE_PAIRS = {("hold", "off"), ("hold", "back"), ("put", "off")}
@@ -303,9 +303,8 @@ _ARRIVING_EN = {
 }  # fmt: skip
 _ARRIVING = (
     "попаст", "попад", "дойт", "дойд", "доход", "утеч", "утек", "просоч", "dostać", "dostanie", "dostaną",
-    "wyciek", "wycieknie", "dotrz", "dotrze", "dotr", "trafi", "ушл", "уйд", "уйт", "wyszł", "wyjd",
-    "pójd", "pojd", "пойд", "пойт", "idzie", "idą", "zawisn", "zawiśn", "pojawi", "появит", "появл", "появ",
-    "=appear", "=appears",
+    "wyciek", "dotr", "trafi", "ушл", "уйд", "уйт", "wyszł", "wyjd",
+    "pójd", "pojd", "пойд", "пойт", "idzie", "idą", "zawisn", "zawiśn", "pojawi", "появ",
 )
 #: Past motion forms that say a message leaves only as a subjunctive ("чтобы письмо не ушло клиенту").
 _MOTION_PAST = ("ушл", "ушел", "wyszł", "wyszl")
@@ -429,13 +428,10 @@ _SERVERS = (
     "продакшен",
     # the machines people install on: "the librarians' PCs", "kasy", "рабочие компьютеры", "на кассы"
     "=pc",
-    "=pcs",
     "computer",
     "laptop",
     "=till",
-    "=tills",
     "komputer",
-    "laptop",
     "=kasy",
     "=kasach",
     "компьютер",
@@ -1237,10 +1233,9 @@ _POINTING = {
     "его", "ее", "их", "это", "об", "о", "про",
 }  # fmt: skip
 #: Verbs of seeing and learning: negated, with someone else as the subject, the thing is not to reach them.
-_PERCEIVING = (
-    "=see", "=hear", "=hears", "=learn", "=lay", "zobacz", "zobaczy", "usłysz", "dowie", "dowiedz", "увид", "увидит",
-    "услыш", "узна", "узнает",
-)
+#: Verbs of hearing and learning: someone who is to hear it "from me" hears it from the speaker, not from us.
+_LEARNING = ("=hear", "dowie", "dowiedz", "usłysz", "узна", "услыш")
+_PERCEIVING = ("=see", "=learn", "=lay", "zobacz", "увид", *_LEARNING)
 #: Touching or editing a data object in a negated or "without" clause writes to it ("without touching the
 #: spreadsheet", "nie ruszaj arkusza", "журнал не правь"); a device stays physical ("не трогай котёл").
 _TOUCHING = (

@@ -30,6 +30,7 @@ from alicorn.models.intent.lexicon import (
     _COORDINATORS,
     _DATA_OBJECTS,
     _DETERMINERS,
+    _LEARNING,
     _N_WORDS,
     _NEGATIVE_VERBS,
     _NOT_HANDLING,
@@ -148,9 +149,9 @@ _HANDLE_EN = (
 )
 #: Working on a copy leaves the original as it is: "work on a duplicate if you must", "treat it as read-only".
 _ON_A_COPY: tuple[tuple[str, ...], ...] = (
-    ("work", "on", "a", "copy"), ("work", "on", "a", "duplicate"), ("as", "read", "-", "only"), ("pracuj", "na",
-    "kopii"),
-    ("работай", "с", "копией"), ("работай", "на", "копии"), ("только", "на", "копии"), ("tylko", "na", "kopii"),
+    ("work", "on", "a", "copy"), ("work", "on", "a", "duplicate"), ("as", "read", "-", "only"),
+    ("pracuj", "na", "kopii"), ("tylko", "na", "kopii"), ("работай", "с", "копией"), ("работай", "на", "копии"),
+    ("только", "на", "копии"),
 )
 #: "…, not you": the action before is someone else's ("Публикует графики только отдел кадров, не ты").
 _NOT_YOU = {("не", "ты"), ("не", "вы"), ("nie", "ty"), ("nie", "wy"), ("not", "you")}
@@ -548,9 +549,9 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
         if drafts is not None and any(_whole(_STAYING_DRAFT, w) for w in words[max(0, index - 4) : index]):
             found.append((index, ForbiddenAction("external_transmission", f"{' '.join(drafts)} (kept a draft)", word)))
             continue
-        if word == "рано" and index and words[index - 1].endswith(("ть", "ти")) and action_of(words, index - 1):
-            found.append((index - 1, ForbiddenAction(action_of(words, index - 1) or "publication", "рано (too early)",
-                                                     words[index - 1])))  # fmt: skip
+        infinitive = action_of(words, index - 1) if index and words[index - 1].endswith(("ть", "ти")) else None
+        if word == "рано" and infinitive is not None:  # "ставить рано": the infinitive's action, too early
+            found.append((index - 1, ForbiddenAction(infinitive, "рано (too early)", words[index - 1])))
             continue
         on_copy = next((p for p in _ON_A_COPY if tuple(words[index : index + len(p)]) == p), None)
         if on_copy is not None:  # "work on a duplicate", "treat it as read-only", "pracuj na kopii": the original stays
@@ -588,47 +589,22 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
 #: Words that gate or defer what their clause names: "until", "only after", "dopóki", "пока не", "will have to wait".
 _GATES = {
     "until", "till", "unless", "once", "dopóki", "aż", "dopiero", "пока", "wait", "waits", "poczekać", "poczekają",
-    "poczeka",
-    "czekać", "подождет", "подождут", "подождать", "ждать", "ждет", "ждут",
+    "poczeka", "czekać", "подождет", "подождут", "подождать", "ждать", "ждет", "ждут",
 }  # fmt: skip
 _GATE_PAIRS = (
-    ["only", "after"],
-    ["tylko", "po"],
-    ["только", "после"],
-    ["not", "before"],
-    ["when", "i"],
-    ["jak", "powiem"],
-    ["когда", "я"],
-    ["dopiero", "po"],
-    ["не", "раньше"],
-)
+    ["only", "after"], ["tylko", "po"], ["только", "после"], ["not", "before"], ["when", "i"], ["jak", "powiem"],
+    ["когда", "я"], ["dopiero", "po"], ["не", "раньше"],
+)  # fmt: skip
 #: Verbs of getting and receiving: a person who is not to get it is not to be sent it ("the team doesn't get a copy
 #: before I OK it", "dostaję tylko ja", "получат только после…").
-_RECEIVING = (
-    "=get",
-    "=gets",
-    "=receive",
-    "=receives",
-    "dostaj",
-    "dostan",
-    "otrzym",
-    "получ",
-    "получа",
-)
+_RECEIVING = ("=get", "=receive", "dostaj", "dostan", "otrzym", "получ")
 _FROM_ME = {
-    ("ode", "mnie"),
-    ("od", "mnie"),
-    ("from", "me"),
-    ("от", "меня"),
-    ("from", "us"),
-    ("od", "nas"),
-    ("от", "нас"),
-}
-_LEARNING = ("=hear", "dowie", "dowiedz", "usłysz", "узна", "услыш")
+    ("ode", "mnie"), ("od", "mnie"), ("from", "me"), ("от", "меня"), ("from", "us"), ("od", "nas"), ("от", "нас"),
+}  # fmt: skip
 _ONLY_ME = {("tylko", "ja"), ("only", "i"), ("только", "я"), ("wyłącznie", "ja"), ("лишь", "я")}
-#: People a thing reaches: with a negated or gated verb of receiving, they are not to be sent it.
 #: Outside as the destination: "Наружу перевод пока не выпускай", "nothing leaves for outside".
 _OUTSIDE = {"наружу", "вовне", "zewnątrz", "outside"}
+#: People a thing reaches: with a negated or gated verb of receiving, they are not to be sent it.
 _PEOPLE = (
     "team", "staff", "supplier", "client", "customer", "manager", "parent", "resident", "board", "driver", "crew",
     "zesp", "dostawc", "klient", "kierowni", "rodzic", "zarząd", "załog", "команд", "поставщик", "клиент",
@@ -636,9 +612,9 @@ _PEOPLE = (
 )  # fmt: skip
 
 
-def negated_before(words: list[str], start: int, index: int) -> bool:
-    """A negation before `index` in [start, index) that is not inside a gate ("пока главврач не подпишет, ни один
-    вариант не должен появиться на портале": the second "не" is the clause's own)."""
+def _n_word_before(words: list[str], start: int, index: int) -> bool:
+    """A negative-concord word in [start, index): with a gate before the place too, the clause still negates its own
+    verb ("пока главврач не подпишет, ни один вариант не должен появиться на портале")."""
     return any(w in _N_WORDS for w in words[start:index])
 
 
@@ -677,7 +653,7 @@ def _gated_destination(words: list[str], language: str) -> list[tuple[int, Forbi
         gated = any(w in _GATES for w in words[index + 1 : tail]) or any(
             words[k : k + 2] in _GATE_PAIRS for k in range(index + 1, tail)
         )
-        if any(w in _GATES for w in words[start:index]) and not negated_before(words, start, index):
+        if any(w in _GATES for w in words[start:index]) and not _n_word_before(words, start, index):
             continue
         receiving = any(_whole(_RECEIVING, w) for w in clause)
         only_me = any(tuple(words[k : k + 2]) in _ONLY_ME for k in range(start, end))
