@@ -101,9 +101,9 @@ def _duration(start: str | None, end: str | None) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
 
 
-def _driver(state: RunState, store: JournalStore) -> Driver | None:
+def _driver(store: JournalStore, run_id: str, status: str) -> Driver | None:
     """For a run the journal says is running: whether its driver is alive (a probe of its lock; writes nothing)."""
-    return probe(store, state.run_id) if state.status == "running" else None
+    return probe(store, run_id) if status == "running" else None
 
 
 def _status_line(state: RunState, driver: Driver | None) -> str:
@@ -125,7 +125,7 @@ def run_summaries(store: JournalStore, *, limit: int | None = None, status: str 
     out = []
     for summary in store.run_summaries(limit=limit, status=status):
         run = summary.stream
-        driver = probe(store, run) if summary.status == "running" else None  # as `_driver` decides for a state
+        driver = _driver(store, run, summary.status)
         out.append(
             {
                 "run": run,
@@ -209,7 +209,7 @@ def _dag(state: RunState) -> Tree:
 def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -> None:
     """A run's headline, its nodes table, effects, and (detailed) its DAG."""
     console.print(
-        f"run [bold]{state.run_id}[/]: {_status_line(state, _driver(state, store))}"
+        f"run [bold]{state.run_id}[/]: {_status_line(state, _driver(store, state.run_id, state.status))}"
         + (f" — {state.stop_reason}" if state.stop_reason else "")
     )
     created = store.read(state.run_id)[:1] if detailed else []

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from alicorn.journal.events import Event, parse_line
 from alicorn.journal.store import Head, JournalStore, Segment, StreamInfo
-from alicorn.journal.summaries import RunSummary
+from alicorn.journal.summaries import RunSummary, newest_first
 
 
 @dataclass
@@ -118,15 +118,10 @@ class InMemoryStore(JournalStore):
         tx.summaries[summary.stream] = summary
 
     def _summaries_txn(self, tx: object, limit: int | None, status: str | None) -> list[RunSummary]:
-        rows = sorted(
-            (r for r in self._summaries.values() if status is None or r.status == status),
-            key=lambda r: (r.created, r.stream),
-            reverse=True,
-        )
-        return rows if limit is None else rows[:limit]
+        return newest_first(self._summaries.values(), limit=limit, status=status)
 
     def _summary_count_txn(self, tx: object, status: str | None) -> int:
-        return sum(1 for r in self._summaries.values() if status is None or r.status == status)
+        return len(newest_first(self._summaries.values(), limit=None, status=status))
 
     def _archive_txn(self, tx: _Staged, segment: Segment) -> None:
         tx.archived.append(segment)

@@ -37,7 +37,7 @@ from alicorn.errors import (
     UnknownStreamError,
 )
 from alicorn.journal.events import Draft, Event, chain, parse_line, verify_stream
-from alicorn.journal.summaries import RunSummary, advance, summarize
+from alicorn.journal.summaries import RunSummary, advance, newest_first, summarize
 from alicorn.secrets import KnownSecrets
 
 _STREAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
@@ -501,17 +501,14 @@ class JournalStore(ABC):
             if self.summaries_kept:
                 return self._summaries_txn(tx, limit, status)
             rows = self._computed_summaries_txn(tx)
-        chosen = sorted(
-            (r for r in rows if status is None or r.status == status), key=lambda r: (r.created, r.stream), reverse=True
-        )
-        return chosen if limit is None else chosen[:limit]
+        return newest_first(rows, limit=limit, status=status)
 
     def run_count(self, *, status: str | None = None) -> int:
         """How many runs there are (with status `status`, when given), as `run_summaries` would list them all."""
         with self._read_transaction() as tx:
             if self.summaries_kept:
                 return self._summary_count_txn(tx, status)
-            return sum(1 for r in self._computed_summaries_txn(tx) if status is None or r.status == status)
+            return len(newest_first(self._computed_summaries_txn(tx), limit=None, status=status))
 
     def _computed_summaries_txn(self, tx: Any) -> list[RunSummary]:
         """Every run's summary computed from its events (live or archived) in `tx`: what a journal made before

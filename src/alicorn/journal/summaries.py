@@ -82,6 +82,15 @@ def advance(previous: RunSummary | None, events: Sequence[Event]) -> RunSummary 
     )
 
 
+def newest_first(rows: Iterable[RunSummary], *, limit: int | None, status: str | None) -> list[RunSummary]:
+    """`rows` as a listing gives them: only those with `status` (when given), newest created first (ties: the
+    greater stream name first), at most `limit` (None: all). The engines' queries order the same way."""
+    chosen = sorted(
+        (r for r in rows if status is None or r.status == status), key=lambda r: (r.created, r.stream), reverse=True
+    )
+    return chosen if limit is None else chosen[:limit]
+
+
 def summarize(events: Iterable[Event]) -> RunSummary | None:
     """The summary of a whole stream (None when it is not a run): what a journal without the projection computes."""
     return advance(None, list(events))
