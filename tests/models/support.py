@@ -1,4 +1,4 @@
-"""Shared test helpers: a fake clock, profiles, clients."""
+"""Shared test helpers: a fake clock, profiles, clients, and the effect classes' short names for intent cases."""
 
 from __future__ import annotations
 
@@ -7,6 +7,16 @@ from typing import Any
 
 from alicorn.models.profiles import ModelProfile
 from alicorn.runtime.world import format_time
+
+#: The effect classes by short name, for the intent tests' tables of cases.
+L, P, X, INST, F, C = (
+    "local_write",
+    "publication",
+    "external_transmission",
+    "installation",
+    "physical",
+    "code_execution",
+)
 
 
 class FakeClock:

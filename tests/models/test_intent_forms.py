@@ -14,15 +14,7 @@ from alicorn.models.intent.classifier import IntentClassifier
 from alicorn.models.intent.fallback import MARGIN, embedded_readings, nearest_class
 from alicorn.models.intent.forbidden import forbidden_effects, read_actions
 from alicorn.models.intent.lexicon import words_of
-
-L, P, X, INST, F, C = (
-    "local_write",
-    "publication",
-    "external_transmission",
-    "installation",
-    "physical",
-    "code_execution",
-)
+from tests.models.support import INST, C, F, L, P, X
 
 
 @pytest.mark.parametrize(

@@ -10,15 +10,7 @@ import pytest
 
 from alicorn.models.intent.cues import kind_cue
 from alicorn.models.intent.forbidden import forbidden_effects
-
-L, P, X, INST, F, C = (
-    "local_write",
-    "publication",
-    "external_transmission",
-    "installation",
-    "physical",
-    "code_execution",
-)
+from tests.models.support import INST, C, F, L, P, X
 
 
 @pytest.mark.parametrize(
