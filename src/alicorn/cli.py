@@ -46,17 +46,27 @@ class _JournalGroup(TyperGroup):
         return super().resolve_command(ctx, args)
 
 
-app = typer.Typer(
-    name="alicorn",
-    help="Alicorn: the model proposes, the runtime disposes. Typed plans, a hash-chained journal, verified replay.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+#: The application's settings, shared by the whole application and its narrowed form (`app_for`).
+_APP_SETTINGS: dict[str, Any] = {
+    "name": "alicorn",
+    "help": "Alicorn: the model proposes, the runtime disposes. Typed plans, a hash-chained journal, verified replay.",
+    "no_args_is_help": True,
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+}
+app = typer.Typer(**_APP_SETTINGS)
 journal_app = typer.Typer(cls=_JournalGroup, no_args_is_help=True, help="Read, pin, archive and move journal events.")
 app.add_typer(journal_app, name="journal")
 
 _debug = False
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from alicorn import __version__
+
+        typer.echo(f"alicorn {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
@@ -66,6 +76,10 @@ def _options(
         typer.Option(
             "--debug", envvar="ALICORN_DEBUG", help="Print the traceback of a failure too, not only its sentence."
         ),
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print Alicorn's version and exit."),
     ] = False,
 ) -> None:
     """Alicorn: the model proposes, the runtime disposes. Typed plans, a hash-chained journal, verified replay."""
@@ -825,6 +839,32 @@ def _broker_commands() -> None:
 _broker_commands()
 
 
+def _command_name(info: Any) -> str | None:
+    """The name a registered command or group answers to (typer derives a command's from its function)."""
+    if info.name:
+        return str(info.name)
+    callback = getattr(info, "callback", None)
+    return typer.main.get_command_name(callback.__name__) if callback is not None else None
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The application narrowed to the one command `args` invoke, so a start builds that command's parameters
+    only (typer inspects every function of every command it is given: ~200 ms of a 330 ms start for the whole tree).
+    The whole application when `args` name no known command (`--help`, a typo: its suggestions need them all)."""
+    wanted = next((arg for arg in args if not arg.startswith("-")), None)
+    if wanted is None:
+        return app
+    commands = [info for info in app.registered_commands if _command_name(info) == wanted]
+    groups = [info for info in app.registered_groups if _command_name(info) == wanted]
+    if not commands and not groups:
+        return app
+    narrowed = typer.Typer(**_APP_SETTINGS)
+    narrowed.registered_callback = app.registered_callback
+    narrowed.registered_commands = commands
+    narrowed.registered_groups = groups
+    return narrowed
+
+
 def main() -> None:
-    """Console entry point."""
-    sys.exit(app())
+    """Console entry point: the application narrowed to the invoked command (see `app_for`)."""
+    sys.exit(app_for(sys.argv[1:])())

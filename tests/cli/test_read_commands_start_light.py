@@ -13,8 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer
+import typer.main
+from typer.core import TyperGroup
 
-from ._support import ALARMS, invoke
+from alicorn import __version__
+from alicorn.cli import _command_name, app, app_for
+
+from ._support import ALARMS, invoke, runner
 
 
 @pytest.fixture
@@ -119,3 +125,46 @@ def test_a_home_that_sets_anvil_validates_it_at_every_start(home: Path) -> None:
             assert result.exit_code == 1, (args, result.output)
             assert said in " ".join(result.stderr.split()), (args, result.stderr)
     assert (home / "journal.db").read_bytes() == before
+
+
+def _names(typer_app: typer.Typer) -> list[str]:
+    return sorted(str(_command_name(info)) for info in (*typer_app.registered_commands, *typer_app.registered_groups))
+
+
+def test_the_entry_point_builds_only_the_invoked_command() -> None:
+    """`main` hands typer the one command the arguments name (typer inspects every function it is given, ~200 ms for
+    the whole tree); each narrowed command has exactly the parameters, help and subcommands of the whole tree's."""
+    whole = typer.main.get_command(app)
+    assert isinstance(whole, TyperGroup)
+    names = _names(app)
+    assert len(names) > 25 and names == sorted(whole.commands)
+    for name in names:
+        narrowed_app = app_for(["--debug", name, "--help"])
+        assert _names(narrowed_app) == [name]
+        narrowed = typer.main.get_command(narrowed_app)
+        assert isinstance(narrowed, TyperGroup) and list(narrowed.commands) == [name]
+        mine, theirs = narrowed.commands[name], whole.commands[name]
+        assert [p.opts for p in mine.params] == [p.opts for p in theirs.params], name
+        assert mine.help == theirs.help, name
+        if isinstance(theirs, TyperGroup):
+            assert isinstance(mine, TyperGroup) and sorted(mine.commands) == sorted(theirs.commands), name
+        assert [p.opts for p in narrowed.params] == [p.opts for p in whole.params]  # --debug, --version
+    for args in ([], ["--help"], ["--debug"], ["jornal", "x"], ["--version"]):
+        assert app_for(args) is app, args  # the whole tree: its help lists all, its suggestions need all
+
+
+def test_the_narrowed_entry_point_runs_the_command_as_the_whole_tree_does(home: Path) -> None:
+    run_id = _run_id(home)
+    for args in (["runs", "--json"], ["show", run_id], ["journal", run_id], ["--debug", "why", run_id]):
+        argv = [*args, "--home", str(home)]
+        narrowed = runner.invoke(app_for(argv), argv)
+        assert narrowed.exit_code == 0, narrowed.output
+        assert narrowed.output == invoke(home, *args).output, args
+
+
+def test_version_is_printed_by_the_installed_command() -> None:
+    exe = Path(sys.executable).parent / "alicorn"
+    done = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (0, f"alicorn {__version__}\n"), done.stderr
+    typo = subprocess.run([str(exe), "jornal"], capture_output=True, text=True, timeout=60, check=False)
+    assert typo.returncode == 2 and "Did you mean 'journal'?" in typo.stderr, typo.stderr
