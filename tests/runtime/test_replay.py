@@ -10,7 +10,7 @@ from alicorn.errors import NonDeterminismError, RunError, UnknownStreamError
 from alicorn.journal.events import Draft, Event
 from alicorn.journal.memory import InMemoryStore
 from alicorn.journal.store import JournalStore
-from alicorn.runtime.replay import replay_run
+from alicorn.runtime.replay import VerifyingStore, replay_run
 from tests.runtime.support import Behaviour, executor, make_plan, ref, val
 
 
@@ -129,3 +129,24 @@ def test_replay_refuses_what_is_not_a_run(behaviour: Behaviour) -> None:
     store.append("agent:planner", [Draft("reputation.changed", "2026-01-01T00:00:00.000000Z", {})], expect=0)
     with pytest.raises(RunError, match="not a run"):
         replay_run(store, "agent:planner", behaviour.registry())
+
+
+def test_the_verifying_store_keeps_no_differing_event_and_stores_the_recorded_ones(
+    store: JournalStore, behaviour: Behaviour, tmp_path: Path
+) -> None:
+    run_id = _recorded_run(store, behaviour, tmp_path)
+    recorded = store.read(run_id)
+    target = VerifyingStore(recorded)
+    first = recorded[0]
+    with pytest.raises(NonDeterminismError) as caught:
+        target.append(run_id, [Draft(first.kind, first.at, {**first.data, "goal": "another"})], expect=0)
+    assert caught.value.seq == 1 and target.read(run_id) == []  # refused inside the append: nothing stored
+    again = target.append(run_id, [Draft(e.kind, e.at, e.data) for e in recorded[:2]], expect=0)
+    assert [e.line for e in again] == [e.line for e in recorded[:2]]
+    assert target.position == 2 and target.read(run_id) == recorded[:2]
+    beyond = Draft(first.kind, first.at, first.data)
+    whole = VerifyingStore(recorded[:1])
+    whole.append(run_id, [beyond], expect=0)
+    with pytest.raises(NonDeterminismError):  # an event the recording does not have
+        whole.append(run_id, [beyond], expect=1)
+    assert whole.position == 1
