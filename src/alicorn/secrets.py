@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from alicorn import canonical
 from alicorn.context.redact import (
     CREDENTIAL_CATEGORIES,
     FORMAT_CREDENTIALS,
@@ -147,6 +148,16 @@ class KnownSecrets:
         if not self._may_hold(probe):
             return value
         return self._redact(value)
+
+    def redact_encoded(self, value: Any) -> tuple[Any, str]:
+        """`value` as `redact` returns it, and its canonical JSON (what the journal stores and hashes): the value is
+        encoded once, and that text is what is probed, so storing or hashing it costs no second encoding. `value`
+        must be JSON (canonical.dumps raises TypeError or ValueError otherwise, as storing it would)."""
+        text = canonical.dumps(value)
+        if not self._may_hold(text):
+            return value, text
+        redacted = self._redact(value)
+        return redacted, canonical.dumps(redacted)
 
     def _may_hold(self, text: str) -> bool:
         if self._probe is not None and self._probe.search(text):

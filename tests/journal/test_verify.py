@@ -204,3 +204,28 @@ def test_load_head_raises_only_journal_error(text: str) -> None:
     except JournalError:
         return
     assert all(isinstance(h, Head) for h in heads.values())
+
+
+@JOURNAL_SETTINGS
+@given(stream=stream_names, draft=draft_strategy, seq=st.integers(min_value=1, max_value=2**53), data=st.data())
+def test_a_sealed_line_is_the_canonical_json_of_its_body(
+    stream: str, draft: Draft, seq: int, data: st.DataObject
+) -> None:
+    """`seal` assembles the body's text around the data's (encoded once, by the redaction that probed it): the
+    line must be exactly canonical JSON of the whole event, whether the data's text is given or not."""
+    prev = data.draw(st.sampled_from([genesis_hash(stream), "0" * 64]))
+    body = {"stream": stream, "seq": seq, "kind": draft.kind, "at": draft.at, "data": draft.data, "prev": prev}
+    expected_hash = canonical.digest(body)
+    expected_line = canonical.dumps(body)[:-1] + f',"hash":"{expected_hash}"}}'  # the body, then its hash
+    for sealed in (seal(stream, seq, prev, draft), seal(stream, seq, prev, draft, canonical.dumps(draft.data))):
+        assert (sealed.line, sealed.hash) == (expected_line, expected_hash)
+        assert parse_line(sealed.line) == sealed
+
+
+def test_a_sequence_number_that_is_not_an_integer_does_not_verify() -> None:
+    """JSON `true` and `1.0` equal 1 in Python: a forged line numbering an event so still fails its hash."""
+    event = chain("s", 0, None, [Draft("k", "2026-01-01T00:00:00Z", {})])[0]
+    for forged_seq in (True, 1.0):
+        body = {**event.body(), "seq": forged_seq}
+        forged = parse_line(canonical.dumps(body)[:-1] + f',"hash":"{canonical.digest(body)}"}}')
+        assert _first_bad([forged]) == 1, forged_seq

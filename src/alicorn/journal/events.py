@@ -62,31 +62,38 @@ class Event:
         }
 
 
-def seal(stream: str, seq: int, prev: str, draft: Draft) -> Event:
-    """Turn a draft into the event that follows `prev` at position `seq`."""
-    body = {
-        "stream": stream,
-        "seq": seq,
-        "kind": draft.kind,
-        "at": draft.at,
-        "data": draft.data,
-        "prev": prev,
-    }
-    body_text = canonical.dumps(body)
+def seal(stream: str, seq: int, prev: str, draft: Draft, data_text: str | None = None) -> Event:
+    """Turn a draft into the event that follows `prev` at position `seq`. `data_text` is `canonical.dumps(draft.data)`
+    when the caller has it already (the journal's redaction encodes the data to probe it)."""
+    if data_text is None:
+        data_text = canonical.dumps(draft.data)
+    # The canonical JSON of the body {stream, seq, kind, at, data, prev}, its keys in sorted order, assembled around
+    # the data's text so the data is encoded once (a test checks it equals canonical.dumps of the body).
+    encode = canonical.dumps
+    body_text = (
+        f'{{"at":{encode(draft.at)},"data":{data_text},"kind":{encode(draft.kind)},"prev":{encode(prev)},'
+        f'"seq":{int(seq)},"stream":{encode(stream)}}}'
+    )
     digest = hashlib.sha256(body_text.encode("utf-8")).hexdigest()
     # The stored line is the body plus its hash; built by hand so the body is encoded only once.
     line = body_text[:-1] + ',"hash":"' + digest + '"}'
     return Event(stream, seq, draft.kind, draft.at, draft.data, prev, digest, line)
 
 
-def chain(stream: str, last_seq: int, last_hash: str | None, drafts: Iterable[Draft]) -> list[Event]:
-    """Seal `drafts` in order after the stream's current head."""
+def chain(
+    stream: str,
+    last_seq: int,
+    last_hash: str | None,
+    drafts: Iterable[Draft],
+    data_texts: Sequence[str] | None = None,
+) -> list[Event]:
+    """Seal `drafts` in order after the stream's current head (`data_texts`: each draft's data, already encoded)."""
     prev = last_hash if last_hash is not None else genesis_hash(stream)
     out: list[Event] = []
     seq = last_seq
-    for draft in drafts:
+    for position, draft in enumerate(drafts):
         seq += 1
-        event = seal(stream, seq, prev, draft)
+        event = seal(stream, seq, prev, draft, data_texts[position] if data_texts is not None else None)
         out.append(event)
         prev = event.hash
     return out

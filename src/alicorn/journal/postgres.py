@@ -526,7 +526,7 @@ class PostgresJournalStore(JournalStore):
             prev = stored[0].hash if expect and stored and stored[0].seq == expect else None
             if expect and prev is None:
                 raise
-            mine = chain(stream, expect, prev, self.redacted(drafts))
+            mine = chain(stream, expect, prev, *self.encoded(drafts))
             later = stored[1:] if expect else stored
             if [e.line for e in mine] != doubt or [e.line for e in later[: len(mine)]] != doubt:
                 raise

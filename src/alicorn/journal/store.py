@@ -128,6 +128,7 @@ class _Queued:
 
     stream: str
     drafts: list[Draft]
+    texts: list[str]  # each draft's data as canonical JSON (see `JournalStore.encoded`)
     expect: int
     done: threading.Event | None = None  # a follower's, set when it is answered or made leader
     lead: bool = False  # woken to lead the next group, not with a result
@@ -231,18 +232,19 @@ class JournalStore(ABC):
         check_stream_name(stream)
         if not drafts:
             return []
-        drafts = self.redacted(drafts)
+        drafts, texts = self.encoded(drafts)
         if self.group_commit:
-            events = self._append_grouped(stream, drafts, expect)
+            events = self._append_grouped(stream, drafts, texts, expect)
         else:
             with self._write_transaction() as tx:
-                events = self._append_txn(tx, stream, drafts, expect)
+                events = self._append_txn(tx, stream, drafts, texts, expect)
         if self._observers:  # the transaction has committed: only now are these events in the journal
             self._notify(stream, tuple(events))
         return events
 
-    def _append_txn(self, tx: Any, stream: str, drafts: list[Draft], expect: int) -> list[Event]:
-        """One append inside the open write transaction `tx`: its checks, its guard, its rows."""
+    def _append_txn(self, tx: Any, stream: str, drafts: list[Draft], texts: list[str], expect: int) -> list[Event]:
+        """One append inside the open write transaction `tx`: its checks, its guard, its rows (`texts`: the drafts'
+        data, encoded by `encoded`)."""
         head = self._head_txn(tx, stream)
         # An archived stream has no live events, so only a stream without a live head needs this look-up.
         if head is None and self._archive_record_txn(tx, stream) is not None:
@@ -253,7 +255,7 @@ class JournalStore(ABC):
         guard = self._guards.get(stream)
         if guard is not None:
             guard(tx)
-        events = chain(stream, actual, head.hash if head else None, drafts)
+        events = chain(stream, actual, head.hash if head else None, drafts, texts)
         if self.summaries_kept:
             # The run's summary row, in this transaction: it commits with the events or not at all. Written before
             # them so an engine can send both in one round trip; a new stream has no row to read yet.
@@ -266,7 +268,7 @@ class JournalStore(ABC):
 
     # ---- group commit -----------------------------------------------------------------------------------------
 
-    def _append_grouped(self, stream: str, drafts: list[Draft], expect: int) -> list[Event]:
+    def _append_grouped(self, stream: str, drafts: list[Draft], texts: list[str], expect: int) -> list[Event]:
         """Append through the group-commit queue: the result of this append, or its own error.
 
         Leader and followers: a thread that finds no group forming leads one; the others queue and sleep until the
@@ -274,7 +276,7 @@ class JournalStore(ABC):
         What it keeps: each append is checked, guarded and chained exactly as alone, and a thread appending alone
         (the previous group held one append) never waits.
         """
-        mine = _Queued(stream, drafts, expect)
+        mine = _Queued(stream, drafts, texts, expect)
         with self._group:
             lead = not self._leading
             if lead:
@@ -346,7 +348,7 @@ class JournalStore(ABC):
             one = group[0]
             try:
                 with self._write_transaction() as tx:
-                    one.events = self._append_txn(tx, one.stream, one.drafts, one.expect)
+                    one.events = self._append_txn(tx, one.stream, one.drafts, one.texts, one.expect)
             except BaseException as exc:
                 one.events, one.error = None, exc
             return
@@ -357,7 +359,7 @@ class JournalStore(ABC):
                 for queued in sorted(group, key=lambda q: q.stream):
                     self._savepoint_txn(tx)
                     try:
-                        queued.events = self._append_txn(tx, queued.stream, queued.drafts, queued.expect)
+                        queued.events = self._append_txn(tx, queued.stream, queued.drafts, queued.texts, queued.expect)
                     except Exception as exc:
                         if self._fails_group(exc):
                             raise
@@ -407,11 +409,17 @@ class JournalStore(ABC):
 
     def redacted(self, drafts: Sequence[Draft]) -> list[Draft]:
         """`drafts` as `append` stores them: every known secret and detected secret replaced by a placeholder."""
-        out = []
+        return self.encoded(drafts)[0]
+
+    def encoded(self, drafts: Sequence[Draft]) -> tuple[list[Draft], list[str]]:
+        """`drafts` as `append` stores them (see `redacted`), and each one's data as canonical JSON: the text the
+        redaction probed is the text the event is sealed with, so an event's data is encoded once."""
+        out, texts = [], []
         for draft in drafts:
-            data = self.secrets.redact(draft.data)
+            data, text = self.secrets.redact_encoded(draft.data)
             out.append(draft if data is draft.data else Draft(draft.kind, draft.at, data))
-        return out
+            texts.append(text)
+        return out, texts
 
     def observe(self, callback: Observer) -> Callable[[], None]:
         """Call `callback(stream, events)` after every committed append through this store object; returns the

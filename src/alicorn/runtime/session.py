@@ -474,7 +474,7 @@ class Session:
             resolved[name] = value
             # The digest of the value as the journal stores it (secrets redacted): never a secret's hash, and the
             # same digest when a replay reads the value back from the journal.
-            digest = canonical.digest(self.needs.store.secrets.redact(value))
+            digest = canonical.sha256_text(self.needs.store.secrets.redact_encoded(value)[1])
             journaled[name] = {"ref": f"{ref.node}.{ref.output}", "sha256": digest}
         return resolved, journaled
 
