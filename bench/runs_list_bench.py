@@ -74,8 +74,8 @@ def build(home: Path, runs: int, env: dict[str, str]) -> tuple[int, float]:
             with store._write_transaction() as tx:
                 for i in range(first, min(first + BATCH, runs - 1)):
                     at = (origin + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-                    drafts = [Draft(e.kind, at, e.data) for e in events]
-                    store._append_txn(tx, f"run-bench-{i:06d}", drafts, 0)
+                    drafts, texts = store.encoded([Draft(e.kind, at, e.data) for e in events])
+                    store._append_txn(tx, f"run-bench-{i:06d}", drafts, texts, 0)
             if (first // BATCH) % 10 == 9:
                 print(f"  built {first + BATCH:,} runs ({time.perf_counter() - started:.0f} s)", flush=True)
         assert store.run_count() == runs

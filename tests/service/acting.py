@@ -21,18 +21,30 @@ import pytest
 from alicorn.anvil.identity import parse_principal
 from alicorn.anvil.people import People
 from alicorn.app import open_app
+from alicorn.journal.postgres import PostgresJournalStore
 from alicorn.journal.sqlite import SQLiteStore
+from alicorn.journal.store import JournalStore
 from alicorn.plan.dsl import goal_digest
 from alicorn.runtime.state import fold
 from alicorn.service.app import create_app
 from alicorn.service.tokens import Tokens
 from tests.core.support import samples_as_project_data
+from tests.pgserver import next_schema
 from tests.service.conftest import StepClock, Talking, serve_in_thread
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The request of the seed whose plan sends a reply: it waits for a person's approval.
 SEND = "From the conversation, prepare a note and tasks and send the draft reply to the participants"
 ALARMS = "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human."
+
+
+#: The journal engines the service is tested on (a fixture's params; see `engine_journal`).
+ENGINES = ["sqlite", "postgresql"]
+
+
+def engine_journal(request: pytest.FixtureRequest, prefix: str = "svc") -> tuple[str, str] | None:
+    """The PostgreSQL journal (URL, a fresh schema) for a fixture parametrized over ENGINES; None for SQLite."""
+    return (request.getfixturevalue("pg_url"), next_schema(prefix)) if request.param == "postgresql" else None
 
 
 def people_and_tokens(home: Path, clock: StepClock) -> dict[str, str]:
@@ -62,20 +74,29 @@ class Acting(Talking):
     home: Path
     url: str
     clock: StepClock
-    store: SQLiteStore
+    store: JournalStore
     tokens: dict[str, str]
 
 
 @contextmanager
-def serving(home: Path, tokens: dict[str, str] | None = None, *, workers: int = 2) -> Iterator[Acting]:
+def serving(
+    home: Path, tokens: dict[str, str] | None = None, *, workers: int = 2, journal: tuple[str, str] | None = None
+) -> Iterator[Acting]:
     """The service over `home` (made ready when new) with `workers` threads on a loopback port (uvicorn in a
-    thread), stopped when the block ends."""
+    thread), stopped when the block ends; on the PostgreSQL journal `journal` (URL, schema) when given."""
     clock = StepClock()
     if not (home / "alicorn.toml").exists():
         samples_as_project_data(home)
+        if journal is not None:
+            with (home / "alicorn.toml").open("a", encoding="utf-8") as toml:
+                toml.write(f'\n[journal]\nurl = "{journal[0]}"\nschema = "{journal[1]}"\n')
     tokens = tokens if tokens is not None else people_and_tokens(home, clock)
     api = create_app(home, clock=clock, poll_s=0.01, workers=workers, models="none")
-    store = SQLiteStore(home / "journal.db", create=False)
+    store: JournalStore = (
+        PostgresJournalStore(journal[0], schema=journal[1], create=False)
+        if journal is not None
+        else SQLiteStore(home / "journal.db", create=False)
+    )
     try:
         with serve_in_thread(api) as url:
             yield Acting(home, url, clock, store, tokens)

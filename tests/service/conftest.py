@@ -112,8 +112,15 @@ def serve_in_thread(api: FastAPI, timeout: float = 20.0) -> Iterator[str]:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
+    yield from serve_home(tmp_path)
+
+
+def serve_home(tmp_path: Path, journal: tuple[str, str] | None = None) -> Iterator[Served]:
+    """The `served` home; on the PostgreSQL journal `journal` (URL, schema) when given (its alicorn.toml says so)."""
     home = tmp_path / "home"
     home.mkdir()
+    if journal is not None:
+        (home / "alicorn.toml").write_text(f'[journal]\nurl = "{journal[0]}"\nschema = "{journal[1]}"\n')
     clock = StepClock()
     application = open_app(home)
     store = application.store

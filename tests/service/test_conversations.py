@@ -11,11 +11,13 @@ import pytest
 from alicorn.core.conversation import fold as fold_conversation
 from tests.service.acting import (
     ALARMS,
+    ENGINES,
     SEND,
     Acting,
     ask,
     conversation,
     count_reads,
+    engine_journal,
     run_status,
     serving,
     settled,
@@ -23,9 +25,10 @@ from tests.service.acting import (
 )
 
 
-@pytest.fixture
-def acting(tmp_path: Path) -> Iterator[Acting]:
-    with serving(tmp_path / "home") as served:
+@pytest.fixture(params=ENGINES)
+def acting(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Acting]:
+    """The acting service on each journal engine."""
+    with serving(tmp_path / "home", journal=engine_journal(request)) as served:
         yield served
 
 

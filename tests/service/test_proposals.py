@@ -14,12 +14,23 @@ from alicorn.app import open_app
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.signatures import audit_decisions
 from alicorn.runtime.state import fold
-from tests.service.acting import SEND, Acting, ask, run_status, serving, settled, wait_for
+from tests.service.acting import (
+    ENGINES,
+    SEND,
+    Acting,
+    ask,
+    engine_journal,
+    run_status,
+    serving,
+    settled,
+    wait_for,
+)
 
 
-@pytest.fixture
-def acting(tmp_path: Path) -> Iterator[Acting]:
-    with serving(tmp_path / "home") as served:
+@pytest.fixture(params=ENGINES)
+def acting(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Acting]:
+    """The acting service on each journal engine."""
+    with serving(tmp_path / "home", journal=engine_journal(request)) as served:
         yield served
 
 

@@ -3,17 +3,37 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from alicorn.journal.events import Draft
+from alicorn.journal.postgres import PostgresJournalStore
+from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import JournalStore
 from alicorn.render import run_summaries
 from alicorn.runtime.state import fold
 from alicorn.service.index import INDEX_FILE, RunFilter, RunIndex
-from tests.service.conftest import Served, at
+from tests.pgserver import next_schema
+from tests.service.conftest import Served, at, serve_home
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
+    """The served home on each engine: the run index walks SQLite's and PostgreSQL's heads alike."""
+    journal = (request.getfixturevalue("pg_url"), next_schema("svc")) if request.param == "postgresql" else None
+    yield from serve_home(tmp_path, journal)
+
+
+def another_store(served: Served) -> JournalStore:
+    """A second store object on the served journal: its appends are not observed by the service's own."""
+    if isinstance(served.store, PostgresJournalStore):
+        return PostgresJournalStore(served.store.url, schema=served.store.schema)
+    assert isinstance(served.store, SQLiteStore)
+    return SQLiteStore(served.store.path)
 
 
 def clone_run(store: JournalStore, source: str, name: str, when: str, **created: Any) -> None:
@@ -107,7 +127,7 @@ def test_the_index_catches_up_and_is_only_a_cache(served: Served, tmp_path: Path
     index_file = served.home / INDEX_FILE
     assert index_file.is_file()
     # The same projection folded from scratch elsewhere gives the same rows: the journal is the truth.
-    fresh = RunIndex(served.store, tmp_path / "fresh.db")  # type: ignore[arg-type]
+    fresh = RunIndex(served.store, tmp_path / "fresh.db")
     try:
         assert fresh.reconcile() >= len(served.runs) + 1
         assert fresh.reconcile() == 0  # nothing changed since: nothing is folded again
@@ -129,13 +149,11 @@ def test_appends_of_the_service_own_store_are_observed_not_scanned(served: Serve
 
 
 def test_writes_elsewhere_are_caught_up_in_the_background_on_big_journals(served: Served, tmp_path: Path) -> None:
-    index = RunIndex(served.store, tmp_path / "bg.db", inline_streams=-1, min_interval_s=0.0)  # type: ignore[arg-type]
+    index = RunIndex(served.store, tmp_path / "bg.db", inline_streams=-1, min_interval_s=0.0)
     try:
         index.catch_up()  # the first one folds everything, inline
         assert index.count() == len(served.runs)
-        from alicorn.journal.sqlite import SQLiteStore
-
-        with SQLiteStore(served.store.path) as elsewhere:  # another connection: not observed by `served.store`
+        with another_store(served) as elsewhere:  # another connection: not observed by `served.store`
             clone_run(elsewhere, "corpus-stop", "run-elsewhere", at(29))
         deadline = time.monotonic() + 10
         while index.count() == len(served.runs):
@@ -148,8 +166,6 @@ def test_writes_elsewhere_are_caught_up_in_the_background_on_big_journals(served
 
 
 def test_a_restored_journal_is_folded_again(served: Served, tmp_path: Path) -> None:
-    from alicorn.journal.sqlite import SQLiteStore
-
     first, second = tmp_path / "first.db", tmp_path / "second.db"
     with SQLiteStore(first) as store:
         clone_run(served.store, "corpus-stop", "run-a", at(1))

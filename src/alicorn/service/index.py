@@ -17,14 +17,15 @@ Catching up never reads every stream on a request:
 
 * Appends through the service's own store object (where the service's workers write) are seen through
   `JournalStore.observe`: the streams they touched are folded again on the next request, and nothing else is.
-* Appends by anyone else (another process, another store object) change SQLite's `PRAGMA data_version` on the
-  store's connection (`SQLiteStore.data_version`), which costs one call to read. Then one query walks every stream's
-  head (a skip-scan over the events' primary key, no event bodies decoded) and folds again only the streams whose
-  head (seq and hash) differs from what the index recorded: a stream that grew, or whose head went backwards or
-  changed hash (a journal restored or replaced); a stream that vanished is dropped. That walk costs about 25 us per
-  stream, so it runs on the request while the journal has at most `inline_streams` streams (small journals: the
-  answer is always fresh), and otherwise in a background thread, at most once per `min_interval_s`, while requests
-  answer from the index as it is: at 100,000 runs, a write by another process shows in the list seconds later.
+* Appends by anyone else (another process, another store object) change the journal's version
+  (alicorn.service.heads: SQLite's `PRAGMA data_version`, PostgreSQL's WAL position), which costs one call to read.
+  Then one query walks every stream's head, through a connection of its own (one pass over the events' primary
+  key, no event bodies decoded), and folds again only the streams whose head (seq and hash) differs from what the
+  index recorded: a stream that grew, or whose head went backwards or changed hash (a journal restored or
+  replaced); a stream that vanished is dropped. That walk costs about 25 us per stream, so it runs on the request
+  while the journal has at most `inline_streams` streams (small journals: the answer is always fresh), and
+  otherwise in a background thread, at most once per `min_interval_s`, while requests answer from the index as it
+  is: at 100,000 runs, a write by another process shows in the list seconds later.
 * The very first request of a new (or deleted) index folds the whole journal before it answers.
 """
 
@@ -41,13 +42,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from alicorn.core.conversation import PREFIX
 from alicorn.core.conversation import fold as fold_conversation
 from alicorn.journal.events import Event
-from alicorn.journal.sqlite import SQLiteStore
+from alicorn.journal.store import JournalStore
 from alicorn.runtime.state import fold
+from alicorn.service.heads import heads_of
 
 INDEX_FILE = "run-index.db"
 _VERSION = "3"  # 2: conversations; 3: decision and approvers
@@ -79,16 +80,6 @@ CREATE INDEX IF NOT EXISTS runs_project ON runs (project, created_at, run);
 CREATE INDEX IF NOT EXISTS runs_workflow ON runs (workflow, created_at, run);
 CREATE INDEX IF NOT EXISTS runs_agent ON runs (agent, created_at, run);
 CREATE INDEX IF NOT EXISTS runs_decision ON runs (decision, created_at, run);
-"""
-# Every stream's head without reading a body: the next name after the last one, then its last event.
-_HEADS = """
-WITH RECURSIVE names(name) AS (
-    SELECT (SELECT min(stream) FROM events)
-    UNION ALL
-    SELECT (SELECT min(stream) FROM events WHERE stream > names.name) FROM names WHERE names.name IS NOT NULL
-)
-SELECT names.name, e.seq, e.hash FROM names
-JOIN events e ON e.stream = names.name AND e.seq = (SELECT max(seq) FROM events WHERE stream = names.name)
 """
 _COLUMNS = (
     "run, status, project, workflow, agent, provenance, goal, plan_hash, created_at, finished_at, nodes, succeeded, "
@@ -237,10 +228,11 @@ def _links(events: Sequence[Event]) -> dict[str, str | None]:
 
 
 class RunIndex:
-    """The projection over the SQLite journal `store`, kept in the file `path` (see the module docstring)."""
+    """The projection over the journal `store` (SQLite or PostgreSQL), kept in the file `path` (see the module
+    docstring)."""
 
     def __init__(
-        self, store: SQLiteStore, path: Path, *, inline_streams: int = 2000, min_interval_s: float = 1.0
+        self, store: JournalStore, path: Path, *, inline_streams: int = 2000, min_interval_s: float = 1.0
     ) -> None:
         self.store = store
         self.path = path
@@ -250,16 +242,14 @@ class RunIndex:
         self._scan_lock = threading.Lock()  # one walk of the heads at a time
         self._dirty_lock = threading.Lock()
         self._dirty: set[str] = set()
-        self._version: int | None = None  # the store's data_version at the last walk; None: never walked
+        self._version: object | None = None  # the journal's version at the last walk; None: never walked
         self._streams = 0  # how many streams the last walk found
         self._scan_s = 0.0  # how long it took
         self._last_scan = 0.0
         self._wake = threading.Event()
         self._closing = False
         self._background: threading.Thread | None = None
-        self._journal = sqlite3.connect(
-            f"file:{quote(str(store.path.resolve()))}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
-        )
+        self._heads = heads_of(store)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = NORMAL")  # a cache: a lost write is folded again from the journal
@@ -285,7 +275,7 @@ class RunIndex:
         if self._background is not None:
             self._background.join(30)
         with self._scan_lock, self._db_lock:
-            self._journal.close()
+            self._heads.close()
             self._db.close()
 
     def _observed(self, stream: str, events: Sequence[Event]) -> None:
@@ -317,7 +307,7 @@ class RunIndex:
         if self._version is None:
             self.reconcile()
             return
-        if self.store.data_version() == self._version:
+        if self._heads.version() == self._version:
             return
         if self._streams <= self.inline_streams:
             self.reconcile()
@@ -327,11 +317,9 @@ class RunIndex:
     def reconcile(self) -> int:
         """Walk every stream's head and fold again those that changed; returns how many were folded."""
         with self._scan_lock:
-            version = self.store.data_version()  # read first: a commit after it is noticed next time
+            version = self._heads.version()  # read first: a commit after it is noticed next time
             started = time.perf_counter()
-            heads = {name: (seq, digest) for name, seq, digest in self._journal.execute(_HEADS)}
-            for name, seq, digest in self._journal.execute("SELECT stream, last_seq, last_hash FROM archives"):
-                heads[name] = (seq, digest)
+            heads = self._heads.read()
             with self._db_lock:
                 known = dict(self._known)
             changed = sorted((s for s, head in heads.items() if known.get(s) != head), key=_runs_first)
@@ -358,7 +346,7 @@ class RunIndex:
             if self._closing:
                 return
             try:
-                if self.store.data_version() != self._version:
+                if self._heads.version() != self._version:
                     self.reconcile()
             except Exception as exc:  # a journal that cannot be read now: said, and tried again on the next change
                 print(f"alicorn serve: warning: the run index could not catch up: {exc}", file=sys.stderr)
@@ -489,7 +477,7 @@ class RunIndex:
             self._apply(sorted(dirty, key=_runs_first), [])
         self.reconcile()
         with self._scan_lock:  # the journal's connection is the walk's
-            archived = {name for (name,) in self._journal.execute("SELECT stream FROM archives")}
+            archived = self._heads.archived()
         with self._db_lock:
             open_ = [
                 c for (c,) in self._db.execute(

@@ -17,6 +17,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from alicorn.errors import EnvironmentFailure
+
 MEDIA_TYPE = "application/problem+json"
 TYPE_BASE = "https://alicorn.dev/problems/"
 _TITLES = {
@@ -28,6 +30,7 @@ _TITLES = {
     413: "Request body too large",
     422: "Invalid input",
     500: "Internal error",
+    503: "Unavailable",
 }
 
 
@@ -102,6 +105,13 @@ def install(app: FastAPI) -> None:
             return problem_response(405, "method-not-allowed", detail, path, headers)
         detail = str(exc.detail) if exc.detail else _TITLES.get(exc.status_code, "error")
         return problem_response(exc.status_code, "http-error", detail, path)
+
+    @app.exception_handler(EnvironmentFailure)
+    async def _environment(request: Request, exc: EnvironmentFailure) -> JSONResponse:
+        # The machine failed the service, not the request (a journal server that is down, a disk that is full):
+        # its sentence (passwords masked) and a hint to try again; what the journal holds is unchanged.
+        detail = f"{exc}; try again shortly"
+        return problem_response(503, "unavailable", detail, request.url.path, {"Retry-After": "5"})
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:

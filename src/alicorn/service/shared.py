@@ -10,8 +10,7 @@ from typing import Any
 
 from alicorn.app import App
 from alicorn.clock import Clock
-from alicorn.errors import AlicornError, JournalError
-from alicorn.journal.sqlite import SQLiteStore
+from alicorn.errors import JournalError
 from alicorn.journal.store import check_stream_name
 from alicorn.service.artifacts import Digests
 from alicorn.service.auth import Authenticator
@@ -28,11 +27,6 @@ class Service:
         self.app = application
         self.clock = clock
         self.auth = Authenticator(application.store, clock)
-        if not isinstance(application.store, SQLiteStore):
-            raise AlicornError(
-                "the HTTP service runs on the home's SQLite journal only for now, not on "
-                f"{application.store.location}; remove [journal] url from alicorn.toml to serve this home"
-            )
         self.index = RunIndex(application.store, application.home / INDEX_FILE)
         #: Workspace files' digests, read again only when a file changed (alicorn.service.artifacts).
         self.digests = Digests()
