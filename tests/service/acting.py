@@ -29,22 +29,12 @@ from alicorn.runtime.state import fold
 from alicorn.service.app import create_app
 from alicorn.service.tokens import Tokens
 from tests.core.support import samples_as_project_data
-from tests.pgserver import next_schema
-from tests.service.conftest import StepClock, Talking, serve_in_thread
+from tests.service.conftest import ENGINES, StepClock, Talking, engine_journal, journal_toml, serve_in_thread
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The request of the seed whose plan sends a reply: it waits for a person's approval.
 SEND = "From the conversation, prepare a note and tasks and send the draft reply to the participants"
 ALARMS = "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human."
-
-
-#: The journal engines the service is tested on (a fixture's params; see `engine_journal`).
-ENGINES = ["sqlite", "postgresql"]
-
-
-def engine_journal(request: pytest.FixtureRequest, prefix: str = "svc") -> tuple[str, str] | None:
-    """The PostgreSQL journal (URL, a fresh schema) for a fixture parametrized over ENGINES; None for SQLite."""
-    return (request.getfixturevalue("pg_url"), next_schema(prefix)) if request.param == "postgresql" else None
 
 
 def people_and_tokens(home: Path, clock: StepClock) -> dict[str, str]:
@@ -89,7 +79,7 @@ def serving(
         samples_as_project_data(home)
         if journal is not None:
             with (home / "alicorn.toml").open("a", encoding="utf-8") as toml:
-                toml.write(f'\n[journal]\nurl = "{journal[0]}"\nschema = "{journal[1]}"\n')
+                toml.write("\n" + journal_toml(journal))
     tokens = tokens if tokens is not None else people_and_tokens(home, clock)
     api = create_app(home, clock=clock, poll_s=0.01, workers=workers, models="none")
     store: JournalStore = (
@@ -102,6 +92,13 @@ def serving(
             yield Acting(home, url, clock, store, tokens)
     finally:
         store.close()
+
+
+@pytest.fixture(params=ENGINES)
+def acting_on_each_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Acting]:
+    """The acting service on each journal engine (a module takes it as its `acting` fixture)."""
+    with serving(tmp_path / "home", journal=engine_journal(request)) as served:
+        yield served
 
 
 def wait_for(check: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:

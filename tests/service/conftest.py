@@ -26,6 +26,7 @@ from alicorn.journal.store import JournalStore
 from alicorn.journal.transfer import import_lines
 from alicorn.service.app import Service, create_app
 from alicorn.service.tokens import Tokens
+from tests.pgserver import next_schema
 
 if TYPE_CHECKING:
     from tests.service.webhome import WebHome
@@ -115,12 +116,26 @@ def served(tmp_path: Path) -> Iterator[Served]:
     yield from serve_home(tmp_path)
 
 
+#: The journal engines the service is tested on (a fixture's params; see `engine_journal`).
+ENGINES = ["sqlite", "postgresql"]
+
+
+def engine_journal(request: pytest.FixtureRequest, prefix: str = "svc") -> tuple[str, str] | None:
+    """The PostgreSQL journal (URL, a fresh schema) for a fixture parametrized over ENGINES; None for SQLite."""
+    return (request.getfixturevalue("pg_url"), next_schema(prefix)) if request.param == "postgresql" else None
+
+
+def journal_toml(journal: tuple[str, str]) -> str:
+    """The alicorn.toml section that points a home at the PostgreSQL journal `journal` (URL, schema)."""
+    return f'[journal]\nurl = "{journal[0]}"\nschema = "{journal[1]}"\n'
+
+
 def serve_home(tmp_path: Path, journal: tuple[str, str] | None = None) -> Iterator[Served]:
     """The `served` home; on the PostgreSQL journal `journal` (URL, schema) when given (its alicorn.toml says so)."""
     home = tmp_path / "home"
     home.mkdir()
     if journal is not None:
-        (home / "alicorn.toml").write_text(f'[journal]\nurl = "{journal[0]}"\nschema = "{journal[1]}"\n')
+        (home / "alicorn.toml").write_text(journal_toml(journal))
     clock = StepClock()
     application = open_app(home)
     store = application.store

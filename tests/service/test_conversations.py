@@ -3,33 +3,23 @@ refusals change nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from alicorn.core.conversation import fold as fold_conversation
 from tests.service.acting import (
     ALARMS,
-    ENGINES,
     SEND,
     Acting,
+    acting_on_each_engine,
     ask,
     conversation,
     count_reads,
-    engine_journal,
     run_status,
-    serving,
     settled,
     wait_for,
 )
 
-
-@pytest.fixture(params=ENGINES)
-def acting(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Acting]:
-    """The acting service on each journal engine."""
-    with serving(tmp_path / "home", journal=engine_journal(request)) as served:
-        yield served
+acting = acting_on_each_engine  # the acting service on each journal engine
 
 
 def test_a_request_is_taken_at_once_and_advanced_by_the_workers_to_its_report(acting: Acting) -> None:

@@ -18,7 +18,7 @@ from alicorn.anvil.identity import os_user
 from alicorn.journal.postgres import PostgresJournalStore
 from tests.cli._support import ALARMS, invoke
 from tests.pgserver import next_schema, start_server
-from tests.service.conftest import at, free_port, serve_home
+from tests.service.conftest import at, free_port, journal_toml, serve_home
 from tests.service.test_runs import clone_run
 
 
@@ -37,7 +37,7 @@ def test_serve_runs_on_a_postgres_journal(tmp_path: Path, pg_url: str) -> None:
     home = tmp_path / "home"
     home.mkdir()
     schema = next_schema("serve")
-    (home / "alicorn.toml").write_text(f'[journal]\nurl = "{pg_url}"\nschema = "{schema}"\n')
+    (home / "alicorn.toml").write_text(journal_toml((pg_url, schema)))
     token = _token(home)  # the first person is enrolled as admin by this command
     ran = invoke(home, "run", str(ALARMS), "-q")
     assert ran.exit_code == 0, ran.output

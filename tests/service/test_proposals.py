@@ -3,11 +3,8 @@ to the plan hash, signed with their key; every refusal a problem detail that cha
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from alicorn.anvil.proposals import list_proposals
 from alicorn.app import open_app
@@ -15,23 +12,16 @@ from alicorn.plan.dsl import Plan
 from alicorn.runtime.signatures import audit_decisions
 from alicorn.runtime.state import fold
 from tests.service.acting import (
-    ENGINES,
     SEND,
     Acting,
+    acting_on_each_engine,
     ask,
-    engine_journal,
     run_status,
-    serving,
     settled,
     wait_for,
 )
 
-
-@pytest.fixture(params=ENGINES)
-def acting(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Acting]:
-    """The acting service on each journal engine."""
-    with serving(tmp_path / "home", journal=engine_journal(request)) as served:
-        yield served
+acting = acting_on_each_engine  # the acting service on each journal engine
 
 
 def _waiting(acting: Acting) -> tuple[str, str, dict[str, Any]]:

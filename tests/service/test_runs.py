@@ -17,15 +17,13 @@ from alicorn.journal.store import JournalStore
 from alicorn.render import run_summaries
 from alicorn.runtime.state import fold
 from alicorn.service.index import INDEX_FILE, RunFilter, RunIndex
-from tests.pgserver import next_schema
-from tests.service.conftest import Served, at, serve_home
+from tests.service.conftest import ENGINES, Served, at, engine_journal, serve_home
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=ENGINES)
 def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
     """The served home on each engine: the run index walks SQLite's and PostgreSQL's heads alike."""
-    journal = (request.getfixturevalue("pg_url"), next_schema("svc")) if request.param == "postgresql" else None
-    yield from serve_home(tmp_path, journal)
+    yield from serve_home(tmp_path, engine_journal(request))
 
 
 def another_store(served: Served) -> JournalStore:
