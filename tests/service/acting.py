@@ -70,10 +70,16 @@ class Acting(Talking):
 
 @contextmanager
 def serving(
-    home: Path, tokens: dict[str, str] | None = None, *, workers: int = 2, journal: tuple[str, str] | None = None
+    home: Path,
+    tokens: dict[str, str] | None = None,
+    *,
+    workers: int = 2,
+    journal: tuple[str, str] | None = None,
+    queue: bool = False,
 ) -> Iterator[Acting]:
     """The service over `home` (made ready when new) with `workers` threads on a loopback port (uvicorn in a
-    thread), stopped when the block ends; on the PostgreSQL journal `journal` (URL, schema) when given."""
+    thread), stopped when the block ends; on the PostgreSQL journal `journal` (URL, schema) when given; with
+    `queue`, Core's runs go to the job broker (`alicorn serve --queue`)."""
     clock = StepClock()
     if not (home / "alicorn.toml").exists():
         samples_as_project_data(home)
@@ -81,7 +87,7 @@ def serving(
             with (home / "alicorn.toml").open("a", encoding="utf-8") as toml:
                 toml.write("\n" + journal_toml(journal))
     tokens = tokens if tokens is not None else people_and_tokens(home, clock)
-    api = create_app(home, clock=clock, poll_s=0.01, workers=workers, models="none")
+    api = create_app(home, clock=clock, poll_s=0.01, workers=workers, models="none", queue=queue)
     store: JournalStore = (
         PostgresJournalStore(journal[0], schema=journal[1], create=False)
         if journal is not None

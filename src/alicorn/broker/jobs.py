@@ -295,6 +295,10 @@ class Broker(ABC):
     def _jobs(self, states: Sequence[str]) -> list[Job]: ...
 
     @abstractmethod
+    def job(self, run: str) -> Job | None:
+        """The job of `run`, in whatever state; None if the run was never queued."""
+
+    @abstractmethod
     def wake_waiting(self, moved: Callable[[Job], bool]) -> int:
         """Make ready the waiting jobs for which `moved(job)` says the run's journal grew; how many."""
 

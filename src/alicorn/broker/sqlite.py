@@ -171,6 +171,13 @@ class SQLiteBroker(Broker):
             ).fetchall()
         return [job_from_row(r) for r in rows]
 
+    def job(self, run: str) -> Job | None:
+        if not self._present:
+            return None
+        with self._guard:
+            row = self._conn.execute(f"SELECT {COLUMNS} FROM {TABLE} WHERE run = ?", (run,)).fetchone()
+        return None if row is None else job_from_row(row)
+
     def wake_waiting(self, moved: Callable[[Job], bool]) -> int:
         woken = [j for j in self.jobs(states=("waiting",)) if moved(j)]
         if not woken:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from alicorn.anvil.terms import RunTerms
 from alicorn.broker.jobs import Broker, BrokerError, Limits, contracts_json
 from alicorn.clock import wall_now
+from alicorn.journal.events import Event
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import JournalStore
 from alicorn.plan.dsl import Plan
@@ -17,6 +19,12 @@ from alicorn.runtime.state import RunState
 def wall_seconds() -> float:
     """The broker's default clock: the wall clock's seconds (leases are shared by machines, so not monotonic)."""
     return wall_now().timestamp()
+
+
+def is_queued(events: list[Event]) -> bool:
+    """Whether the run whose events these are was submitted to a job broker (its `run.created` says so): workers
+    drive it, so Core and the service journal what people decide and never drive it themselves."""
+    return bool(events) and events[0].kind == "run.created" and bool(events[0].data.get("queued", False))
 
 
 def broker_for(
@@ -43,6 +51,18 @@ def broker_for(
     )
 
 
+@contextmanager
+def enqueuing(executor: Executor, broker: Broker, run_id: str, plan: Plan, project: str) -> Iterator[None]:
+    """While inside, the append that creates `run_id` (`Executor.start` or `replan` with `drive=False`) also writes
+    its job, ready for a worker, in the same transaction: a run is never created without its job, nor a job
+    without its run."""
+    operations = [node.operation for node in plan.nodes]
+    contracts = contracts_json(executor.registry.contracts(operations))
+    enqueue = broker.enqueue_guard(run_id, project, operations, contracts)
+    with executor.store.guard_appends(run_id, enqueue):
+        yield
+
+
 def submit(
     executor: Executor,
     broker: Broker,
@@ -56,8 +76,5 @@ def submit(
     worker claims it. A plan that is refused is journaled as denied (its job then ends at the first claim)."""
     terms = terms or executor.default_terms
     run_id = run_id or executor.ids.run_id()
-    operations = [node.operation for node in plan.nodes]
-    contracts = contracts_json(executor.registry.contracts(operations))
-    enqueue = broker.enqueue_guard(run_id, terms.project, operations, contracts)
-    with executor.store.guard_appends(run_id, enqueue):
+    with enqueuing(executor, broker, run_id, plan, terms.project):
         return executor.start(plan, run_id=run_id, terms=terms, approvals=approvals, drive=False)

@@ -6,7 +6,11 @@
     alicorn ask --conversation CONV ["answer"]   continue: answer a question, decide an approval, or resume after a
                                                   crash (idempotent: nothing is started twice)
 
-Exit codes: 0 complete (or answered / triaged), 3 partial, failed or stopped safely, 4 waiting for a human.
+    alicorn ask --queue "…"   the run becomes a job that `alicorn worker` processes drive (on any machine sharing
+                              the journal); `alicorn ask --conversation CONV` then reports where it stands or ends
+
+Exit codes: 0 complete (or answered / triaged / queued for a worker), 3 partial, failed or stopped safely, 4 waiting
+for a human.
 This module imports only typer at its top, so `alicorn --help` stays fast.
 """
 
@@ -75,6 +79,14 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         quiet: Annotated[
             bool, typer.Option("--quiet", help="No live progress display (there is none when not on a terminal).")
         ] = False,
+        queue: Annotated[
+            bool,
+            typer.Option(
+                "--queue",
+                help="Submit the run as a job for `alicorn worker` (any machine sharing the journal) instead of "
+                "driving it here; continue with --conversation to see its report.",
+            ),
+        ] = False,
         model: ModelChoice = "auto",
         home: Annotated[Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home.")] = Path(".alicorn"),
     ) -> None:
@@ -97,7 +109,13 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         # prompt or under the printed turn), and not at all with --quiet or when stdout is not a terminal.
         progress = ProgressView(console, enabled=not quiet and sys.stdout.isatty())
         ctx.call_on_close(progress.observe(application.store))
-        core = progress.around(_core(application, models))
+        broker = None
+        if queue:
+            from alicorn.broker.submit import broker_for
+
+            broker = broker_for(application.store)  # a journal with no broker (in memory) is refused here
+            ctx.call_on_close(broker.close)
+        core = progress.around(_core(application, models, broker))
         person = acting_human(who).id  # the OS user: who asks, and who approves at the prompt
         interactive = not no_input
         if close is not None:
@@ -259,9 +277,10 @@ def _attachments(root: Path, files: list[Path]) -> list[str]:
     return digests
 
 
-def _core(application: Any, models: Any) -> Any:
-    """Norbi over the app's home, with the models `alicorn.core.access.choose_models` gave (None: no model)."""
+def _core(application: Any, models: Any, broker: Any = None) -> Any:
+    """Norbi over the app's home, with the models `alicorn.core.access.choose_models` gave (None: no model), and
+    the job broker its runs are submitted to (None: Core drives them in this process)."""
     from alicorn.core.norbi import Norbi
     from alicorn.packs.catalog import bundled_workflows
 
-    return Norbi(application, bundled_workflows(), models=models, workdir=Path.cwd())
+    return Norbi(application, bundled_workflows(), models=models, workdir=Path.cwd(), broker=broker)

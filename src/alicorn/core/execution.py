@@ -10,12 +10,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from alicorn.anvil.proposals import envelope
 from alicorn.anvil.replan import material_change
 from alicorn.app import App
+from alicorn.broker.jobs import Broker
+from alicorn.broker.submit import broker_for, enqueuing, is_queued
 from alicorn.context.fence import DATA_RULE, fence_untrusted
 from alicorn.context.tap import JournalTap
 from alicorn.core import consulting
@@ -54,6 +58,8 @@ class Execution:
     clock: Clock
     max_replans: int
     data_root: Path | None
+    #: Where new runs are submitted as jobs for workers (`alicorn worker`) to drive; None: Core drives them here.
+    broker: Broker | None
 
     # ---- provided by Norbi ------------------------------------------------------------------------------------
 
@@ -173,12 +179,57 @@ class Execution:
             self.app.anvil.prepare(terms)
             executor = self._executor(state, contract)
             previous = state.run
-            if state.replans and previous is not None:
-                from_data = bool(state.replans[-1].get("from_data", False))
-                executor.replan(previous, plan, new_run_id=run_id, from_data=from_data)
-            else:
-                executor.start(plan, run_id=run_id, terms=terms)
-        tap.append("run.linked", {"run": run_id, "plan_hash": plan.plan_hash(), "goal_hash": plan.goal_hash})
+            # A conversation whose run went to the broker keeps its runs there (a replan, whoever continues it).
+            queued = self.broker is not None or (previous is not None and self._queued(previous))
+            with self._submitting(queued, executor, run_id, plan, contract.project):
+                if state.replans and previous is not None:
+                    from_data = bool(state.replans[-1].get("from_data", False))
+                    executor.replan(previous, plan, new_run_id=run_id, from_data=from_data, drive=not queued)
+                else:
+                    executor.start(plan, run_id=run_id, terms=terms, drive=not queued)
+        linked: dict[str, Any] = {"run": run_id, "plan_hash": plan.plan_hash(), "goal_hash": plan.goal_hash}
+        if self._queued(run_id):
+            linked["queued"] = True
+        tap.append("run.linked", linked)
+
+    def _queued(self, run_id: str) -> bool:
+        """Whether `run_id` was submitted to the job broker (its creation says so): workers drive it, not Core."""
+        return is_queued(self.app.store.read(run_id))
+
+    @contextmanager
+    def _submitting(self, queued: bool, executor: Executor, run_id: str, plan: Plan, project: str) -> Iterator[None]:
+        """Inside, creating `run_id` also enqueues its job when `queued` (on Core's broker, or one opened on the
+        journal for a queued conversation continued without one)."""
+        if not queued:
+            yield
+            return
+        broker = self.broker or broker_for(self.app.store)
+        try:
+            with enqueuing(executor, broker, run_id, plan, project):
+                yield
+        finally:
+            if broker is not self.broker:
+                broker.close()
+
+    def _job_line(self, run_id: str, language: str) -> str:
+        """Where a queued run's job stands, in words."""
+        broker = self.broker or broker_for(self.app.store, read_only=True)
+        try:
+            job = broker.job(run_id)
+        finally:
+            if broker is not self.broker:
+                broker.close()
+        if job is None:
+            return tr(language, "its job is missing from the broker: `alicorn resume {run}` drives it here", run=run_id)
+        if job.state == "claimed":
+            return tr(language, "held by {worker} (claim {epoch})", worker=job.worker, epoch=job.epoch)
+        if job.state == "ready":
+            return tr(language, "ready: the next free worker takes it")
+        if job.state == "waiting" and self.app.store.last_seq(run_id) > job.parked_seq:
+            return tr(language, "ready: the next free worker takes it")  # woken by the next worker's look
+        if job.state == "waiting":
+            return tr(language, "parked until a person acts or the run's journal moves on: {note}", note=job.note)
+        return tr(language, "done: {note}", note=job.note)
 
     def _follow(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
         run_id = state.run
@@ -202,6 +253,9 @@ class Execution:
                     language=language,
                 )
                 return self._turn(state, "blocked", report=report)
+            if is_queued(events):  # a worker drives it: say where it stands, never drive it here
+                language = self._language(state)
+                return self._turn(state, "queued", status=self._job_line(run_id, language), run=run_id)
             self._executor(state).resume(run_id)  # a crash or a broker failure interrupted it: continue it
             return None
         return self._validate_and_report(state, run, tap)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from alicorn.app import App
+from alicorn.broker.jobs import Broker
 from alicorn.context.artifacts import ArtifactStore
 from alicorn.context.fence import injection_flags
 from alicorn.context.tap import JournalTap
@@ -70,6 +71,7 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
         max_replans: int = 1,
         samples: bool = False,
         workdir: Path | None = None,
+        broker: Broker | None = None,
     ) -> None:
         self.app = app
         self.workflows = {w.id: w for w in workflows}
@@ -83,6 +85,9 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
         self.samples = samples
         #: The folder requests are made in (paths in the words and in --data are read from it); journaled.
         self.workdir = workdir
+        #: With a broker, runs are submitted as jobs and workers drive them (`alicorn worker`, on any machine that
+        #: shares the journal); Core never drives such a run itself, and says where its job stands.
+        self.broker = broker
         self.clients = RoleClients(models, lambda: read_world(self.app.store))
         self._taps: dict[str, JournalTap] = {}
 
@@ -161,7 +166,8 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
                 f"person's request: approve its plan deliberately with `alicorn approve {run}`, then "
                 f"`alicorn ask -c {conversation}`; nothing was done"
             )
-        self._executor(state).resume(run, approvals=[Approval(by, comment)])
+        # A queued run's approval is journaled for its worker (the parked job wakes up); any other run goes on here.
+        self._executor(state).resume(run, approvals=[Approval(by, comment)], drive=not self._queued(run))
         return self.advance(conversation)
 
     def provenance(self, conversation: str) -> str:

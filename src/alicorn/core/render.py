@@ -57,6 +57,14 @@ def print_turn(turn: Turn, registry: Registry, *, source: str | None, models: Se
                 conversation=turn.conversation,
             )
             console.print(f"  {escape(later)}")
+    if turn.phase == "queued" and turn.run is not None:
+        line = tr(lang, "run {run} is queued: a worker drives it (`alicorn worker`)", run=turn.run)
+        console.print(f"[bold]{escape(line)}[/]")
+        if turn.status:
+            console.print(f"  {escape(tr(lang, 'job:'))} {escape(turn.status)}")
+        hint = tr(lang, "its report, once it has finished: alicorn ask --conversation {conversation}",
+                  conversation=turn.conversation)  # fmt: skip
+        console.print(f"  {escape(hint)}")
     if turn.answer:
         console.print(f"[bold]{escape(tr(lang, 'answer:'))}[/] {escape(turn.answer)}")
     if turn.report is not None:

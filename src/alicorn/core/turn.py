@@ -23,3 +23,5 @@ class Turn:
     effects: tuple[str, ...] = ()
     understood: tuple[str, ...] = field(default=())  # classification, workflow, contract: one line each
     language: str = "en"  # the request's language: what the person is shown and asked in
+    run: str | None = None  # a queued run (phase "queued"): a worker drives it
+    status: str | None = None  # where that run's job stands, in words

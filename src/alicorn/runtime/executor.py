@@ -285,12 +285,15 @@ class Executor:
         rejection: Rejection | None = None,
         replaced_by: str | None = None,
         withdrawal: Withdrawal | None = None,
+        drive: bool = True,
     ) -> RunState:
         """Continue a run from the fold of its journal: finished nodes are not redone, unsafe effects not repeated,
         and what the run may still call is decided again under the policy in force now (`admission.recheck`).
 
         With `rejection` (a human's refusal of a waiting proposal), or `replaced_by` (a replan took over a waiting
-        proposal), the run instead finishes with no effect.
+        proposal), the run instead finishes with no effect. With `drive=False` the session journals its decisions
+        (an approval, resolutions, the recheck) and calls nothing: a queued run's worker drives it
+        (alicorn.broker); the session's `run.resumed` says `queued`, so replay ends that session the same way.
         """
         with self.store.lock(run_id):
             events = self.store.read(run_id)
@@ -333,7 +336,10 @@ class Executor:
                 )
             session.begin()
             interrupted = _interrupted(state)
-            session.emit("run.resumed", {"session": state.sessions + 1, "interrupted": interrupted})
+            resumed: dict[str, Any] = {"session": state.sessions + 1, "interrupted": interrupted}
+            if not drive:
+                resumed["queued"] = True
+            session.emit("run.resumed", resumed)
             if rejection is not None:
                 reject(session, rejection)
                 admission.close(session, "rejected", f"rejected by {rejection.by}: {rejection.reason}")
@@ -377,6 +383,8 @@ class Executor:
             # run being cancelled calls nothing new).
             if not was_waiting and not cancelling and not admission.recheck(session):
                 return self._commit_finished(session)
+            if not drive:
+                return self._commit_finished(session)
             for item in interrupted:
                 if item["purpose"] == "compensate":
                     saga.recover(session, item["node"])
@@ -401,6 +409,7 @@ class Executor:
         new_run_id: str | None = None,
         threshold: float | None = None,
         from_data: bool = False,
+        drive: bool = True,
     ) -> RunState:
         """Start a new plan for the goal of `run_id` (finished, or waiting for approval) as a successor run.
 
@@ -409,7 +418,7 @@ class Executor:
         for a new human approval; so does any replan whose cause came from data or tool output (`from_data`: an
         error text, a failed check), whatever it changes. Otherwise the approvals of the replaced plan carry over
         (`approval.carried`) and it proceeds within the approved goal. A waiting proposal that is replaced finishes
-        `replaced`.
+        `replaced`. With `drive=False` the successor is created and decided but not driven (see `start`).
         """
         plan = validate_plan(plan, self.registry, self.environment.resources)
         events = self.store.read(run_id)
@@ -456,7 +465,7 @@ class Executor:
         approvals = check_approvals(approvals, terms.proposed_by, successor, plan.plan_hash(), self.approvers)
         if state.status == "awaiting_approval":
             self.resume(run_id, replaced_by=successor)
-        return self.start(plan, approvals=approvals, run_id=successor, terms=terms, carried=carried)
+        return self.start(plan, approvals=approvals, run_id=successor, terms=terms, carried=carried, drive=drive)
 
     # ---- internals --------------------------------------------------------------------------------------------
 

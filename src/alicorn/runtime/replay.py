@@ -257,6 +257,7 @@ def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayRe
                 rejection=found.rejection,
                 replaced_by=found.replaced_by,
                 withdrawal=found.withdrawal,
+                drive=not event.data.get("queued", False),
             )
     # Every recorded event was regenerated and matched byte for byte: the recording is the replay's journal.
     state: RunState = fold(recorded, run_id)

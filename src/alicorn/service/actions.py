@@ -26,6 +26,8 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
+from alicorn.broker.jobs import Broker
+from alicorn.broker.submit import broker_for, is_queued
 from alicorn.core.access import choose_models
 from alicorn.core.conversation import PREFIX, ConversationState
 from alicorn.core.conversation import fold as fold_conversation
@@ -47,7 +49,9 @@ _OWNED_RUN = re.compile(r"^run-(\d{8}-[0-9a-f]{12})-\d+$")  # alicorn.core.conve
 class Actions:
     """The service's acting half over `service` (see the module docstring); `workers` 0 acts on nothing."""
 
-    def __init__(self, service: Service, *, workers: int, models: str = "none", workdir: Path | None = None) -> None:
+    def __init__(
+        self, service: Service, *, workers: int, models: str = "none", workdir: Path | None = None, queue: bool = False
+    ) -> None:
         self.service = service
         self.store = service.app.store
         self.people = service.app.people
@@ -56,8 +60,13 @@ class Actions:
             choose_models(models, service.app.home, clock=service.clock) if workers else None
         )
         self.pool = Workers(workers) if workers else None
+        #: `alicorn serve --queue`: Core submits its runs to the journal's job broker, and `alicorn worker`
+        #: processes (on any machine sharing the journal) drive them; this service journals people's decisions.
+        self.broker: Broker | None = broker_for(self.store) if queue else None
         self._local = threading.local()
         self._resuming: threading.Thread | None = None
+        self._following: threading.Thread | None = None
+        self._stop_following = threading.Event()
 
     # ---- what routes ask --------------------------------------------------------------------------------------
 
@@ -67,7 +76,7 @@ class Actions:
         if norbi is None:
             norbi = Norbi(
                 self.service.app, bundled_workflows(), models=self.models, clock=self.service.clock,
-                workdir=self.workdir,
+                workdir=self.workdir, broker=self.broker,
             )  # fmt: skip
             self._local.core = norbi
         return norbi
@@ -144,7 +153,9 @@ class Actions:
         owner = self.owner(run_id)
 
         def job() -> None:
-            self.executor(run_id).resume(run_id, **resume)
+            events = self.store.read(run_id)
+            # a queued run's decision is journaled for its worker (its parked job wakes up), never driven here
+            self.executor(run_id).resume(run_id, **resume, drive=not is_queued(events))
             if owner is not None:
                 self._advance(owner)
 
@@ -176,17 +187,44 @@ class Actions:
         if self.pool is None:
             return None
 
-        def look() -> None:
-            try:
-                self.resume_unfinished()
-            except Exception as exc:  # a journal that cannot be read now: said; the next start looks again
-                print(f"alicorn serve: warning: unfinished work was not resumed: {exc}", file=sys.stderr)
-
-        self._resuming = threading.Thread(target=look, name="alicorn-resume", daemon=True)
-        self._resuming.start()
+        # a journal that cannot be read now: said; the next start looks again
+        self._resuming = _started("alicorn-resume", lambda: _warned("unfinished work was not resumed",
+                                                                    self.resume_unfinished))  # fmt: skip
         return self._resuming
 
+    def advance_finished_queued(self) -> list[str]:
+        """Queue advancing every unfinished conversation whose queued run a worker has finished (its report); the
+        conversations queued. A conversation its workers are busy with is left to them."""
+        if self.pool is None:
+            return []
+        queued = []
+        for name in self.service.index.unfinished().conversations:
+            state = fold_conversation(self.store.read(name))
+            if state.phase != "running" or state.run is None or self.pool.status(name).busy:
+                continue
+            events = self.store.read(state.run)
+            if is_queued(events) and fold(events, state.run).finished:
+                self.pool.submit(name, f"advance {name}", functools.partial(self._advance, name), bounded=False)
+                queued.append(name)
+        return queued
+
+    def follow_queued(self, every_s: float = 2.0) -> threading.Thread | None:
+        """`advance_finished_queued` every `every_s` seconds in a thread of its own, until closed: a run that a
+        worker on any machine finishes gets its conversation's report without anyone asking (None without
+        workers or a broker)."""
+        if self.pool is None or self.broker is None:
+            return None
+
+        def look() -> None:
+            while not self._stop_following.wait(every_s):  # a journal that cannot be read now: the next look
+                _warned("finished queued runs were not followed", self.advance_finished_queued)
+
+        self._following = _started("alicorn-follow-queued", look)
+        return self._following
+
     def _resume(self, run_id: str) -> None:
+        if is_queued(self.store.read(run_id)):
+            return  # a worker drives it (its lease, once expired, lets the next one take it over)
         try:
             self.executor(run_id).resume(run_id)
         except StreamLockedError:
@@ -195,8 +233,13 @@ class Actions:
     def close(self) -> None:
         if self._resuming is not None:
             self._resuming.join(30)  # before the index it reads is closed
+        self._stop_following.set()
+        if self._following is not None:
+            self._following.join(30)
         if self.pool is not None:
             self.pool.close()
+        if self.broker is not None:
+            self.broker.close()
 
 
 def accepted(run_id: str) -> JSONResponse:
@@ -204,3 +247,18 @@ def accepted(run_id: str) -> JSONResponse:
     location = f"{API}/runs/{run_id}"
     body = {"run": run_id, "location": location, "events": f"{location}/events"}
     return JSONResponse(body, status_code=202, headers={"Location": location})
+
+
+def _started(name: str, target: Callable[[], None]) -> threading.Thread:
+    """`target` running in a daemon thread named `name`."""
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
+def _warned(what: str, work: Callable[[], object]) -> None:
+    """`work()`; a failure is said on stderr as "`what`: why" (the service goes on)."""
+    try:
+        work()
+    except Exception as exc:
+        print(f"alicorn serve: warning: {what}: {exc}", file=sys.stderr)

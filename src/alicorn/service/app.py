@@ -57,8 +57,10 @@ def create_app(
     workers: int = 0,
     models: str = "none",
     scheduler_poll_s: float | None = 60.0,
+    queue: bool = False,
 ) -> FastAPI:
     """The service over the home at `home` (its journal is created if missing); `clock` is the only time it reads.
+    With `queue`, Core's runs are submitted to the journal's job broker for `alicorn worker` processes to drive.
     A scheduler thread fires the journal's schedules, waking at least every `scheduler_poll_s` seconds (None: no
     thread; the schedule routes still answer)."""
     service = Service(open_app(home), clock)
@@ -186,7 +188,7 @@ def create_app(
         return record.to_json(clock.now())
 
     api.include_router(router)
-    actions = _mount_actions(api, service, signed_in, workers=workers, models=models)
+    actions = _mount_actions(api, service, signed_in, workers=workers, models=models, queue=queue)
     from alicorn.service.web import install as install_web  # the pages: sign-in, runs, inbox, chat
 
     install_web(api, service, actions)
@@ -208,16 +210,19 @@ def create_app(
     return api
 
 
-def _mount_actions(api: FastAPI, service: Service, signed_in: Any, *, workers: int, models: str) -> Actions:
+def _mount_actions(
+    api: FastAPI, service: Service, signed_in: Any, *, workers: int, models: str, queue: bool = False
+) -> Actions:
     """Add the acting routes (conversations, proposals, run control) to `api`, with a pool of `workers` threads
     (0: none; the acting routes answer 503) whose Core uses `models` (`alicorn serve --model`); the pool resumes
     the journal's unfinished work in the background from now and is closed with the service. It lives here, in
     the factory, so the route modules import `Actions` and never the module that mounts them."""
-    actions = Actions(service, workers=workers, models=models, workdir=Path.cwd())
+    actions = Actions(service, workers=workers, models=models, workdir=Path.cwd(), queue=queue)
     service.on_close.append(actions.close)
     for module in (conversations, uploads, proposals, control):
         api.include_router(module.router(actions, signed_in))
     actions.resume_in_background()
+    actions.follow_queued()  # with --queue: a run a worker finished gets its conversation's report
     return actions
 
 

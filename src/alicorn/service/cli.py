@@ -43,6 +43,14 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         model: Annotated[
             str, typer.Option("--model", help="Core's models, as `alicorn ask --model`: auto|recorded|none|PROFILE.")
         ] = "auto",
+        queue: Annotated[
+            bool,
+            typer.Option(
+                "--queue",
+                help="Submit Core's runs as jobs for `alicorn worker` processes (any machine sharing the journal) "
+                "instead of driving them in this service.",
+            ),
+        ] = False,
     ) -> None:
         """Serve the HTTP API (/api/v1, docs at /docs) over this home's journal until interrupted."""
         import uvicorn
@@ -55,7 +63,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             choose_models(model, home)
         except UnknownModelChoiceError as exc:
             raise typer.BadParameter(str(exc)) from None
-        api = create_app(home, clock=default_clock(), workers=workers, models=model)
+        api = create_app(home, clock=default_clock(), workers=workers, models=model, queue=queue)
         typer.echo(f"alicorn serve: http://{host}:{port}/docs (Ctrl-C stops it)", err=True)
         uvicorn.run(api, host=host, port=port, log_level="warning")
 
