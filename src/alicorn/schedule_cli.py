@@ -185,6 +185,9 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         model: Annotated[
             str, typer.Option("--model", help="The models firings' conversations use (see ask).")
         ] = "none",
+        queue: Annotated[
+            bool, typer.Option("--queue", help="Firings' runs go to the job broker: `alicorn worker` drives them.")
+        ] = False,
     ) -> None:
         """Run the scheduler: wake at the next due slot (or every --max-poll seconds), fire, repeat."""
         from alicorn.clock import default_clock
@@ -192,12 +195,20 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
 
         application = open_app(home, create=True)
         clock = default_clock()
-        loop = Scheduler(application.store, _submitter(application, model), clock, max_poll_s=max_poll)
+        broker = None
+        if queue:
+            from alicorn.broker.submit import broker_for
+
+            broker = broker_for(application.store)  # a journal with no broker is refused before anything fires
         try:
+            loop = Scheduler(application.store, _submitter(application, model, broker), clock, max_poll_s=max_poll)
             made = loop.run(ticks=ticks)
         except KeyboardInterrupt:
             typer.echo("scheduler stopped")
             return
+        finally:
+            if broker is not None:
+                broker.close()
         typer.echo(f"scheduler stopped after {made} tick(s)")
 
 
@@ -251,7 +262,7 @@ def _spec(
         raise ScheduleError(f"the schedule is not valid: {where}: {err['msg']}; nothing was journaled") from None
 
 
-def _submitter(application: Any, model: str) -> Any:
+def _submitter(application: Any, model: str, broker: Any = None) -> Any:
     from alicorn.clock import default_clock
     from alicorn.core.access import choose_models
     from alicorn.core.norbi import Norbi
@@ -260,7 +271,7 @@ def _submitter(application: Any, model: str) -> Any:
     from alicorn.schedule.heartbeat import Heartbeat, HeartbeatSubmitter
 
     models = choose_models(model, application.home)
-    core = CoreSubmitter(Norbi(application, bundled_workflows(), models=models, workdir=Path.cwd()))
+    core = CoreSubmitter(Norbi(application, bundled_workflows(), models=models, workdir=Path.cwd(), broker=broker))
     # Heartbeat firings go to the heartbeat's probes (worded by rule: no model is called from the command line).
     return HeartbeatSubmitter(core, Heartbeat.for_app(application, default_clock()))
 

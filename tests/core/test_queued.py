@@ -4,6 +4,7 @@ person's approval for the worker, and reports once a worker has finished the run
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ from alicorn.packs import pack_dir
 from alicorn.runtime.replay import replay_run
 from alicorn.runtime.state import fold as fold_run
 from tests.broker.conftest import FakeSeconds
-from tests.core.support import SEED_ALARMS, SENT, core, make_app, registry
+from tests.core.support import SEED_ALARMS, SENT, core, make_app, registry, samples_as_project_data
 
 
 def _ask(text: str) -> IntentEnvelope:
@@ -105,10 +106,10 @@ def test_an_approval_of_a_queued_run_is_journaled_for_the_worker_which_then_driv
     broker.close()
 
 
-def _alicorn(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+def _alicorn(*args: str, home: Path, now: str = "2026-11-30T08:00:00Z") -> subprocess.CompletedProcess[str]:
     """The command as a user types it, in a subprocess: a worker's leases are measured on the machine's clock,
     which the test process itself never reads. It runs in the folder above the home: the project's folder."""
-    env = {**os.environ, "ALICORN_HOME": str(home), "ALICORN_NOW": "2026-11-30T08:00:00Z"}
+    env = {**os.environ, "ALICORN_HOME": str(home), "ALICORN_NOW": now}
     command = [sys.executable, "-c", "from alicorn.cli import main; main()", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env, cwd=home.parent)
 
@@ -156,3 +157,17 @@ def test_a_broker_failing_at_submission_creates_nothing_and_the_next_advance_sub
     assert core(app, broker=broker).advance(turn.conversation).phase == "queued"  # idempotent: still one job
     assert len(broker.jobs()) == 1
     broker.close()
+
+
+def test_the_scheduler_with_queue_leaves_its_firings_runs_to_the_workers(tmp_path: Path) -> None:
+    home = samples_as_project_data(tmp_path / "home")
+    added = _alicorn("schedule", "add", SEED_ALARMS, "--every", "15m", "--allow", "local_write", "--json",
+                     home=home)  # fmt: skip
+    assert added.returncode == 0, added.stdout + added.stderr
+    fired = _alicorn("scheduler", "--ticks", "1", "--max-poll", "0.01", "--queue", home=home,
+                     now="2026-11-30T08:16:00Z")  # fmt: skip
+    assert fired.returncode == 0 and "after 1 tick(s)" in fired.stdout, fired.stdout + fired.stderr
+    jobs = json.loads(_alicorn("jobs", "--json", home=home).stdout)["jobs"]
+    assert [job["state"] for job in jobs] == ["ready"]  # the firing's run waits for a worker: nothing ran here
+    worked = _alicorn("worker", "--until-idle", home=home, now="2026-11-30T08:17:00Z")
+    assert worked.returncode == 0 and f"{jobs[0]['run']}: done: succeeded" in worked.stdout, worked.stderr
