@@ -74,8 +74,9 @@ def run_alicorn(
     return elapsed, store, state.run_id
 
 
-def raw_floor(path: Path, steps: int) -> float:
-    """stdlib sqlite3, WAL, synchronous=FULL, fresh file: per step two single-row INSERTs, each its own transaction."""
+def raw_floor(path: Path, steps: int, kinds: tuple[str, ...] = ("started", "finished")) -> float:
+    """stdlib sqlite3, WAL, synchronous=FULL, fresh file: per step one single-row INSERT per kind (two by default),
+    each its own transaction; `kinds=("finished",)` is the one-commit floor."""
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -87,7 +88,7 @@ def raw_floor(path: Path, steps: int) -> float:
         insert = "INSERT INTO steps (step, kind, at) VALUES (?, ?, ?)"
         started = time.perf_counter()
         for step in range(steps):
-            for kind in ("started", "finished"):
+            for kind in kinds:
                 conn.execute("BEGIN")
                 conn.execute(insert, (step, kind, time.time()))
                 conn.execute("COMMIT")
