@@ -3,7 +3,10 @@ runs, three people and their tokens. The service reads time only from the inject
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -58,6 +61,35 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve_process(
+    home: Path, path: str, *, token: str | None = None, timeout: float = 60.0
+) -> Iterator[httpx.Response]:
+    """`alicorn serve --home HOME` as a user starts it (a process on a free loopback port); the answer to the first
+    GET of `path` that it gives (with `token` as the bearer), then the process is stopped when the block ends."""
+    port = free_port()
+    child = subprocess.Popen(
+        [sys.executable, "-c", "from alicorn.cli import main; main()", "serve", "--home", str(home), "--port",
+         str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                response = httpx.get(f"http://127.0.0.1:{port}{path}", headers=headers, timeout=5)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or child.poll() is not None:
+                    raise AssertionError(child.stderr.read().decode() if child.stderr else "no output") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}", response
+    finally:
+        child.terminate()
+        child.wait(10)
 
 
 class Talking:

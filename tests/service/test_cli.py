@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +14,7 @@ from alicorn.cli import app
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.service.tokens import TOKENS_STREAM
 from alicorn.testing.people import act_as
-from tests.service.conftest import free_port
+from tests.service.conftest import serve_process
 
 runner = CliRunner()
 
@@ -88,29 +84,7 @@ def test_only_an_admin_creates_or_revokes(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_serve_answers_over_http(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    command = ["serve", "--home", str(home), "--port", str(port)]
-    child = subprocess.Popen(
-        [sys.executable, "-c", "from alicorn.cli import main; main()", *command],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                response = httpx.get(f"http://127.0.0.1:{port}/api/v1/runs", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or child.poll() is not None:
-                    raise AssertionError(child.stderr.read().decode() if child.stderr else "no output") from None
-                time.sleep(0.1)
+    with serve_process(tmp_path / "home", "/api/v1/runs", timeout=30) as (base, response):
         assert response.status_code == 401
         assert response.headers["content-type"].startswith("application/problem+json")
-        assert httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=5).json()["info"]["title"] == "Alicorn"
-    finally:
-        child.terminate()
-        child.wait(10)
+        assert httpx.get(f"{base}/openapi.json", timeout=5).json()["info"]["title"] == "Alicorn"

@@ -12,13 +12,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 from alicorn.anvil.identity import os_user
 from alicorn.journal.postgres import PostgresJournalStore
 from tests.cli._support import ALARMS, invoke
 from tests.pgserver import next_schema, start_server
-from tests.service.conftest import at, free_port, journal_toml, serve_home
+from tests.service.conftest import at, journal_toml, serve_home, serve_process
 from tests.service.test_runs import clone_run
 
 
@@ -41,30 +39,10 @@ def test_serve_runs_on_a_postgres_journal(tmp_path: Path, pg_url: str) -> None:
     token = _token(home)  # the first person is enrolled as admin by this command
     ran = invoke(home, "run", str(ALARMS), "-q")
     assert ran.exit_code == 0, ran.output
-    port = free_port()
-    child = subprocess.Popen(
-        [sys.executable, "-c", "from alicorn.cli import main; main()", "serve", "--home", str(home), "--port",
-         str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                listed = httpx.get(
-                    f"http://127.0.0.1:{port}/api/v1/runs", headers={"Authorization": f"Bearer {token}"}, timeout=5
-                )
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or child.poll() is not None:
-                    raise AssertionError(child.stderr.read().decode() if child.stderr else "no output") from None
-                time.sleep(0.1)
+    with serve_process(home, "/api/v1/runs", token=token) as (_, listed):
         assert listed.status_code == 200, listed.text
         [run] = listed.json()["runs"]
         assert run["status"] == "succeeded" and run["goal"].startswith("Analyse yesterday's camera alarms")
-    finally:
-        child.terminate()
-        child.wait(10)
     assert not (home / "journal.db").exists()  # everything went to the server
 
 
