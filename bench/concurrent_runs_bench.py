@@ -32,7 +32,6 @@ import sqlite3
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -42,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import peers
-from workloads import chain_plan
+from workloads import chain_plan, timed_threads
 
 from alicorn.journal.postgres import PostgresJournalStore, redact
 from alicorn.journal.sqlite import SQLiteStore
@@ -76,31 +75,17 @@ def alicorn_once(store: JournalStore, registry: Registry, plan: Plan, runs: int,
     """Seconds for `runs` concurrent runs of `plan` on `store` (every node durable), and the commits they took."""
     commits = count_commits(store)
     environment = RunEnvironment(workspace_root=workdir / "ws", data_root=workdir, max_parallel=4)
-    start = threading.Barrier(runs + 1)
     finished: list[str] = []
-    errors: list[BaseException] = []
 
-    def drive() -> None:
+    def drive(_: int, ready: Callable[[], None]) -> None:
         executor = Executor(store, registry, environment, durability="step")
-        try:
-            start.wait()
-            state = executor.start(plan)
-            if state.status != "succeeded":
-                raise RuntimeError(f"run {state.run_id} ended {state.status}")
-            finished.append(state.run_id)
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+        ready()
+        state = executor.start(plan)
+        if state.status != "succeeded":
+            raise RuntimeError(f"run {state.run_id} ended {state.status}")
+        finished.append(state.run_id)
 
-    threads = [threading.Thread(target=drive) for _ in range(runs)]
-    for thread in threads:
-        thread.start()
-    start.wait()
-    began = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    took = time.perf_counter() - began
-    if errors:
-        raise errors[0]
+    took = timed_threads(runs, drive)
     for run_id in finished:  # every run finished, with every node: the figure counts real work
         state = fold(store.read(run_id), run_id)
         if state.status != "succeeded" or sum(n.status == "succeeded" for n in state.nodes.values()) != len(plan.nodes):

@@ -19,7 +19,6 @@ import argparse
 import os
 import statistics
 import tempfile
-import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from workloads import timed_threads
 
 from alicorn.journal.events import Draft
 from alicorn.journal.postgres import PostgresJournalStore, redact
@@ -41,28 +41,14 @@ Opener = Callable[[bool], JournalStore]
 def concurrent(store: JournalStore, threads: int, appends: int, tag: str) -> tuple[float, int]:
     """Seconds for `threads` runs x `appends` appends, and the commits they took."""
     commits = count_commits(store)
-    start = threading.Barrier(threads + 1)
-    errors: list[BaseException] = []
 
-    def run(t: int) -> None:
+    def run(t: int, ready: Callable[[], None]) -> None:
         stream = f"{tag}-run-{t}"
-        try:
-            start.wait()
-            for i in range(appends):
-                store.append(stream, [Draft("node.done", AT, {"node": i, "out": "ok"})], expect=i)
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+        ready()
+        for i in range(appends):
+            store.append(stream, [Draft("node.done", AT, {"node": i, "out": "ok"})], expect=i)
 
-    workers = [threading.Thread(target=run, args=(t,)) for t in range(threads)]
-    for w in workers:
-        w.start()
-    start.wait()
-    began = time.perf_counter()
-    for w in workers:
-        w.join()
-    took = time.perf_counter() - began
-    if errors:
-        raise errors[0]
+    took = timed_threads(threads, run)
     return took, commits[0]
 
 

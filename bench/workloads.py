@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -105,6 +107,36 @@ def raw_read(path: Path, run_id: str) -> int:
         return len([json.loads(body) for (body,) in rows])
     finally:
         conn.close()
+
+
+def timed_threads(count: int, work: Callable[[int, Callable[[], None]], None]) -> float:
+    """Seconds from the moment `count` threads are all ready to the end of the last one: thread `i` runs
+    `work(i, ready)`, prepares what it must (untimed), then calls `ready()`, which returns once every thread has;
+    the first error of any thread is raised after all have ended."""
+    start = threading.Barrier(count + 1)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            work(i, start.wait)
+        except threading.BrokenBarrierError:
+            pass  # another thread failed before it was ready: its error is the one raised
+        except BaseException as exc:  # raised below, in the caller's thread
+            errors.append(exc)
+            start.abort()  # a thread that fails before it is ready must not leave the others waiting
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    with contextlib.suppress(threading.BrokenBarrierError):
+        start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    took = time.perf_counter() - began
+    if errors:
+        raise errors[0]
+    return took
 
 
 def timed(fn: Callable[[], object]) -> float:
