@@ -66,11 +66,14 @@ def _waiting_run(application: Any, clock: StepClock, work: Path) -> None:
     waiting_run(application, work)
 
 
-def serve_home(tmp_path: Path, *, models: str = "recorded", samples: bool = False) -> Iterator[WebHome]:
+def serve_home(
+    tmp_path: Path, *, models: str = "recorded", samples: bool = False, queue: bool = False
+) -> Iterator[WebHome]:
     """Build the home, serve it, yield it, stop it (a generator for a fixture). Core uses `models`
-    (`alicorn serve --model`); with `samples`, the bundled sample files are the default project's data."""
+    (`alicorn serve --model`); with `samples`, the bundled sample files are the default project's data; with
+    `queue`, Core's runs go to the job broker (`alicorn serve --queue`)."""
     home, clock = build_home(tmp_path, samples=samples)
-    with serve_built(home, clock, models=models) as served:
+    with serve_built(home, clock, models=models, queue=queue) as served:
         yield served
 
 
@@ -102,10 +105,10 @@ def build_home(tmp_path: Path, *, samples: bool = False) -> tuple[Path, StepCloc
 
 
 @contextmanager
-def serve_built(home: Path, clock: StepClock, *, models: str = "recorded") -> Iterator[WebHome]:
+def serve_built(home: Path, clock: StepClock, *, models: str = "recorded", queue: bool = False) -> Iterator[WebHome]:
     """A real `alicorn serve` app over `home` (built by `build_home`), stopped when the block ends: serving the
     same home twice is what a restart of `serve` is."""
-    api = create_app(home, clock=clock, poll_s=0.01, workers=2, models=models)
+    api = create_app(home, clock=clock, poll_s=0.01, workers=2, models=models, queue=queue)
     api.state.pages.sessions.failure_delay_s = 0.0
     with serve_in_thread(api) as url:
         yield WebHome(home, url, clock, api.state.service.app.store, api)

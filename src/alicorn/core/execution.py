@@ -211,8 +211,8 @@ class Execution:
             if broker is not self.broker:
                 broker.close()
 
-    def _job_line(self, run_id: str, language: str) -> str:
-        """Where a queued run's job stands, in words."""
+    def job_status(self, run_id: str, language: str) -> str:
+        """Where a queued run's job stands, in words (`language`'s)."""
         broker = self.broker or broker_for(self.app.store, read_only=True)
         try:
             job = broker.job(run_id)
@@ -255,7 +255,7 @@ class Execution:
                 return self._turn(state, "blocked", report=report)
             if is_queued(events):  # a worker drives it: say where it stands, never drive it here
                 language = self._language(state)
-                return self._turn(state, "queued", status=self._job_line(run_id, language), run=run_id)
+                return self._turn(state, "queued", status=self.job_status(run_id, language), run=run_id)
             self._executor(state).resume(run_id)  # a crash or a broker failure interrupted it: continue it
             return None
         return self._validate_and_report(state, run, tap)

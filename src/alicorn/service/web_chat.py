@@ -18,7 +18,7 @@ from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from alicorn.service.dag import draw
-from alicorn.service.pages import PageError, Pages, words_for
+from alicorn.service.pages import PageError, Pages, language_of, words_for
 from alicorn.service.problems import Problem
 from alicorn.service.uploads import attach, chosen, store_files
 
@@ -130,19 +130,24 @@ def add_chat_routes(api: FastAPI, pages: Pages, chat: Chat) -> None:
         signed = pages.signed(request)
         state = _state(service, conversation)
         run = None
+        job = None
         svg = ""
         if state.plan:
             states: dict[str, str] = {}
             if state.run is not None:
+                from alicorn.broker.submit import is_queued
                 from alicorn.runtime.state import fold
 
-                run = fold(service.app.store.read(state.run), state.run)
+                events = service.app.store.read(state.run)
+                run = fold(events, state.run)
                 states = {node: ns.status for node, ns in run.nodes.items()}
+                if is_queued(events) and not run.finished and run.status != "awaiting_approval":
+                    job = chat.actions.core().job_status(state.run, language_of(request))  # a worker drives it
             svg = draw(state.plan, states, words_for(request)["plan_drawing"])
         working = chat.busy(conversation)
         return pages.render(
             request, "conversation.html", signed=signed, c=state, run=run, svg=svg, working=working,
-            failure=chat.failure(conversation),
+            failure=chat.failure(conversation), job=job,
         )  # fmt: skip
 
     @api.post("/chat/{conversation}/answer", include_in_schema=False)

@@ -104,6 +104,7 @@ def words(lang: str) -> dict[str, str]:
         "report": tr(lang, "Report"),
         "outcome": tr(lang, "Outcome"),
         "working": tr(lang, "Working… this page refreshes by itself."),
+        "queued": tr(lang, "A worker drives this run (alicorn worker); this page refreshes by itself. Its job:"),
         "refused": tr(lang, "Refused"),
         "not_found": tr(lang, "Not found"),
         "back_to_runs": tr(lang, "Back to the runs"),
