@@ -13,7 +13,7 @@ from alicorn.app import open_app
 from alicorn.broker.submit import broker_for
 from alicorn.broker.worker import Worker
 from tests.broker.conftest import FakeSeconds
-from tests.service.acting import ALARMS, Acting, ask, serving, settled
+from tests.service.acting import ALARMS, SEND, Acting, ask, serving, settled
 from tests.service.conftest import ENGINES, engine_journal
 
 
@@ -21,6 +21,44 @@ from tests.service.conftest import ENGINES, engine_journal
 def queued(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Acting]:
     with serving(tmp_path / "home", journal=engine_journal(request), queue=True) as served:
         yield served
+
+
+def _work_elsewhere(served: Acting) -> int:
+    """A worker in another app on the same home drives what is claimable; how many claims it made."""
+    elsewhere = open_app(served.home)
+    try:
+        broker = broker_for(elsewhere.store, clock=FakeSeconds())
+        worker = Worker(broker, elsewhere.executor(Path(".")), name="worker:elsewhere",
+                        executor_for=lambda state: elsewhere.executor(Path(state.data_root)))  # fmt: skip
+        claims = worker.serve(threading.Event(), until_idle=True)
+        broker.close()
+        return claims
+    finally:
+        elsewhere.close()
+
+
+def test_an_approval_through_the_service_is_journaled_for_the_worker_which_sends(queued: Acting) -> None:
+    with queued.client("ada") as client:
+        conv = ask(client, SEND)
+        body = settled(client, conv, waiting="approval")
+    run = body["run"]
+    assert _work_elsewhere(queued) == 1  # the worker finds it waiting for a person and parks it
+    with queued.client("abe") as client:
+        plan_hash = body["proposal"]["plan_hash"]
+        response = client.post(f"/api/v1/proposals/{run}/approve", json={"plan_hash": plan_hash, "comment": "ok"})
+        assert response.status_code == 202, response.text
+        settled(client, conv, phase="running")
+        kinds = [e.kind for e in queued.store.read(run)]
+        assert "approval.granted" in kinds and "tool.call" not in kinds  # journaled here, called nowhere yet
+        assert _work_elsewhere(queued) == 1
+        report = settled(client, conv, phase="reported")["report"]
+    assert report["outcome"] == "complete"
+    events = queued.store.read(run)
+    sending = {
+        e.data["node"] for e in events if e.kind == "effect.intended" and e.data["effect"] == "external_transmission"
+    }
+    done = [e for e in events if e.kind == "effect.done" and e.data["node"] in sending]
+    assert len(sending) == 1 and len(done) == 1  # the reply was sent once, by the worker
 
 
 def test_a_request_s_run_waits_for_a_worker_and_the_service_reports_once_it_finished(queued: Acting) -> None:
@@ -31,18 +69,11 @@ def test_a_request_s_run_waits_for_a_worker_and_the_service_reports_once_it_fini
         assert body["run_state"]["status"] != "succeeded" and body["report"] is None
         assert "tool.call" not in [e.kind for e in queued.store.read(run)]  # the service called nothing
 
-        elsewhere = open_app(queued.home)  # a worker's process: the same home, so the same journal
-        try:
-            broker = broker_for(elsewhere.store, clock=FakeSeconds())
-            job = broker.job(run)
-            assert job is not None and job.state == "ready"
-            worker = Worker(broker, elsewhere.executor(Path(".")), name="worker:elsewhere",
-                            executor_for=lambda state: elsewhere.executor(Path(state.data_root)))  # fmt: skip
-            assert worker.serve(threading.Event(), until_idle=True) == 1
-            assert broker.job(run).state == "done"  # type: ignore[union-attr]
-            broker.close()
-        finally:
-            elsewhere.close()
+        looking = broker_for(queued.store, clock=FakeSeconds(), read_only=True)
+        job = looking.job(run)
+        looking.close()
+        assert job is not None and job.state == "ready"
+        assert _work_elsewhere(queued) == 1  # a worker's process: the same home, so the same journal
 
         body = settled(client, conv, phase="reported")  # nobody asked: the service followed the worker's run
     assert body["report"]["outcome"] == "complete" and "8 events need a human" in body["report"]["headline"]
