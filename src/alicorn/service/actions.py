@@ -192,21 +192,25 @@ class Actions:
                                                                     self.resume_unfinished))  # fmt: skip
         return self._resuming
 
-    def advance_finished_queued(self) -> list[str]:
-        """Queue advancing every unfinished conversation whose queued run a worker has finished (its report); the
-        conversations queued. A conversation its workers are busy with is left to them."""
+    def advance_finished_queued(self) -> tuple[list[str], list[str]]:
+        """Queue advancing every unfinished conversation whose queued run a worker has finished (its report). The
+        conversations queued, and those skipped because the workers were busy with them (to look at again)."""
         if self.pool is None:
-            return []
-        queued = []
+            return [], []
+        queued: list[str] = []
+        busy: list[str] = []
         for name in self.service.index.unfinished().conversations:
             state = fold_conversation(self.store.read(name))
-            if state.phase != "running" or state.run is None or self.pool.status(name).busy:
+            if state.phase != "running" or state.run is None:
+                continue
+            if self.pool.status(name).busy:  # its advance may have looked before the worker finished
+                busy.append(name)
                 continue
             events = self.store.read(state.run)
             if is_queued(events) and fold(events, state.run).finished:
                 self.pool.submit(name, f"advance {name}", functools.partial(self._advance, name), bounded=False)
                 queued.append(name)
-        return queued
+        return queued, busy
 
     def follow_queued(self, every_s: float = 2.0) -> threading.Thread | None:
         """`advance_finished_queued` every `every_s` seconds in a thread of its own, until closed: a run that a
@@ -215,9 +219,19 @@ class Actions:
         if self.pool is None or self.broker is None:
             return None
 
+        seen: list[object] = []  # the journal's version at the last look: unchanged, nobody finished anything
+
+        def follow() -> None:
+            version = self.service.index.journal_version()
+            if seen and version is not None and version == seen[-1]:
+                return
+            advanced, busy = self.advance_finished_queued()
+            # a conversation skipped as busy, or handed on just now, is looked at again next time
+            seen[:] = [] if busy or advanced else [version]
+
         def look() -> None:
             while not self._stop_following.wait(every_s):  # a journal that cannot be read now: the next look
-                _warned("finished queued runs were not followed", self.advance_finished_queued)
+                _warned("finished queued runs were not followed", follow)
 
         self._following = _started("alicorn-follow-queued", look)
         return self._following

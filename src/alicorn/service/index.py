@@ -314,6 +314,12 @@ class RunIndex:
         else:
             self._start_background()
 
+    def journal_version(self) -> object:
+        """The journal's version (see `alicorn.service.heads`): it differs from every earlier reading once another
+        writer has committed, so a caller that saw it unchanged knows nobody else wrote meanwhile."""
+        with self._scan_lock:  # the journal's connection is the walk's
+            return self._heads.version()
+
     def reconcile(self) -> int:
         """Walk every stream's head and fold again those that changed; returns how many were folded."""
         with self._scan_lock:
