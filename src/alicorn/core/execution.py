@@ -165,7 +165,10 @@ class Execution:
         plan = Plan.model_validate(state.plan)
         contract = OutcomeContract.model_validate(state.contract)
         run_id = run_id_for(state.id, len(state.runs) + 1)
-        if self.app.store.head(run_id) is None:  # not started before a crash: start it now
+        started_before = self.app.store.head(run_id) is not None  # before a crash: found, never started twice
+        # A run driven here may be long: only one found after a crash is read again to learn whether it was queued.
+        queued = self._queued(run_id) if started_before else False
+        if not started_before:
             terms = self.app.anvil.terms(
                 PLANNER,
                 project=contract.project,
@@ -188,7 +191,7 @@ class Execution:
                 else:
                     executor.start(plan, run_id=run_id, terms=terms, drive=not queued)
         linked: dict[str, Any] = {"run": run_id, "plan_hash": plan.plan_hash(), "goal_hash": plan.goal_hash}
-        if self._queued(run_id):
+        if queued:
             linked["queued"] = True
         tap.append("run.linked", linked)
 
@@ -203,30 +206,32 @@ class Execution:
         if not queued:
             yield
             return
-        broker = self.broker or broker_for(self.app.store)
+        with self._broker(read_only=False) as broker, enqueuing(executor, broker, run_id, plan, project):
+            yield
+
+    @contextmanager
+    def _broker(self, *, read_only: bool) -> Iterator[Broker]:
+        """Core's broker, or one opened on the journal for the block (closed after it)."""
+        if self.broker is not None:
+            yield self.broker
+            return
+        opened = broker_for(self.app.store, read_only=read_only)
         try:
-            with enqueuing(executor, broker, run_id, plan, project):
-                yield
+            yield opened
         finally:
-            if broker is not self.broker:
-                broker.close()
+            opened.close()
 
     def job_status(self, run_id: str, language: str) -> str:
         """Where a queued run's job stands, in words (`language`'s)."""
-        broker = self.broker or broker_for(self.app.store, read_only=True)
-        try:
+        with self._broker(read_only=True) as broker:
             job = broker.job(run_id)
-        finally:
-            if broker is not self.broker:
-                broker.close()
         if job is None:
             return tr(language, "its job is missing from the broker: `alicorn resume {run}` drives it here", run=run_id)
         if job.state == "claimed":
             return tr(language, "held by {worker} (claim {epoch})", worker=job.worker, epoch=job.epoch)
-        if job.state == "ready":
+        # a parked job whose run's journal moved on is made ready by the next worker's look
+        if job.state == "ready" or (job.state == "waiting" and self.app.store.last_seq(run_id) > job.parked_seq):
             return tr(language, "ready: the next free worker takes it")
-        if job.state == "waiting" and self.app.store.last_seq(run_id) > job.parked_seq:
-            return tr(language, "ready: the next free worker takes it")  # woken by the next worker's look
         if job.state == "waiting":
             return tr(language, "parked until a person acts or the run's journal moves on: {note}", note=job.note)
         return tr(language, "done: {note}", note=job.note)

@@ -34,6 +34,7 @@ from alicorn.core.conversation import fold as fold_conversation
 from alicorn.core.norbi import Norbi
 from alicorn.core.routing import ModelAccess
 from alicorn.errors import JournalError, StreamLockedError
+from alicorn.journal.events import Event
 from alicorn.journal.store import check_stream_name
 from alicorn.packs.catalog import bundled_workflows
 from alicorn.runtime.executor import Executor
@@ -155,15 +156,16 @@ class Actions:
         def job() -> None:
             events = self.store.read(run_id)
             # a queued run's decision is journaled for its worker (its parked job wakes up), never driven here
-            self.executor(run_id).resume(run_id, **resume, drive=not is_queued(events))
+            self.executor(run_id, events).resume(run_id, **resume, drive=not is_queued(events))
             if owner is not None:
                 self._advance(owner)
 
         self.submit(owner or run_id, what, job)
 
-    def executor(self, run_id: str) -> Executor:
-        """The home's executor for `run_id`: over the data root journaled at its creation, as `alicorn resume`."""
-        state = fold(self.store.read(run_id), run_id)
+    def executor(self, run_id: str, events: list[Event] | None = None) -> Executor:
+        """The home's executor for `run_id`: over the data root journaled at its creation, as `alicorn resume`
+        (`events`: the run's, when the caller has read them already)."""
+        state = fold(self.store.read(run_id) if events is None else events, run_id)
         return self.service.app.executor(Path(state.data_root))
 
     def resume_unfinished(self) -> list[str]:
@@ -237,10 +239,11 @@ class Actions:
         return self._following
 
     def _resume(self, run_id: str) -> None:
-        if is_queued(self.store.read(run_id)):
+        events = self.store.read(run_id)
+        if is_queued(events):
             return  # a worker drives it (its lease, once expired, lets the next one take it over)
         try:
-            self.executor(run_id).resume(run_id)
+            self.executor(run_id, events).resume(run_id)
         except StreamLockedError:
             _log.warning("alicorn serve: run %s is driven by another process; left to it", run_id)
 
