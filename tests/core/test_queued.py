@@ -17,6 +17,7 @@ import pytest
 from alicorn.broker.submit import broker_for
 from alicorn.broker.worker import Worker
 from alicorn.core.intake import IntentEnvelope
+from alicorn.journal.events import Draft
 from alicorn.packs import pack_dir
 from alicorn.runtime.replay import replay_run
 from alicorn.runtime.state import fold as fold_run
@@ -171,3 +172,24 @@ def test_the_scheduler_with_queue_leaves_its_firings_runs_to_the_workers(tmp_pat
     assert [job["state"] for job in jobs] == ["ready"]  # the firing's run waits for a worker: nothing ran here
     worked = _alicorn("worker", "--until-idle", home=home, now="2026-11-30T08:17:00Z")
     assert worked.returncode == 0 and f"{jobs[0]['run']}: done: succeeded" in worked.stdout, worked.stderr
+
+
+def test_a_queued_run_found_after_a_crash_is_linked_as_queued_and_not_submitted_again(tmp_path: Path) -> None:
+    seconds = FakeSeconds()
+    app = make_app(tmp_path / "first")
+    broker = broker_for(app.store, clock=seconds)
+    turn = core(app, broker=broker).receive(_ask(SEED_ALARMS))
+    run = turn.run
+    assert run is not None
+    # Crash window: the run and its job were created, the conversation never linked the run. Rebuild that state.
+    other = make_app(tmp_path / "second")
+    events = app.store.read(turn.conversation)
+    cut = next(i for i, e in enumerate(events) if e.kind == "run.linked")
+    other.store.append(turn.conversation, [Draft(e.kind, e.at, e.data) for e in events[:cut]], expect=0)
+    other.store.append(run, [Draft(e.kind, e.at, e.data) for e in app.store.read(run)], expect=0)
+    broker.close()
+    resumed = core(other).advance(turn.conversation)  # no broker given: the run's creation says it is queued
+    assert resumed.phase == "queued" and resumed.run == run
+    linked = [e.data for e in other.store.read(turn.conversation) if e.kind == "run.linked"]
+    assert linked == [{**linked[0], "queued": True}] and linked[0]["run"] == run
+    assert "tool.call" not in _kinds(other, run)  # found, never started or driven again

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,8 @@ import pytest
 from alicorn.anvil.identity import parse_principal
 from alicorn.anvil.people import People
 from alicorn.app import open_app
+from alicorn.broker.submit import broker_for
+from alicorn.broker.worker import Worker
 from alicorn.journal.postgres import PostgresJournalStore
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import JournalStore
@@ -28,6 +31,7 @@ from alicorn.plan.dsl import goal_digest
 from alicorn.runtime.state import fold
 from alicorn.service.app import create_app
 from alicorn.service.tokens import Tokens
+from tests.broker.conftest import FakeSeconds
 from tests.core.support import samples_as_project_data
 from tests.service.conftest import ENGINES, StepClock, Talking, engine_journal, journal_toml, serve_in_thread
 
@@ -216,3 +220,19 @@ def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(SQLiteStore, "read", counted)
     return reads
+
+
+def work_elsewhere(home: Path) -> int:
+    """A worker in another app on `home` (so on the same journal) drives what the broker has claimable, until idle;
+    how many claims it made. Its leases run on a test clock."""
+    elsewhere = open_app(home)
+    try:
+        broker = broker_for(elsewhere.store, clock=FakeSeconds())
+        try:
+            worker = Worker(broker, elsewhere.executor(Path(".")), name="worker:elsewhere",
+                            executor_for=lambda state: elsewhere.executor(Path(state.data_root)))  # fmt: skip
+            return worker.serve(threading.Event(), until_idle=True)
+        finally:
+            broker.close()
+    finally:
+        elsewhere.close()

@@ -4,18 +4,14 @@ finished the run. Screenshots under the test's tmp dir and /tmp/ui-shots/."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from alicorn.app import open_app
-from alicorn.broker.submit import broker_for
-from alicorn.broker.worker import Worker
-from tests.broker.conftest import FakeSeconds
 from tests.core.support import SEED_ALARMS
+from tests.service.acting import work_elsewhere
 from tests.service.browser import one_page, shot, sign_in, sync_api
 from tests.service.webhome import WebHome, serve_home
 
@@ -49,15 +45,7 @@ def test_a_queued_run_is_shown_waiting_for_a_worker_then_its_report(
     run = f"run-{conversation.removeprefix('conv-')}-1"
     assert "tool.call" not in [e.kind for e in queued_web.store.read(run)]  # the service called nothing
 
-    elsewhere = open_app(queued_web.home)  # a worker's process on the same home
-    try:
-        broker = broker_for(elsewhere.store, clock=FakeSeconds())
-        worker = Worker(broker, elsewhere.executor(Path(".")), name="worker:elsewhere",
-                        executor_for=lambda state: elsewhere.executor(Path(state.data_root)))  # fmt: skip
-        assert worker.serve(threading.Event(), until_idle=True) == 1
-        broker.close()
-    finally:
-        elsewhere.close()
+    assert work_elsewhere(queued_web.home) == 1  # a worker's process on the same home
 
     report = page.locator("#report")  # nobody reloads: the page refreshes, the service follows the worker's run
     expect(report).to_contain_text("events need a human", timeout=60_000)

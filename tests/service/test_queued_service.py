@@ -3,17 +3,14 @@ does, and the service then gives the conversation its report by itself (on both 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from alicorn.app import open_app
 from alicorn.broker.submit import broker_for
-from alicorn.broker.worker import Worker
 from tests.broker.conftest import FakeSeconds
-from tests.service.acting import ALARMS, SEND, Acting, ask, serving, settled
+from tests.service.acting import ALARMS, SEND, Acting, ask, serving, settled, work_elsewhere
 from tests.service.conftest import ENGINES, engine_journal
 
 
@@ -23,26 +20,12 @@ def queued(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Acting]:
         yield served
 
 
-def _work_elsewhere(served: Acting) -> int:
-    """A worker in another app on the same home drives what is claimable; how many claims it made."""
-    elsewhere = open_app(served.home)
-    try:
-        broker = broker_for(elsewhere.store, clock=FakeSeconds())
-        worker = Worker(broker, elsewhere.executor(Path(".")), name="worker:elsewhere",
-                        executor_for=lambda state: elsewhere.executor(Path(state.data_root)))  # fmt: skip
-        claims = worker.serve(threading.Event(), until_idle=True)
-        broker.close()
-        return claims
-    finally:
-        elsewhere.close()
-
-
 def test_an_approval_through_the_service_is_journaled_for_the_worker_which_sends(queued: Acting) -> None:
     with queued.client("ada") as client:
         conv = ask(client, SEND)
         body = settled(client, conv, waiting="approval")
     run = body["run"]
-    assert _work_elsewhere(queued) == 1  # the worker finds it waiting for a person and parks it
+    assert work_elsewhere(queued.home) == 1  # the worker finds it waiting for a person and parks it
     with queued.client("abe") as client:
         plan_hash = body["proposal"]["plan_hash"]
         response = client.post(f"/api/v1/proposals/{run}/approve", json={"plan_hash": plan_hash, "comment": "ok"})
@@ -50,7 +33,7 @@ def test_an_approval_through_the_service_is_journaled_for_the_worker_which_sends
         settled(client, conv, phase="running")
         kinds = [e.kind for e in queued.store.read(run)]
         assert "approval.granted" in kinds and "tool.call" not in kinds  # journaled here, called nowhere yet
-        assert _work_elsewhere(queued) == 1
+        assert work_elsewhere(queued.home) == 1
         report = settled(client, conv, phase="reported")["report"]
     assert report["outcome"] == "complete"
     events = queued.store.read(run)
@@ -73,7 +56,7 @@ def test_a_request_s_run_waits_for_a_worker_and_the_service_reports_once_it_fini
         job = looking.job(run)
         looking.close()
         assert job is not None and job.state == "ready"
-        assert _work_elsewhere(queued) == 1  # a worker's process: the same home, so the same journal
+        assert work_elsewhere(queued.home) == 1  # a worker's process: the same home, so the same journal
 
         body = settled(client, conv, phase="reported")  # nobody asked: the service followed the worker's run
     assert body["report"]["outcome"] == "complete" and "8 events need a human" in body["report"]["headline"]
