@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,6 +154,7 @@ def load_config(home: Path) -> Config:
         if not path.exists():
             return Config()
         raw = path.read_bytes()
+        import tomllib  # here: most homes have no alicorn.toml, and every command reads it
     except OSError as exc:
         failure = environment_failure(exc, path=path)
         if failure is not None:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # rich.progress is imported by Progress (runs and resumes), n
     from alicorn.journal.store import JournalStore
 
 # Piped output keeps whole lines (rich would wrap at 80 columns).
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+console = Console(highlight=False, emoji=False, width=None if sys.stdout.isatty() else 200)
 
 _STYLE = {
     "done": "green",

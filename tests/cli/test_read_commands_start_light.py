@@ -3,7 +3,8 @@ app builds its operations registry and Anvil on first use (alicorn.app), so list
 pack's code, Cedar, OR-Tools, numpy, the executor, the service, telemetry or the date parser. `runs`, `show` and
 `journal` go further on a home whose alicorn.toml sets neither [anvil] nor [data]: no pydantic model of Alicorn's is
 built (their defaults are built on first use, alicorn.config; the usage fold is alicorn.anvil.usage), no plan model,
-no progress bar. Typer itself imports pydantic to parse arguments; that import is not ours to remove."""
+no progress bar, and no pydantic at all (typer is held below 0.29, which imports pydantic to parse every argument:
+pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -62,8 +63,10 @@ HEAVY = (
 
 #: What `runs`, `show` and `journal` do not need either (`why` does: it explains decisions by their rights and rules):
 #: Anvil's settings and labels, the plan's and the budgets' pydantic models, the MCP servers' settings, the model
-#: profiles, the operations registry, telemetry's settings and rich's progress bar.
+#: profiles, the operations registry, telemetry's settings, rich's progress bar, and pydantic itself.
 MODELS = (
+    "pydantic",
+    "pydantic_core",
     "alicorn.anvil.settings",
     "alicorn.anvil.labels",
     "alicorn.anvil.budget",

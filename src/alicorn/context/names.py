@@ -16,6 +16,7 @@ why a project should pass its people's names.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -28,9 +29,19 @@ _INTRO = (
     r"(?:my name is|i am|i'm|named|called|this is|nazywam się|mam na imię|ma na imię|nazywa się|jestem"
     r"|меня зовут|его зовут|её зовут|ее зовут|зовут|это)"
 )
-_TITLE_RE = re.compile(rf"\b{_TITLES}\s+({_WORD}(?:\s+{_WORD})?)")
-_INTRO_RE = re.compile(rf"(?i:\b{_INTRO})\s+({_WORD}(?:\s+{_WORD})?)")
-_PAIR_RE = re.compile(rf"(?<![\w-])({_WORD})\s+({_WORD})(?![\w-])")
+
+
+@functools.cache
+def _shapes() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The shapes of a name: after a title, after an introduction, a first name and a surname, a lone first name.
+    Compiled on the first search, so importing this module (every command does, through the journal) is cheap."""
+    return (
+        re.compile(rf"\b{_TITLES}\s+({_WORD}(?:\s+{_WORD})?)"),
+        re.compile(rf"(?i:\b{_INTRO})\s+({_WORD}(?:\s+{_WORD})?)"),
+        re.compile(rf"(?<![\w-])({_WORD})\s+({_WORD})(?![\w-])"),
+        re.compile(rf"(?<![\w-])({_WORD})(?![\w-])"),
+    )
+
 
 # fmt: off
 _SURNAME_ENDINGS = (
@@ -105,16 +116,17 @@ def find_names(text: str, known: Iterable[str] = ()) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for pattern in _known_patterns(known):
         spans.extend(m.span() for m in pattern.finditer(text))
-    for match in _TITLE_RE.finditer(text):
+    titled, introduced, paired, alone = _shapes()
+    for match in titled.finditer(text):
         spans.append(match.span(1))
-    for match in _INTRO_RE.finditer(text):
+    for match in introduced.finditer(text):
         if match.group(1).split()[0].lower() not in _NOT_NAMES:
             spans.append(match.span(1))
-    for match in _PAIR_RE.finditer(text):
+    for match in paired.finditer(text):
         if _looks_like_name(match.group(1), match.group(2)):
             spans.append(match.span())
     # A lone first name from the list, capitalised ("ask Anna", "спроси Ивана").
-    for match in re.finditer(rf"(?<![\w-])({_WORD})(?![\w-])", text):
+    for match in alone.finditer(text):
         if is_first_name(match.group(1)):
             spans.append(match.span())
     return spans

@@ -18,11 +18,12 @@ returned in a form meant for the journal: `Redactor.counts()` is what gets recor
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from alicorn.context.names import find_names
 
@@ -46,11 +47,19 @@ class Finding:
 Check = Callable[[str], bool]
 
 
+class _Source(NamedTuple):
+    """A detector's regular expression as written: compiled on the first search (`_compiled_detectors`), so
+    importing this module (every command does, through the journal) costs no compilation."""
+
+    text: str
+    flags: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class _Detector:
     category: str
     severity: Severity
-    pattern: re.Pattern[str]
+    pattern: _Source
     check: Check | None = None
     group: int = 0
 
@@ -127,23 +136,23 @@ _DETECTORS: tuple[_Detector, ...] = (
     _Detector(
         "private_key",
         "secret",
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
+        _Source(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
     ),
-    _Detector("api_key", "secret", re.compile(r"\bsk-(?:proj-|live-|test-|ant-)?[A-Za-z0-9_-]{16,}")),
-    _Detector("api_key", "secret", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
-    _Detector("api_key", "secret", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    _Detector("api_key", "secret", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    _Detector("api_key", "secret", re.compile(r"\bAIza[0-9A-Za-z_-]{30,}")),
-    _Detector("api_key", "secret", re.compile(r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    _Detector("api_key", "secret", re.compile(r"\bhf_[A-Za-z0-9]{20,}")),
-    _Detector("token", "secret", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    _Detector("token", "secret", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)"), group=1),
-    _Detector("password", "secret", re.compile(r"(?<=://)[^\s:/@]+:[^\s@/]+(?=@)")),
+    _Detector("api_key", "secret", _Source(r"\bsk-(?:proj-|live-|test-|ant-)?[A-Za-z0-9_-]{16,}")),
+    _Detector("api_key", "secret", _Source(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
+    _Detector("api_key", "secret", _Source(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    _Detector("api_key", "secret", _Source(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    _Detector("api_key", "secret", _Source(r"\bAIza[0-9A-Za-z_-]{30,}")),
+    _Detector("api_key", "secret", _Source(r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}")),
+    _Detector("api_key", "secret", _Source(r"\bhf_[A-Za-z0-9]{20,}")),
+    _Detector("token", "secret", _Source(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    _Detector("token", "secret", _Source(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)"), group=1),
+    _Detector("password", "secret", _Source(r"(?<=://)[^\s:/@]+:[^\s@/]+(?=@)")),
     # keyword, then ':' or '=' (any value): "password: hunter2", "hasło=Kot!23", "пароль: qwerty"
     _Detector(
         "password",
         "secret",
-        re.compile(rf"(?:{_SECRET_WORDS})[\"']?\s*(?:[:=]|=>)\s*[\"']?([^\s\"',;]{{3,}})", _I),
+        _Source(rf"(?:{_SECRET_WORDS})[\"']?\s*(?:[:=]|=>)\s*[\"']?([^\s\"',;]{{3,}})", _I),
         check=_not_a_flag,
         group=1,
     ),
@@ -152,7 +161,7 @@ _DETECTORS: tuple[_Detector, ...] = (
     _Detector(
         "password",
         "secret",
-        re.compile(rf"(?:{_SECRET_WORDS})(?:[ \t]+[^\s:=,;.]{{1,15}}){{1,3}}\s*[:=]\s*[\"']?([^\s\"',;]{{4,}})", _I),
+        _Source(rf"(?:{_SECRET_WORDS})(?:[ \t]+[^\s:=,;.]{{1,15}}){{1,3}}\s*[:=]\s*[\"']?([^\s\"',;]{{4,}})", _I),
         check=_secretish,
         group=1,
     ),
@@ -160,50 +169,56 @@ _DETECTORS: tuple[_Detector, ...] = (
     _Detector(
         "password",
         "secret",
-        re.compile(rf"(?:{_SECRET_WORDS})\s+(?:is|was|to|jest|brzmi|—|-|–|это|будет)\s+[\"'«]?([^\s\"'»,;]{{4,}})", _I),
+        _Source(rf"(?:{_SECRET_WORDS})\s+(?:is|was|to|jest|brzmi|—|-|–|это|будет)\s+[\"'«]?([^\s\"'»,;]{{4,}})", _I),
         check=_secretish,
         group=1,
     ),
-    _Detector("payment_card", "secret", re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"), check=luhn_ok),
-    _Detector("email", "private", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")),
+    _Detector("payment_card", "secret", _Source(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"), check=luhn_ok),
+    _Detector("email", "private", _Source(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")),
     _Detector(
         "iban",
         "private",
-        re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b"),
+        _Source(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b"),
         check=iban_ok,
     ),
-    _Detector("iban", "private", re.compile(r"(?<!\d)\d{2}(?:[ ]?\d{4}){6}(?!\d)"), check=iban_ok),
-    _Detector("pesel", "private", re.compile(r"(?<!\d)\d{11}(?!\d)"), check=pesel_ok),
+    _Detector("iban", "private", _Source(r"(?<!\d)\d{2}(?:[ ]?\d{4}){6}(?!\d)"), check=iban_ok),
+    _Detector("pesel", "private", _Source(r"(?<!\d)\d{11}(?!\d)"), check=pesel_ok),
     # keyword, then an identifier with digits: "PESEL 12345678901", "паспорт 45 09 123456", "ИНН: 7707083893"
     _Detector(
         "identifier",
         "private",
-        re.compile(
+        _Source(
             rf"(?:{_ID_WORDS})\s*(?:no\.?|nr\.?|№|#|number|numer)?\s*[:=]?\s*([A-ZА-Я]{{0,3}}[\d][\d \-]{{3,}}\d)", _I
         ),
         check=_enough_digits(5),
         group=1,
     ),
-    _Detector("ssn", "private", re.compile(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")),
-    _Detector("snils", "private", re.compile(r"(?<![\d-])\d{3}-\d{3}-\d{3}[ -]\d{2}(?![\d-])")),
-    _Detector("passport", "private", re.compile(r"\b[A-Z]{2}\d{7}\b")),  # Polish passport form: AB1234567
-    _Detector("passport", "private", re.compile(r"\b[A-Z]{3} ?\d{6}\b")),  # Polish ID card: ABC 123456
-    _Detector("passport", "private", re.compile(r"(?<!\d)\d{2} ?\d{2} \d{6}(?!\d)")),  # Russian passport 4509 123456
+    _Detector("ssn", "private", _Source(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")),
+    _Detector("snils", "private", _Source(r"(?<![\d-])\d{3}-\d{3}-\d{3}[ -]\d{2}(?![\d-])")),
+    _Detector("passport", "private", _Source(r"\b[A-Z]{2}\d{7}\b")),  # Polish passport form: AB1234567
+    _Detector("passport", "private", _Source(r"\b[A-Z]{3} ?\d{6}\b")),  # Polish ID card: ABC 123456
+    _Detector("passport", "private", _Source(r"(?<!\d)\d{2} ?\d{2} \d{6}(?!\d)")),  # Russian passport 4509 123456
     _Detector(
         "phone",
         "private",
-        re.compile(r"(?<![\w+])(?:\+|00)\d{1,3}[\s.-]?(?:\(?\d{1,4}\)?[\s.-]?){2,5}\d{2,4}(?!\d)"),
+        _Source(r"(?<![\w+])(?:\+|00)\d{1,3}[\s.-]?(?:\(?\d{1,4}\)?[\s.-]?){2,5}\d{2,4}(?!\d)"),
         check=_enough_digits(9),
     ),
     _Detector(
         "phone",
         "private",
-        re.compile(r"(?<![\d.])(?:8[\s-]?)?\(?\d{3}\)?[\s-]\d{3}[\s-]?\d{2,3}[\s-]?\d{2,3}(?!\d|\.\d)"),
+        _Source(r"(?<![\d.])(?:8[\s-]?)?\(?\d{3}\)?[\s-]\d{3}[\s-]?\d{2,3}[\s-]?\d{2,3}(?!\d|\.\d)"),
         check=_enough_digits(9),
     ),
-    _Detector("phone", "private", re.compile(r"(?<![\d.])\(\d{3}\)[\s.-]?\d{3}[\s.-]\d{4}(?!\d|\.\d)")),  # US
-    _Detector("phone", "private", re.compile(r"(?<![\d.-])\d{3}[ -]\d{3}[ -]\d{3}(?![\d-]|\.\d)")),  # PL mobile
+    _Detector("phone", "private", _Source(r"(?<![\d.])\(\d{3}\)[\s.-]?\d{3}[\s.-]\d{4}(?!\d|\.\d)")),  # US
+    _Detector("phone", "private", _Source(r"(?<![\d.-])\d{3}[ -]\d{3}[ -]\d{3}(?![\d-]|\.\d)")),  # PL mobile
 )
+
+
+@functools.cache
+def _compiled_detectors() -> tuple[tuple[_Detector, re.Pattern[str]], ...]:
+    return tuple((d, re.compile(d.pattern.text, d.pattern.flags)) for d in _DETECTORS)
+
 
 SECRET_CATEGORIES = frozenset(d.category for d in _DETECTORS if d.severity == "secret")
 PRIVATE_CATEGORIES = frozenset({*(d.category for d in _DETECTORS if d.severity == "private"), "name"})
@@ -235,10 +250,10 @@ def find(
     wanted = set(severities)
     found: list[Finding] = []
     kept_spans = [m.span() for m in PLACEHOLDER.finditer(text)] if "[SECRET" in text else []
-    for detector in _DETECTORS:
+    for detector, pattern in _compiled_detectors():
         if detector.severity not in wanted or (categories is not None and detector.category not in categories):
             continue
-        for match in detector.pattern.finditer(text):
+        for match in pattern.finditer(text):
             start, end = match.span(detector.group)
             if start < 0 or end <= start:
                 continue

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import socket
 import sqlite3
 import tempfile
 import threading
@@ -206,7 +205,7 @@ class SQLiteStore(JournalStore):
                     ) from None
                 with self._translated(f"taking the lock of run {stream!r}", lock_file):
                     os.ftruncate(fd, 0)
-                    os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}".encode(), 0)
+                    os.pwrite(fd, f"pid {os.getpid()} on {os.uname().nodename}".encode(), 0)
                 yield
             finally:
                 os.close(fd)  # closing the descriptor releases the flock
