@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from rich.tree import Tree
 
 from alicorn.runtime.liveness import Driver, probe
@@ -151,23 +152,67 @@ def print_runs(summaries: list[dict[str, Any]], *, status: str | None = None) ->
         else:
             console.print("no runs yet; `alicorn run PLAN.json` or `alicorn demo` starts one")
         return
-    table = Table("run", "status", "nodes ok", "events", "size", "created", "goal")
+    header = ("run", "status", "nodes ok", "events", "size", "created", "goal")
+    rows = []
     for s in summaries:
         size = f"{s['bytes']:,} B" + (f" ({s['archived_bytes']:,} B archived)" if s["archived_bytes"] else "")
         driver = s.get("driver")
-        status = _styled(s["status"])
+        status_cell = (s["status"], _STYLE.get(s["status"], "white"))
         if driver is not None:
-            status = f"[{'cyan' if driver['alive'] else 'bold yellow'}]{escape(s['status_line'])}[/]"
-        table.add_row(
-            s["run"],
-            status,
-            f"{s['succeeded']}/{s['nodes']}",
-            str(s["events"]),
-            size,
-            s["created"][:19],
-            s["goal"][:60],
+            status_cell = (s["status_line"], "cyan" if driver["alive"] else "bold yellow")
+        rows.append(
+            [
+                (s["run"], ""),
+                status_cell,
+                (f"{s['succeeded']}/{s['nodes']}", ""),
+                (str(s["events"]), ""),
+                (size, ""),
+                (s["created"][:19], ""),
+                (s["goal"][:60], ""),  # the user's words: never read as markup
+            ]
         )
+    drawn = drawn_table(header, rows, console.width)
+    if drawn is not None:
+        console.print(drawn, soft_wrap=True)
+        return
+    table = Table(*header)
+    for row in rows:
+        table.add_row(*(Text(text, style=style) for text, style in row))
     console.print(table)
+
+
+def drawn_table(header: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]], width: int) -> Text | None:
+    """`rows` of (text, style) cells drawn as rich's default `Table` draws them (heavy head, one space of padding),
+    as one `Text`: rich lays out 50 runs in ~100 ms, this takes ~2 ms. None where rich would lay them out otherwise:
+    a cell that is not one printable line, or a table wider than `width` (rich then wraps the widest columns)."""
+    from rich.cells import cell_len
+
+    if any(not text.isprintable() for row in rows for text, _ in row):
+        return None
+    widths = [max([cell_len(name)] + [cell_len(row[i][0]) for row in rows]) for i, name in enumerate(header)]
+    if sum(widths) + 3 * len(widths) + 1 > width:
+        return None
+    drawn = Text()
+
+    def rule(left: str, line: str, joint: str, right: str) -> None:
+        drawn.append(left + joint.join(line * (w + 2) for w in widths) + right + "\n")
+
+    def cells(edge: str, row: Sequence[tuple[str, str]]) -> None:
+        drawn.append(edge)
+        for (text, style), w in zip(row, widths, strict=True):
+            drawn.append(" ")
+            drawn.append(text, style=style or None)
+            drawn.append(" " * (w - cell_len(text) + 1) + edge)
+        drawn.append("\n")
+
+    rule("┏", "━", "┳", "┓")
+    cells("┃", [(name, "bold") for name in header])
+    rule("┡", "━", "╇", "┩")
+    for row in rows:
+        cells("│", row)
+    rule("└", "─", "┴", "┘")
+    drawn.rstrip()
+    return drawn
 
 
 def _dag(state: RunState) -> Tree:
