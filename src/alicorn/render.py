@@ -171,13 +171,21 @@ def print_runs(summaries: list[dict[str, Any]], *, status: str | None = None) ->
                 (s["goal"][:60], ""),  # the user's words: never read as markup
             ]
         )
+    print_table(header, rows)
+
+
+def print_table(header: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]], *, title: str | None = None) -> None:
+    """A table of (text, style) cells, the text printed as written (never read as markup): drawn directly where it
+    is one plain line per cell and fits the terminal (`drawn_table`), else laid out by rich's Table."""
     drawn = drawn_table(header, rows, console.width)
     if drawn is not None:
+        if title is not None:
+            console.print(Text(title, style="italic"), justify="center", width=cell_width(header, rows))
         console.print(drawn, soft_wrap=True)
         return
-    table = Table(*header)
+    table = Table(*header, title=title)
     for row in rows:
-        table.add_row(*(Text(text, style=style) for text, style in row))
+        table.add_row(*(Text(text, style=style or "") for text, style in row))
     console.print(table)
 
 
@@ -189,7 +197,7 @@ def drawn_table(header: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]]
 
     if any(not text.isprintable() for row in rows for text, _ in row):
         return None
-    widths = [max([cell_len(name)] + [cell_len(row[i][0]) for row in rows]) for i, name in enumerate(header)]
+    widths = _widths(header, rows)
     if sum(widths) + 3 * len(widths) + 1 > width:
         return None
     drawn = Text()
@@ -213,6 +221,18 @@ def drawn_table(header: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]]
     rule("└", "─", "┴", "┘")
     drawn.rstrip()
     return drawn
+
+
+def _widths(header: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]]) -> list[int]:
+    from rich.cells import cell_len
+
+    return [max([cell_len(name)] + [cell_len(row[i][0]) for row in rows]) for i, name in enumerate(header)]
+
+
+def cell_width(header: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]]) -> int:
+    """How many terminal cells wide `drawn_table` draws these rows."""
+    widths = _widths(header, rows)
+    return sum(widths) + 3 * len(widths) + 1
 
 
 def _dag(state: RunState) -> Tree:
@@ -278,26 +298,39 @@ def print_run(state: RunState, store: JournalStore, *, detailed: bool = False) -
     if state.budget_exceeded is not None:
         console.print(f"[yellow]budget:[/] {escape(state.budget_exceeded['sentence'])}", soft_wrap=True)
     nodes_by_id = {n["node_id"]: n for n in state.plan.get("nodes", [])}
-    table = Table("node", "operation", "status", "attempts", "time", "note")
+    rows = []
     for node_id in state.order:
         ns = state.nodes[node_id]
         note = ns.reason or ""
         if ns.substitute:
             note = f"replaced by {ns.substitute}; " + note
-        table.add_row(
-            node_id,
-            nodes_by_id[node_id]["operation"],
-            _styled(ns.status),
-            str(ns.attempt),
-            _duration(ns.started_at, ns.finished_at),
-            note[:90],
+        rows.append(
+            [
+                (node_id, ""),
+                (nodes_by_id[node_id]["operation"], ""),
+                (ns.status, _STYLE.get(ns.status, "white")),
+                (str(ns.attempt), ""),
+                (_duration(ns.started_at, ns.finished_at), ""),
+                (note[:90], ""),
+            ]
         )
-    console.print(table)
+    print_table(("node", "operation", "status", "attempts", "time", "note"), rows)
     if state.effects_log:
-        effects = Table("node", "operation", "effect", "idempotency key", "state", "note", title="effects")
-        for e in state.effects_log.values():
-            effects.add_row(e.node, e.operation, e.effect, e.key[:16] + "…", _styled(e.status), (e.note or "")[:80])
-        console.print(effects)
+        print_table(
+            ("node", "operation", "effect", "idempotency key", "state", "note"),
+            [
+                [
+                    (e.node, ""),
+                    (e.operation, ""),
+                    (e.effect, ""),
+                    (e.key[:16] + "…", ""),
+                    (e.status, _STYLE.get(e.status, "white")),
+                    ((e.note or "")[:80], ""),
+                ]
+                for e in state.effects_log.values()
+            ],
+            title="effects",
+        )
         pending = pending_effects(state)
         if pending:
             console.print(

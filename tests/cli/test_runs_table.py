@@ -71,3 +71,20 @@ def test_runs_lists_a_goal_with_brackets_and_lines_as_written(tmp_path: Path) ->
     assert listed.exit_code == 0, listed.output
     assert "[bold]check[/] the [red]alarms[/red] [link=x]" in listed.output
     assert "line one" in listed.output and "line two" in listed.output
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(row, min_size=1, max_size=5), st.sampled_from([None, "effects", "ефекты"]))
+def test_a_printed_table_with_a_title_is_rich_tables_too(rows: list[list[str]], title: str | None) -> None:
+    import alicorn.render as render
+
+    recorded = Console(width=400, record=True, color_system=None, file=io.StringIO())
+    kept, render.console = render.console, recorded
+    try:
+        render.print_table(HEADER, [[(c, "") for c in cells] for cells in rows], title=title)
+    finally:
+        render.console = kept
+    table = Table(*HEADER, title=title)
+    for cells in rows:
+        table.add_row(*(Text(c) for c in cells))
+    assert recorded.export_text() == _rendered(table)
