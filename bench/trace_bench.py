@@ -12,8 +12,8 @@ Figures, each against a baseline measured in the same run:
   decoding does not share this interpreter) and without; runs alternate; the figure is the median of the per-pair
   ratios. Target: < 3% of a durable step. The load average before and after is printed: on a shared 2-core
   machine the pairs swing far more than the overhead, so read the CPU figures too.
-- the exporter's CPU per node: in the exporter process itself (it counts its CPU after start-up; unpickling and
-  HTTP included), and its loop alone in this process (parse, project, encode 512 spans at a time) with the
+- the exporter's CPU per node: in the exporter process itself (it counts its CPU after start-up; reading the
+  journal and HTTP included), and its loop alone in this process (parse, project, encode 512 spans at a time) with the
   direct encoder and with the SDK's (`ReadableSpan` + the OTLP exporter's encoder, the path before it).
 - spans per event kind: how many spans, span events or nothing each journaled kind becomes, over a chain run and
   the alarms request through Norbi Core (model calls included).
@@ -178,8 +178,8 @@ def overhead(root: Path, n: int, reps: int, endpoint: str, mode: str) -> list[Ev
         child = statistics.median(CHILD_CPU) / n
         share = child / statistics.median(plain_times)
         say(f"exporter process CPU per node  {child * 1e6:7.1f} us (median over the live runs, after its start-up;")
-        say(f"  unpickling and HTTP included; at nice +{NICENESS}), {share * 100:.1f} % of a durable node")
-    # What the run's process pays instead: one pickle and pipe write per append (3 events per step here).
+        say(f"  journal reads and HTTP included; at nice +{NICENESS}), {share * 100:.1f} % of a durable node")
+    # What the run's process pays instead: one line written on a pipe per append (3 events per step here).
     with tempfile.TemporaryDirectory() as scratch:
         store = SQLiteStore(Path(scratch) / "journal.db")
         exporter = ProcessExporter(store, store.path, ObserveSettings(endpoint, timeout_s=2.0), metrics=False)

@@ -1,0 +1,69 @@
+"""The exporter process is told of each append by one line on a non-blocking pipe, and reads the events from the
+journal itself: a full pipe (the child behind, here stopped) delays spans and loses none; a dead child is counted
+at close, within the deadline, and never holds the run."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from alicorn.journal.events import Draft
+from alicorn.journal.sqlite import SQLiteStore
+from alicorn.observe.process import ProcessExporter
+from alicorn.observe.settings import read_settings
+from tests.conftest import TEST_NOW
+from tests.observe.receiver import receiving
+
+AT = TEST_NOW.replace("Z", ".000000Z")  # the journal's own format
+RUNS = 150  # two lines each, ~30 bytes a line: more than the 4 KiB pipe a queue of 1 asks for
+
+
+def _run(store: SQLiteStore, stream: str) -> None:
+    store.append(stream, [Draft("run.created", AT, {"plan": {}})], expect=0)
+    store.append(stream, [Draft("run.finished", AT, {"status": "succeeded"})], expect=1)
+
+
+def test_a_full_pipe_delays_spans_and_loses_none(tmp_path: Path) -> None:
+    with receiving() as (url, got):
+        store = SQLiteStore(tmp_path / "journal.db")
+        settings = dataclasses.replace(read_settings(tmp_path, {"OTEL_EXPORTER_OTLP_ENDPOINT": url}), queue=1)
+        exporter = ProcessExporter(store, store.path, settings, metrics=False).start()
+        assert exporter.ready(60)
+        child = exporter._process.pid
+        assert child is not None
+        os.kill(child, signal.SIGSTOP)  # the child falls behind: the pipe fills
+        try:
+            for i in range(RUNS):  # never waits for the stopped child
+                _run(store, f"run-full-{i:03d}")
+            waiting = dict(exporter._unsaid)
+        finally:
+            os.kill(child, signal.SIGCONT)
+        stats = exporter.close(timeout_s=60)
+        store.close()
+    assert waiting, "the pipe never filled: the test did not test a full pipe"
+    assert (stats.exported_spans, stats.dropped_events, stats.failed_spans, stats.pending) == (RUNS, 0, 0, 0)
+    assert len(got.spans) == RUNS and {s.name for s in got.spans} == {"invoke_workflow alicorn.plan"}
+
+
+def test_a_dead_exporter_is_counted_at_close_and_never_holds_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with receiving() as (url, _got):
+        store = SQLiteStore(tmp_path / "journal.db")
+        settings = dataclasses.replace(read_settings(tmp_path, {"OTEL_EXPORTER_OTLP_ENDPOINT": url}), queue=1)
+        exporter = ProcessExporter(store, store.path, settings, metrics=False).start()
+        assert exporter.ready(60)
+        child = exporter._process.pid
+        assert child is not None
+        os.kill(child, signal.SIGKILL)
+        exporter._process.join(10)
+        for i in range(RUNS):
+            _run(store, f"run-dead-{i:03d}")
+        stats = exporter.close(timeout_s=1.0)  # waits for room in the pipe until the deadline, then stops
+        store.close()
+    assert stats.exported_spans == 0 and stats.dropped_events + stats.pending > 0
+    assert "live trace export lost data" in capsys.readouterr().err
