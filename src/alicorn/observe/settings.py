@@ -4,7 +4,7 @@
     endpoint = "http://localhost:4318"   # OTLP over HTTP (base URL; /v1/traces and /v1/metrics are added)
     live = true                          # false: never export while running, whatever the environment says
     content = false                      # true: spans carry references (STREAM#SEQ) to prompts and outputs
-    queue = 1024                         # journal appends held for the exporter before new ones are dropped
+    queue = 1024                         # appends held for the exporter (a journal file: delayed beyond, else dropped)
     timeout_s = 2.0                      # how long one export may wait for the collector
 
 Without an endpoint there, `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) turns it on.
