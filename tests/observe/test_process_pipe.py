@@ -13,6 +13,7 @@ import pytest
 
 from alicorn.journal.events import Draft
 from alicorn.journal.sqlite import SQLiteStore
+from alicorn.journal.store import JournalStore
 from alicorn.observe.process import ProcessExporter
 from alicorn.observe.settings import read_settings
 from tests.conftest import TEST_NOW
@@ -22,7 +23,7 @@ AT = TEST_NOW.replace("Z", ".000000Z")  # the journal's own format
 RUNS = 150  # two lines each, ~30 bytes a line: more than the 4 KiB pipe a queue of 1 asks for
 
 
-def _run(store: SQLiteStore, stream: str) -> None:
+def _run(store: JournalStore, stream: str) -> None:
     store.append(stream, [Draft("run.created", AT, {"plan": {}})], expect=0)
     store.append(stream, [Draft("run.finished", AT, {"status": "succeeded"})], expect=1)
 
@@ -67,3 +68,21 @@ def test_a_dead_exporter_is_counted_at_close_and_never_holds_the_run(
         store.close()
     assert stats.exported_spans == 0 and stats.dropped_events + stats.pending > 0
     assert "live trace export lost data" in capsys.readouterr().err
+
+
+def test_a_postgresql_journal_is_exported_from_a_process_of_its_own(tmp_path: Path, pg_url: str) -> None:
+    """Workers on PostgreSQL get the same hand-over: the child opens the journal by its URL and schema, read-only."""
+    from alicorn.journal.postgres import PostgresJournalStore
+    from alicorn.observe.export import start_live
+    from tests.pgserver import next_schema
+
+    with receiving() as (url, got):
+        store = PostgresJournalStore(pg_url, schema=next_schema("live"))
+        live = start_live(read_settings(tmp_path, {"OTEL_EXPORTER_OTLP_ENDPOINT": url}), store, metrics=False)
+        assert live is not None and isinstance(live.exporter, ProcessExporter)
+        for i in range(3):
+            _run(store, f"run-pg-{i}")
+        stats = live.close()
+        store.close()
+    assert (stats.exported_spans, stats.dropped_events, stats.failed_spans) == (3, 0, 0)
+    assert len(got.spans) == 3

@@ -8,6 +8,7 @@ its own trace, linked from the conversation's `invoke_workflow` span), so `alico
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,12 +93,17 @@ class LiveExport:
 
 
 def start_live(settings: ObserveSettings, store: JournalStore, *, metrics: bool = True) -> LiveExport | None:
-    """Follow `store` and export as it appends, when `settings` name an endpoint; None otherwise. A journal file
-    (SQLite) is exported from a child process; any other store from a thread of this one."""
+    """Follow `store` and export as it appends, when `settings` name an endpoint; None otherwise. A journal another
+    process can open (an SQLite file, a PostgreSQL journal) is exported from a child process; any other store (in
+    memory) from a thread of this one."""
     if settings.endpoint is None:
         return None
     path = getattr(store, "path", None)
     if isinstance(store, SQLiteStore) and isinstance(path, Path):
         return LiveExport(ProcessExporter(store, path, settings, metrics=metrics).start())
+    postgres = sys.modules.get("alicorn.journal.postgres")  # loaded wherever such a store exists; psycopg is heavy
+    if postgres is not None and isinstance(store, postgres.PostgresJournalStore):
+        journal = (store.url, store.schema)
+        return LiveExport(ProcessExporter(store, journal, settings, metrics=metrics).start())
     exporter, provider = live_parts(settings, store, metrics=metrics)
     return LiveExport(exporter.start(), provider)

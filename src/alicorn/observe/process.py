@@ -56,9 +56,12 @@ _SETPIPE_SZ = 1031
 
 
 class ProcessExporter:
-    """Follows `store` (an SQLite journal at `path`) and exports from a child process; `close` reports."""
+    """Follows `store` and exports from a child process that opens the same journal read-only (`journal`: an SQLite
+    file's path, or a PostgreSQL journal's (URL, schema)); `close` reports."""
 
-    def __init__(self, store: JournalStore, path: Path, settings: ObserveSettings, *, metrics: bool = True) -> None:
+    def __init__(
+        self, store: JournalStore, journal: Path | tuple[str, str], settings: ObserveSettings, *, metrics: bool = True
+    ) -> None:
         context = multiprocessing.get_context("spawn")  # never fork a process that has threads
         self.store = store
         self.settings = settings
@@ -74,7 +77,7 @@ class ProcessExporter:
         self._ready: Any = context.Event()
         self._process = context.Process(
             target=serve,
-            args=(self._reading, self._counts, self._ready, str(path), settings, metrics),
+            args=(self._reading, self._counts, self._ready, journal, settings, metrics),
             name="alicorn-trace-export",
             daemon=True,
         )
@@ -215,15 +218,16 @@ class _Lines:
         return taken
 
 
-def serve(reading: Any, counts: Any, ready: Any, path: str, settings: ObserveSettings, metrics: bool) -> None:
+def serve(
+    reading: Any, counts: Any, ready: Any, journal: Path | tuple[str, str], settings: ObserveSettings, metrics: bool
+) -> None:
     """The exporter process: export what the run's process says it appended, on this process's main thread, until
     it says stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the run; the parent then closes this process
     lower_priority()
-    from alicorn.journal.sqlite import SQLiteStore
     from alicorn.observe.wiring import live_parts
 
-    store = SQLiteStore(path, read_only=True)
+    store = _read_only(journal)
     exporter, provider = live_parts(settings, store, metrics=metrics)
     lines = _Lines(reading)
     ready.set()
@@ -268,6 +272,18 @@ def serve(reading: Any, counts: Any, ready: Any, path: str, settings: ObserveSet
             provider.shutdown(timeout_millis=int(settings.timeout_s * 1000))
         counts[_CPU_US] = int((time.process_time() - started) * 1e6)
         store.close()
+
+
+def _read_only(journal: Path | tuple[str, str]) -> JournalStore:
+    """The journal the run's process appends to, opened read-only in this one."""
+    if isinstance(journal, Path):
+        from alicorn.journal.sqlite import SQLiteStore
+
+        return SQLiteStore(journal, read_only=True)
+    from alicorn.journal.postgres import PostgresJournalStore
+
+    url, schema = journal
+    return PostgresJournalStore(url, schema=schema, read_only=True)
 
 
 def lower_priority() -> None:
