@@ -10,9 +10,10 @@ The hand-over is one `os.write` of a line in the appending thread: no pickling o
 feeder thread, whose wake-up at every append took the GIL from the run's thread just as it came back from fsync
 (measured: +25% wall per durable node with a tuple of nothing handed over through a multiprocessing queue, against
 +0% with the exporter process running and nothing handed over). A line of fewer than PIPE_BUF bytes is written
-whole or not at all. The child reads the events of each stream after the last one it handed on, so a line that
-did not fit delays spans, never loses them; at close, the streams whose last lines did not fit are said once more,
-waiting for room until the deadline; what still cannot be said is counted dropped.
+whole or not at all. A line that did not fit is not lost: the stream's next line that fits starts from the first
+event not yet said (lines never overlap and never leave a gap), which delays spans and loses none; at close, the
+streams whose last lines did not fit are said once more, waiting for room until the deadline (or until the child
+is found gone); what still cannot be said is counted dropped.
 
 Parsing, projection and OTLP encoding take ~100 µs of CPU per durable node in Python, in the child. It lowers its
 own scheduling priority (nice +10) at start: on a machine with few cores it competes with the run for CPU, and the
@@ -82,9 +83,8 @@ class ProcessExporter:
             daemon=True,
         )
         self._guard = threading.Lock()
-        #: Per stream whose last lines did not fit: (the first seq not said, how many events, how many appends).
-        self._unsaid: dict[str, tuple[int, int, int]] = {}
-        self._last_seq: dict[str, int] = {}
+        #: Per stream whose last lines did not fit: the first and last seq not said, how many events and appends.
+        self._unsaid: dict[str, tuple[int, int, int, int]] = {}
         self._unsubscribe: Any = None
         #: CPU seconds the exporter process spent after start-up (its imports), known once `close` returned.
         self.cpu_s = 0.0
@@ -107,18 +107,11 @@ class ProcessExporter:
             unsaid = self._unsaid.get(stream)
             if unsaid is not None:
                 first = unsaid[0]
-            self._last_seq[stream] = last
             try:
                 os.write(self._fd, f"{stream} {first} {last}\n".encode())
-            except BlockingIOError:  # the pipe is full: the child is behind; this stream's line waits for the next
-                self._unsaid[stream] = (
-                    first,
-                    (unsaid[1] if unsaid else 0) + len(events),
-                    (unsaid[2] if unsaid else 0) + 1,
-                )
-                return
-            except OSError:  # the child is gone (BrokenPipeError): what follows is counted at close
-                self._unsaid[stream] = (first, (unsaid[1] if unsaid else 0) + len(events), 1)
+            except OSError:  # full (the child is behind), or the child is gone: said with the next line, or at close
+                events_unsaid, appends_unsaid = (unsaid[2], unsaid[3]) if unsaid else (0, 0)
+                self._unsaid[stream] = (first, last, events_unsaid + len(events), appends_unsaid + 1)
                 return
             self._unsaid.pop(stream, None)
 
@@ -130,8 +123,9 @@ class ProcessExporter:
                 return True
             except BlockingIOError:
                 left = deadline - time.monotonic()
-                if left <= 0 or not select.select([], [self._fd], [], left)[1]:
+                if left <= 0 or not self._process.is_alive():  # a dead child reads nothing more
                     return False
+                select.select([], [self._fd], [], min(left, 0.1))
             except OSError:
                 return False
 
@@ -144,8 +138,8 @@ class ProcessExporter:
         deadline = time.monotonic() + wait
         dropped_events = dropped_appends = 0
         with self._guard:
-            for stream, (first, events, appends) in list(self._unsaid.items()):
-                if self._say(f"{stream} {first} {self._last_seq[stream]}\n".encode(), deadline):
+            for stream, (first, last, events, appends) in list(self._unsaid.items()):
+                if self._say(f"{stream} {first} {last}\n".encode(), deadline):
                     del self._unsaid[stream]
                 else:
                     dropped_events, dropped_appends = dropped_events + events, dropped_appends + appends
@@ -233,7 +227,6 @@ def serve(
     ready.set()
     started = time.process_time()
     taken: deque[tuple[str, list[Event]] | None] = deque()
-    handed: dict[str, int] = {}  # per stream, the last seq handed to the exporter
 
     def take(timeout: float | None) -> None:
         time.sleep(GATHER_S if timeout is None else min(GATHER_S, timeout))  # let lines gather: one wake-up for many
@@ -245,13 +238,11 @@ def serve(
             if item is None:
                 break
             stream, first, last = item
-            after = handed.get(stream, first - 1)
-            low, high = wanted.get(stream, (after + 1, last))
-            wanted[stream] = (min(low, after + 1), max(high, last))
+            low, high = wanted.get(stream, (first, last))
+            wanted[stream] = (min(low, first), max(high, last))
         for stream, (low, high) in wanted.items():
             events = [e for e in store.read(stream, after=low - 1) if e.seq <= high]
             if events:
-                handed[stream] = events[-1].seq
                 taken.append((stream, events))
         if None in said:
             taken.append(None)
