@@ -52,8 +52,10 @@ NICENESS = 10
 GATHER_S = 0.05
 #: Room asked for in the pipe per append the settings' `queue` holds (a line is ~40-150 bytes).
 LINE_ROOM = 160
-#: F_SETPIPE_SZ (Linux): a pipe's buffer size; the kernel caps it at /proc/sys/fs/pipe-max-size (1 MiB).
+#: F_SETPIPE_SZ (Linux): a pipe's buffer size. Capped at 1 MiB (/proc/sys/fs/pipe-max-size's default), which root
+#: could exceed: ~7,000 appends waiting, beyond which lines wait in the run's process (a few bytes per stream).
 _SETPIPE_SZ = 1031
+_PIPE_MAX = 1 << 20
 
 
 class ProcessExporter:
@@ -73,7 +75,7 @@ class ProcessExporter:
         with contextlib.suppress(OSError):  # a smaller pipe only means lines wait for room sooner
             import fcntl
 
-            fcntl.fcntl(self._fd, _SETPIPE_SZ, max(settings.queue * LINE_ROOM, 4096))
+            fcntl.fcntl(self._fd, _SETPIPE_SZ, min(max(settings.queue * LINE_ROOM, 4096), _PIPE_MAX))
         self._counts: Any = context.Array("q", 5)
         self._ready: Any = context.Event()
         self._process = context.Process(
