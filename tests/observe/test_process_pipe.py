@@ -80,9 +80,39 @@ def test_a_postgresql_journal_is_exported_from_a_process_of_its_own(tmp_path: Pa
         store = PostgresJournalStore(pg_url, schema=next_schema("live"))
         live = start_live(read_settings(tmp_path, {"OTEL_EXPORTER_OTLP_ENDPOINT": url}), store, metrics=False)
         assert live is not None and isinstance(live.exporter, ProcessExporter)
+        assert live.exporter.ready(60)  # its start-up (imports, a connection) is not what is tested
         for i in range(3):
             _run(store, f"run-pg-{i}")
         stats = live.close()
         store.close()
     assert (stats.exported_spans, stats.dropped_events, stats.failed_spans) == (3, 0, 0)
     assert len(got.spans) == 3
+
+
+def test_a_stream_the_exporter_cannot_read_is_counted_and_the_others_still_go(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    with receiving() as (url, got):
+        store = SQLiteStore(tmp_path / "journal.db")
+        settings = read_settings(tmp_path, {"OTEL_EXPORTER_OTLP_ENDPOINT": url})
+        exporter = ProcessExporter(store, store.path, settings, metrics=False).start()
+        assert exporter.ready(60)
+        child = exporter._process.pid
+        assert child is not None
+        os.kill(child, signal.SIGSTOP)  # it reads the lines only after the row below is damaged
+        try:
+            _run(store, "run-damaged")
+            _run(store, "run-whole")
+            with sqlite3.connect(store.path) as raw:
+                raw.execute("UPDATE events SET body = 'not json' WHERE stream = 'run-damaged' AND seq = 2")
+        finally:
+            os.kill(child, signal.SIGCONT)
+        stats = exporter.close(timeout_s=30)
+        store.close()
+    assert stats.exported_spans == 1 and [s.name for s in got.spans] == ["invoke_workflow alicorn.plan"]
+    assert stats.unread_events == 2 and stats.dropped_events == 0  # run-damaged, read in one go; the pipe never filled
+    said = capfd.readouterr().err  # the exporter process's stderr too
+    assert "could not read run-damaged" in said
+    assert "2 journal event(s) the exporter could not read" in said

@@ -50,10 +50,12 @@ class LiveStats:
     dropped_events: int
     dropped_appends: int
     pending: int
+    #: Events the exporter process was told of but could not read from the journal (a damaged row).
+    unread_events: int = 0
 
     def sentence(self) -> str | None:
         """A sentence for the person when something was lost; None when everything went out."""
-        if not (self.failed_spans or self.dropped_events or self.pending):
+        if not (self.failed_spans or self.dropped_events or self.pending or self.unread_events):
             return None
         parts = []
         if self.failed_spans:
@@ -62,6 +64,8 @@ class LiveStats:
             parts.append(f"{self.dropped_events} journal event(s) dropped because the export queue was full")
         if self.pending:
             parts.append(f"{self.pending} append(s) still queued when Alicorn stopped")
+        if self.unread_events:
+            parts.append(f"{self.unread_events} journal event(s) the exporter could not read")
         return (
             f"live trace export lost data ({'; '.join(parts)}); the journal has everything: "
             "`alicorn trace RUN --export` sends a run's spans again"
@@ -92,7 +96,7 @@ class LiveExporter:
         self._projectors: OrderedDict[str, Projector] = OrderedDict()
         self._lost: set[str] = set()
         self._counts_guard = threading.Lock()
-        self._exported = self._failed = self._dropped_events = self._dropped_appends = 0
+        self._exported = self._failed = self._dropped_events = self._dropped_appends = self._unread = 0
         self._thread = threading.Thread(target=self._work, name="alicorn-trace-export", daemon=True)
         self._unsubscribe: object = None
 
@@ -140,7 +144,13 @@ class LiveExporter:
                 self._dropped_events,
                 self._dropped_appends,
                 self._queue.qsize(),
+                self._unread,
             )
+
+    def count_unread(self, events: int) -> None:
+        """Count events the exporter process was told of and could not read from the journal."""
+        with self._counts_guard:
+            self._unread += events
 
     # ---- the appending thread: one put, never a wait -----------------------------------------------------------
 

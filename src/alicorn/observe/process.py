@@ -43,13 +43,15 @@ from alicorn.journal.store import JournalStore
 from alicorn.observe.live import LiveStats
 from alicorn.observe.settings import ObserveSettings
 
-_EXPORTED, _FAILED, _DROPPED_EVENTS, _DROPPED_APPENDS, _CPU_US = range(5)
+_EXPORTED, _FAILED, _DROPPED_EVENTS, _DROPPED_APPENDS, _CPU_US, _UNREAD = range(6)
 #: How much lower than the run's the exporter process's priority is (`os.nice`; 19 is the lowest).
 NICENESS = 10
 #: How long the exporter process lets appends gather before it takes them. Woken for every append (one per step),
 #: it starts each time from caches the run has since filled, which costs it more CPU than the work; woken every
 #: 50 ms it takes dozens at once. Spans are batched for 0.2 s anyway.
 GATHER_S = 0.05
+#: The longest `close` waits for the exporter process to finish starting before its own deadline begins.
+STARTUP_WAIT_S = 10.0
 #: Room asked for in the pipe per append the settings' `queue` holds (a line is ~40-150 bytes).
 LINE_ROOM = 160
 #: F_SETPIPE_SZ (Linux): a pipe's buffer size. Capped at 1 MiB (/proc/sys/fs/pipe-max-size's default), which root
@@ -76,7 +78,7 @@ class ProcessExporter:
             import fcntl
 
             fcntl.fcntl(self._fd, _SETPIPE_SZ, min(max(settings.queue * LINE_ROOM, 4096), _PIPE_MAX))
-        self._counts: Any = context.Array("q", 5)
+        self._counts: Any = context.Array("q", 6)
         self._ready: Any = context.Event()
         self._process = context.Process(
             target=serve,
@@ -133,9 +135,14 @@ class ProcessExporter:
 
     def close(self, timeout_s: float | None = None) -> LiveStats:
         """Stop following, say once more the streams whose last lines did not fit, give the child time to send what
-        it was told (its export timeout twice, plus a second), then stop it; say on stderr what was lost."""
+        it was told (its export timeout twice, plus a second, after its start-up), then stop it; say on stderr what
+        was lost."""
         if callable(self._unsubscribe):
             self._unsubscribe()
+        # A run shorter than the child's start-up (its imports, ~1 s; longer on a loaded machine) would otherwise
+        # leave it no time at all: the deadline counts from when it is ready, waited for up to STARTUP_WAIT_S.
+        if self._process.is_alive():
+            self._ready.wait(STARTUP_WAIT_S)
         wait = timeout_s if timeout_s is not None else 2 * self.settings.timeout_s + 1.0
         deadline = time.monotonic() + wait
         dropped_events = dropped_appends = 0
@@ -163,6 +170,7 @@ class ProcessExporter:
             dropped_events + counts[_DROPPED_EVENTS],
             dropped_appends + counts[_DROPPED_APPENDS],
             pending,
+            counts[_UNREAD],
         )
         sentence = stats.sentence()
         if sentence is not None:
@@ -243,7 +251,12 @@ def serve(
             low, high = wanted.get(stream, (first, last))
             wanted[stream] = (min(low, first), max(high, last))
         for stream, (low, high) in wanted.items():
-            events = [e for e in store.read(stream, after=low - 1) if e.seq <= high]
+            try:
+                events = [e for e in store.read(stream, after=low - 1) if e.seq <= high]
+            except Exception as exc:  # a damaged or vanished journal must not end export for the other streams
+                print(f"alicorn: warning: trace export could not read {stream} ({exc}); skipped", file=sys.stderr)
+                exporter.count_unread(high - low + 1)
+                continue
             if events:
                 taken.append((stream, events))
         if None in said:
@@ -261,6 +274,7 @@ def serve(
         stats = exporter.stats()
         counts[_EXPORTED], counts[_FAILED] = stats.exported_spans, stats.failed_spans
         counts[_DROPPED_EVENTS], counts[_DROPPED_APPENDS] = stats.dropped_events, stats.dropped_appends
+        counts[_UNREAD] = stats.unread_events
         if provider is not None:
             provider.shutdown(timeout_millis=int(settings.timeout_s * 1000))
         counts[_CPU_US] = int((time.process_time() - started) * 1e6)
