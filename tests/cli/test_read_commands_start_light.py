@@ -171,3 +171,19 @@ def test_version_is_printed_by_the_installed_command() -> None:
     assert (done.returncode, done.stdout) == (0, f"alicorn {__version__}\n"), done.stderr
     typo = subprocess.run([str(exe), "jornal"], capture_output=True, text=True, timeout=60, check=False)
     assert typo.returncode == 2 and "Did you mean 'journal'?" in typo.stderr, typo.stderr
+
+
+def test_showing_a_run_compiles_no_secret_detector(home: Path) -> None:
+    """The 33 secret and name detectors compile on their first search (alicorn.context.redact, .names), not when
+    the journal is imported: `show` redacts nothing, so it compiles none of them."""
+    script = (
+        "import sys\n"
+        "from alicorn.cli import app\n"
+        f"try:\n    app(['show', {_run_id(home)!r}, '--home', {str(home)!r}])\nexcept SystemExit as exit:\n"
+        "    assert exit.code == 0, exit.code\n"
+        "from alicorn.context import names, redact\n"
+        "print(redact._compiled_detectors.cache_info().currsize, names._shapes.cache_info().currsize)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "0 0"
