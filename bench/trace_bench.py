@@ -65,6 +65,12 @@ s.serve_forever()
 """
 
 
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) the process `pid` has used so far, by the kernel's count (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def say(line: str = "") -> None:
     print(line, flush=True)
 
@@ -274,7 +280,12 @@ def main(argv: list[str] | None = None) -> int:
         endpoint = f"http://127.0.0.1:{collector.stdout.readline().strip()}"
         say(f"# live export overhead (chain of {n} durable no-op nodes, {reps} pairs, collector {endpoint})")
         with tempfile.TemporaryDirectory() as root:
+            before = process_cpu_s(collector.pid)
             events = overhead(Path(root), n, reps, endpoint, "process")
+            used = process_cpu_s(collector.pid) - before
+        # The collector is a real process on the same cores: its CPU is part of what the live runs pay for.
+        say(f"collector process CPU per node {used / ((reps + 1) * n) * 1e6:8.1f} us (by the kernel's count, over the")
+        say(f"  {reps + 1} live runs, the warm-up's included; Python's http.server reading each POST)")
         if args.thread:
             say()
             say("# the same with the exporter on a thread of the run's process (stores without a journal file)")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import http.server
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ class Received:
     resources: list[dict[str, Any]] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
     requests: int = 0
+    encodings: list[tuple[str, str]] = field(default_factory=list)  # each request's path, Content-Encoding or ""
     delay_s: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -57,6 +60,13 @@ def receiving(delay_s: float = 0.0) -> Iterator[tuple[str, Received]]:
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            encoding = self.headers.get("Content-Encoding", "")
+            if encoding == "gzip":  # what a collector must accept (the OTLP specification)
+                body = gzip.decompress(body)
+            elif encoding == "deflate":
+                body = zlib.decompress(body)
+            with received.lock:
+                received.encodings.append((self.path, encoding))
             if received.delay_s:
                 time.sleep(received.delay_s)
             with received.lock:

@@ -15,11 +15,12 @@ from alicorn.app import open_app
 from alicorn.journal.events import Draft
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.observe import semconv as sc
+from alicorn.observe.errors import ObserveError
 from alicorn.observe.export import trace
 from alicorn.observe.live import LiveExporter
 from alicorn.observe.otlp import OtlpSpanSink
 from alicorn.observe.process import NICENESS, ProcessExporter
-from alicorn.observe.settings import read_settings
+from alicorn.observe.settings import home_settings, read_settings
 from alicorn.observe.spans import SpanRecord
 from alicorn.runtime.state import fold
 from tests.conftest import TEST_NOW
@@ -38,6 +39,8 @@ def _kinds(store: SQLiteStore, stream: str) -> list[str]:
 def test_a_real_run_exports_a_conforming_span_for_every_model_and_tool_step(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_COMPRESSION", raising=False)
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", raising=False)
     with receiving() as (url, got):
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
         application, ran = alarms_home(tmp_path)
@@ -50,6 +53,7 @@ def test_a_real_run_exports_a_conforming_span_for_every_model_and_tool_step(
         spans = list(got.spans)
         assert {r["service.name"] for r in got.resources} == {"alicorn"}
         assert {"gen_ai.client.token.usage", "gen_ai.client.operation.duration"} <= set(got.metrics)
+        assert {encoding for path, encoding in got.encodings if path == "/v1/traces"} == {"gzip"}  # the default
     chats = [s for s in spans if attributes(s).get(sc.OPERATION_NAME) == sc.CHAT]
     tools = [s for s in spans if attributes(s).get(sc.OPERATION_NAME) == sc.EXECUTE_TOOL]
     assert len(chats) == requests == 2 and len(tools) == calls == 7
@@ -169,6 +173,24 @@ def test_alicorn_toml_wins_over_the_environment_and_can_turn_export_off(tmp_path
     assert (settings.endpoint, settings.content) == ("http://toml:4318", True)
     (tmp_path / "alicorn.toml").write_text("[observe]\nlive = false\n")
     assert read_settings(tmp_path, env).endpoint is None
+
+
+def test_the_compression_comes_from_alicorn_toml_else_the_environment_and_a_wrong_one_turns_export_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://env:4318"}
+    assert read_settings(tmp_path, env).compression == "gzip"
+    assert read_settings(tmp_path, {**env, "OTEL_EXPORTER_OTLP_COMPRESSION": "None"}).compression == "none"
+    wrong = {**env, "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "lz4"}
+    with pytest.raises(ObserveError, match=r"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION = 'lz4' .*gzip, deflate, none"):
+        read_settings(tmp_path, wrong)
+    assert home_settings(tmp_path, wrong).endpoint is None  # said once, export off, nothing else stops
+    assert "live trace export is off: OTEL_EXPORTER_OTLP_TRACES_COMPRESSION = 'lz4'" in capsys.readouterr().err
+    (tmp_path / "alicorn.toml").write_text('[observe]\ncompression = "deflate"\n')
+    assert read_settings(tmp_path, wrong).compression == "deflate"  # the file wins over the environment
+    (tmp_path / "alicorn.toml").write_text('[observe]\ncompression = "zip"\n')
+    with pytest.raises(ObserveError, match=r"alicorn.toml: \[observe\] compression = 'zip'"):
+        read_settings(tmp_path, env)
 
 
 def test_the_exporter_process_yields_the_cpu_to_the_run_and_counts_its_own(tmp_path: Path) -> None:

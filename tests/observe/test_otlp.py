@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import http.server
 import threading
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from alicorn.observe.errors import ObserveError
 from alicorn.observe.export import trace
 from alicorn.observe.otlp import OtlpEncoder, OtlpSpanSink
 from alicorn.observe.spans import SpanEvent, SpanLink, SpanRecord, span_id_of, trace_id_of
@@ -152,6 +154,45 @@ def test_headers_and_gzip_from_the_environment_are_honoured(monkeypatch: pytest.
     assert headers["content-type"] == "application/x-protobuf" and headers["content-encoding"] == "gzip"
     assert len(_decoded(gzip.decompress(body)).resource_spans[0].scope_spans[0].spans) == 3
     assert len(seen) == 2
+
+
+def _clear_compression(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OTEL_EXPORTER_OTLP_COMPRESSION", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_spans_are_gzipped_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    _clear_compression(monkeypatch)
+    seen: list[tuple[dict[str, str], bytes]] = []
+    with _answering(200, seen) as url:
+        for compression in (None, "none", "deflate"):
+            sink = OtlpSpanSink(url, timeout_s=2.0, compression=compression)
+            assert sink.send(EDGES)
+            sink.close()
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "none")  # the traces' own variable wins
+        sink = OtlpSpanSink(url, timeout_s=2.0)
+        assert sink.send(EDGES)
+        sink.close()
+    plain = OtlpEncoder().encode(EDGES)
+    (gzipped, gzipped_body), (none, none_body), (deflated, deflated_body), (told, told_body) = seen
+    assert gzipped["content-encoding"] == "gzip" and gzip.decompress(gzipped_body) == plain
+    assert len(gzipped_body) < len(plain)
+    assert "content-encoding" not in none and none_body == plain
+    assert deflated["content-encoding"] == "deflate" and zlib.decompress(deflated_body) == plain
+    assert "content-encoding" not in told and told_body == plain
+
+
+@pytest.mark.parametrize("variable", ["OTEL_EXPORTER_OTLP_COMPRESSION", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION"])
+def test_a_compression_otlp_does_not_know_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    _clear_compression(monkeypatch)
+    monkeypatch.setenv(variable, "brotli")
+    with pytest.raises(ObserveError, match=rf"{variable} = 'brotli' .*gzip, deflate, none"):
+        OtlpSpanSink("http://127.0.0.1:9", timeout_s=1.0)
+    with pytest.raises(ObserveError, match=r"'zstd' .*gzip, deflate, none"):
+        OtlpSpanSink("http://127.0.0.1:9", timeout_s=1.0, compression="zstd")
 
 
 @pytest.mark.parametrize("status", [400, 404, 500])

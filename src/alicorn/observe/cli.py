@@ -53,11 +53,12 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         from alicorn.observe.waterfall import as_json as spans_json
         from alicorn.observe.waterfall import print_waterfall
 
-        target = None
-        if export:  # the endpoint is checked before the journal is opened: a bad URL changes and opens nothing
+        target, compression = None, None
+        if export:  # the settings are checked before the journal is opened: a bad URL changes and opens nothing
             from alicorn.observe.endpoint import endpoint_url
 
-            target = endpoint or read_settings(home).endpoint
+            settings = read_settings(home)
+            target, compression = endpoint or settings.endpoint, settings.compression
             if target is None:
                 raise ObserveError(
                     "--export needs a collector: pass --endpoint URL, set [observe] endpoint in alicorn.toml or "
@@ -73,7 +74,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         if target is not None:
             from alicorn.observe.export import export_trace
 
-            sent = export_trace(found, target, timeout_s=timeout)
+            sent = export_trace(found, target, timeout_s=timeout, compression=compression)
             typer.echo(f"sent {sent} span(s) of {stream} to {target}", err=as_json)
         if clickhouse is not None:
             from alicorn.observe import clickhouse as ch

@@ -58,10 +58,11 @@ def trace(store: JournalStore, stream: str, *, content: bool = False) -> Trace:
     return Trace(stream, streams)
 
 
-def export_trace(found: Trace, endpoint: str, *, timeout_s: float = 5.0) -> int:
-    """Send a trace's spans and their metrics to `endpoint`; the number of spans sent. ObserveError when the
-    collector cannot be reached or refuses them (nothing in the journal changes either way)."""
-    sink = OtlpSpanSink(endpoint, timeout_s=timeout_s)
+def export_trace(found: Trace, endpoint: str, *, timeout_s: float = 5.0, compression: str | None = None) -> int:
+    """Send a trace's spans and their metrics to `endpoint` (`compression`: None, the environment's); the number of
+    spans sent. ObserveError when the collector cannot be reached or refuses them (nothing in the journal changes
+    either way)."""
+    sink = OtlpSpanSink(endpoint, timeout_s=timeout_s, compression=compression)
     try:
         spans = found.spans
         if not sink.send(spans):

@@ -11,9 +11,14 @@ same records and requires them equal.
 
 The sender honours what the SDK exporter did: the endpoint (a base URL, as `OTEL_EXPORTER_OTLP_ENDPOINT` is;
 `/v1/traces` is added unless the URL already names it), the timeout, `OTEL_EXPORTER_OTLP_[TRACES_]HEADERS`,
-`..._COMPRESSION` (gzip, deflate) and `..._CERTIFICATE` / `..._CLIENT_CERTIFICATE` / `..._CLIENT_KEY`; it retries
+`..._COMPRESSION` (gzip, deflate, none) and `..._CERTIFICATE` / `..._CLIENT_CERTIFICATE` / `..._CLIENT_KEY`; it retries
 429/502/503/504 and a dropped connection within the timeout. Any other answer, or a collector that cannot be
 reached, is `False` from `send`, never an exception.
+
+Requests are gzipped unless the settings say otherwise (every OTLP server must accept gzip), at level 1: a batch of
+512 spans shrinks ~9x for ~2 µs of CPU per durable node. Measured with bench/trace_bench.py on 2 cores, sending the
+batches uncompressed cost the run ~1.3 points more of wall time (+3.5-3.6% against +2.0-2.5%, alternating runs of
+15 pairs): the loopback's copying and the collector's reads run on the cores the run uses.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from urllib.parse import urlsplit
 
 from alicorn import __version__
 from alicorn.observe.endpoint import endpoint_url
+from alicorn.observe.settings import checked_compression, compression_from_env
 from alicorn.observe.spans import SpanRecord
 
 if TYPE_CHECKING:
@@ -203,11 +209,15 @@ class OtlpEncoder:
 class OtlpSpanSink:
     """Sends span records to one OTLP/HTTP endpoint; `send` says whether the collector took them."""
 
-    def __init__(self, endpoint: str, *, timeout_s: float = 5.0, service: str = "alicorn") -> None:
+    def __init__(
+        self, endpoint: str, *, timeout_s: float = 5.0, service: str = "alicorn", compression: str | None = None
+    ) -> None:
+        """`compression`: one of COMPRESSIONS; None reads `OTEL_EXPORTER_OTLP_[TRACES_]COMPRESSION` (default gzip).
+        ObserveError for a URL or a compression that cannot be used."""
         self.url = endpoint_url(endpoint)
         self.timeout_s = timeout_s
         self.encoder = OtlpEncoder(service)
-        self._sender = _Sender(self.url, timeout_s)
+        self._sender = _Sender(self.url, timeout_s, compression_from_env() if compression is None else compression)
 
     def send(self, records: Sequence[SpanRecord]) -> bool:
         if not records:
@@ -229,7 +239,7 @@ def _env(name: str) -> str:
 class _Sender:
     """POSTs to one URL over a kept-alive connection, as the SDK's exporter would (headers, compression, TLS)."""
 
-    def __init__(self, url: str, timeout_s: float) -> None:
+    def __init__(self, url: str, timeout_s: float, compression: str) -> None:
         from opentelemetry.util.re import parse_env_headers
 
         parts = urlsplit(url)
@@ -238,7 +248,7 @@ class _Sender:
         self._host = parts.hostname or ""
         self._port = parts.port
         self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        self._compression = _env("COMPRESSION").strip().lower()
+        self._compression = checked_compression(compression, "the trace exporter's compression")
         self.headers = {"content-type": "application/x-protobuf", "user-agent": f"alicorn/{__version__}"}
         self.headers.update(parse_env_headers(_env("HEADERS"), liberal=True))
         if self._compression in ("gzip", "deflate"):
@@ -262,9 +272,9 @@ class _Sender:
     def post(self, body: bytes) -> bool:
         """Whether the collector answered 2xx/3xx within the timeout (retrying what is worth retrying)."""
         if self._compression == "gzip":
-            body = gzip.compress(body, mtime=0)
+            body = gzip.compress(body, compresslevel=1, mtime=0)
         elif self._compression == "deflate":
-            body = zlib.compress(body)
+            body = zlib.compress(body, 1)
         deadline = time.monotonic() + self.timeout_s
         backoff = 1.0
         while True:

@@ -6,6 +6,7 @@
     content = false                      # true: spans carry references (STREAM#SEQ) to prompts and outputs
     queue = 1024                         # appends held for the exporter (a journal file: delayed beyond, else dropped)
     timeout_s = 2.0                      # how long one export may wait for the collector
+    compression = "gzip"                 # gzip (default), deflate or none; else OTEL_EXPORTER_OTLP_COMPRESSION
 
 Without an endpoint there, `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) turns it on.
 Nothing here may stop a run: a section that cannot be used is said once on stderr and export stays off.
@@ -25,7 +26,11 @@ from alicorn.observe.endpoint import endpoint_url
 from alicorn.observe.errors import ObserveError
 
 SECTION = "observe"
-_KEYS = {"endpoint", "live", "content", "queue", "timeout_s"}
+_KEYS = {"endpoint", "live", "content", "queue", "timeout_s", "compression"}
+#: What `OTEL_EXPORTER_OTLP_[TRACES_]COMPRESSION` or `[observe] compression` may say.
+COMPRESSIONS = ("gzip", "deflate", "none")
+#: Every OTLP server must accept gzip, and a batch of spans shrinks ~9x (alicorn.observe.otlp).
+DEFAULT_COMPRESSION = "gzip"
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,7 @@ class ObserveSettings:
     queue: int = 1024
     timeout_s: float = 2.0
     source: str = ""
+    compression: str = DEFAULT_COMPRESSION
 
 
 def home_settings(home: Path, environ: Mapping[str, str] | None = None) -> ObserveSettings:
@@ -64,8 +70,13 @@ def read_settings(home: Path, environ: Mapping[str, str] | None = None) -> Obser
     timeout = float(_typed(section, "timeout_s", (int, float), 2.0))
     if not 1 <= queue <= 1_000_000 or not 0 < timeout <= 60:
         raise ObserveError(f"{home / 'alicorn.toml'}: [observe] queue must be 1-1000000 and timeout_s 0-60 seconds")
+    if "compression" in section:
+        written = str(_typed(section, "compression", str, "")).strip().lower()
+        compression = checked_compression(written, f"{home / 'alicorn.toml'}: [observe] compression")
+    else:
+        compression = compression_from_env(env)
     if not _typed(section, "live", bool, True):
-        return ObserveSettings(None, content, queue, timeout, "alicorn.toml (live = false)")
+        return ObserveSettings(None, content, queue, timeout, "alicorn.toml (live = false)", compression)
     if "endpoint" in section:
         endpoint, source = _typed(section, "endpoint", str, ""), f"{home / 'alicorn.toml'} [observe] endpoint"
     elif env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
@@ -73,12 +84,31 @@ def read_settings(home: Path, environ: Mapping[str, str] | None = None) -> Obser
     elif env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
         endpoint, source = env["OTEL_EXPORTER_OTLP_ENDPOINT"], "OTEL_EXPORTER_OTLP_ENDPOINT"
     else:
-        return ObserveSettings(None, content, queue, timeout)
+        return ObserveSettings(None, content, queue, timeout, compression=compression)
     try:
         endpoint_url(endpoint)
     except ObserveError as exc:
         raise ObserveError(f"{source}: {exc}") from None
-    return ObserveSettings(endpoint, content, queue, timeout, source)
+    return ObserveSettings(endpoint, content, queue, timeout, source, compression)
+
+
+def compression_from_env(environ: Mapping[str, str] | None = None) -> str:
+    """The compression the OpenTelemetry environment asks for (DEFAULT_COMPRESSION when it names none);
+    ObserveError naming the variable when it names one OTLP does not have."""
+    env = os.environ if environ is None else environ
+    for name in ("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "OTEL_EXPORTER_OTLP_COMPRESSION"):
+        said = env.get(name, "").strip().lower()
+        if said:
+            return checked_compression(said, name)
+    return DEFAULT_COMPRESSION
+
+
+def checked_compression(value: str, source: str) -> str:
+    """`value` if it is one of COMPRESSIONS; else ObserveError naming `source` and what it may say."""
+    if value not in COMPRESSIONS:
+        known = ", ".join(COMPRESSIONS)
+        raise ObserveError(f"{source} = {value!r} is not a compression OTLP knows; use one of {known}")
+    return value
 
 
 def _section(path: Path) -> dict[str, object]:

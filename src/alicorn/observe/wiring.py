@@ -33,7 +33,7 @@ def live_parts(
     """An exporter over `store` for `settings`' endpoint (not started), and its metrics' provider."""
     if settings.endpoint is None:
         raise ObserveError("live export needs an endpoint")
-    sink = OtlpSpanSink(settings.endpoint, timeout_s=settings.timeout_s)
+    sink = OtlpSpanSink(settings.endpoint, timeout_s=settings.timeout_s, compression=settings.compression)
     provider = meter_provider(settings.endpoint, timeout_s=settings.timeout_s) if metrics else None
     recorder = SpanMetrics(provider.get_meter("alicorn.observe", __version__)) if provider is not None else None
     exporter = LiveExporter(store, sink, content=settings.content, queue_size=settings.queue, metrics=recorder)
