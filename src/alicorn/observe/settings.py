@@ -71,7 +71,7 @@ def read_settings(home: Path, environ: Mapping[str, str] | None = None) -> Obser
     if not 1 <= queue <= 1_000_000 or not 0 < timeout <= 60:
         raise ObserveError(f"{home / 'alicorn.toml'}: [observe] queue must be 1-1000000 and timeout_s 0-60 seconds")
     if "compression" in section:
-        written = str(_typed(section, "compression", str, "")).strip().lower()
+        written = _typed(section, "compression", str, "").strip().lower()
         compression = checked_compression(written, f"{home / 'alicorn.toml'}: [observe] compression")
     else:
         compression = compression_from_env(env)
