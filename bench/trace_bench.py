@@ -108,7 +108,7 @@ def run_chain(workdir: Path, plan: Plan, endpoint: str | None, mode: str = "proc
         STARTUP.append(time.perf_counter() - started)
     try:
         environment = RunEnvironment(workspace_root=workdir / "ws", data_root=workdir, max_parallel=4)
-        executor = Executor(store, builtin_registry(), environment)
+        executor = Executor(store, builtin_registry(), environment, durability="step")
         started = time.perf_counter()
         state = executor.start(plan)
         elapsed = time.perf_counter() - started

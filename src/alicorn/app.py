@@ -85,13 +85,13 @@ class App:
         *,
         max_parallel: int = 4,
         on_events: EventListener | None = None,
-        durability: Durability = "step",
+        durability: Durability | None = None,
     ) -> Executor:
         """An executor over this home: Anvil's live gate, and reputations settled whenever a run finishes.
 
         The contents of the files under `data_root` that `[data] secret` labels become known secrets of the
         journal (redacted from every event), whether or not a run reads them."""
-        from alicorn.runtime.executor import Executor, RunEnvironment
+        from alicorn.runtime.executor import DEFAULT_DURABILITY, Executor, RunEnvironment
         from alicorn.secrets import labelled_file_secrets
 
         self.store.secrets = self.store.secrets.merged(labelled_file_secrets(data_root.resolve(), self.config.data))
@@ -103,7 +103,7 @@ class App:
             self.registry,
             environment,
             on_events=on_events,
-            durability=durability,
+            durability=durability or DEFAULT_DURABILITY,
             gate=self.anvil.gate(self._trigger_allowance),
             on_finished=self._settle,
             default_terms=self.anvil.terms("human:operator"),

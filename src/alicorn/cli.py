@@ -323,9 +323,10 @@ def run(
         bool,
         typer.Option(
             "--grouped/--every-step",
-            help="Make effect-free steps durable in groups (at most 50 ms late; effects are never grouped).",
+            help="Make effect-free steps durable in groups, at most 50 ms late (the default; effects are never "
+            "grouped, and a crash only makes resume run that effect-free work again), or every step before the next.",
         ),
-    ] = False,
+    ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     queue: Annotated[
         bool, typer.Option("--queue", help="Journal the run and queue it for a worker (`alicorn worker`); run nothing.")

@@ -57,6 +57,32 @@ def test_run_show_journal_verify_replay(tmp_path: Path) -> None:
     assert (home / "workspaces" / run_id / "alarms-report.txt").read_text().startswith("Camera alarms")
 
 
+@pytest.mark.parametrize(
+    ("flag", "expected"), [((), "grouped"), (("--every-step",), "step"), (("--grouped",), "grouped")]
+)
+def test_run_groups_effect_free_steps_unless_told_every_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: tuple[str, ...], expected: str
+) -> None:
+    """`alicorn run` makes effect-free steps durable in groups by default (issue 17); `--every-step` asks for one
+    commit per step. Either way the run journals the same events and replays."""
+    from alicorn.runtime.executor import Executor
+
+    used: list[str] = []
+    start = Executor.start
+
+    def spying(self: Executor, *args: Any, **kwargs: Any) -> Any:
+        used.append(self.durability)
+        return start(self, *args, **kwargs)
+
+    monkeypatch.setattr(Executor, "start", spying)
+    home = tmp_path / "home"
+    result = cli(home, "run", str(ALARMS), "-q", *flag)
+    assert result.exit_code == 0, result.output
+    assert used == [expected]
+    replayed = cli(home, "replay", only_run(home), "--verify")
+    assert replayed.exit_code == 0 and "byte for byte" in replayed.stdout
+
+
 def test_malformed_and_invalid_plans_change_nothing(tmp_path: Path) -> None:
     home = tmp_path / "home"
     bad_json = tmp_path / "bad.json"

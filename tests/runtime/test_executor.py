@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from alicorn.clock import PinnedClock
 from alicorn.errors import ApprovalRequiredError, ConcurrentAppendError, PlanError, RunError, UnknownStreamError
 from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import Registry
-from alicorn.runtime.executor import Approval
+from alicorn.runtime.executor import DEFAULT_DURABILITY, Approval
 from alicorn.runtime.replay import replay_run
 from alicorn.runtime.state import fold
 from tests.runtime.support import Behaviour, executor, kinds, make_plan, ref, val
@@ -61,12 +63,41 @@ def test_one_transaction_per_step(store: JournalStore, behaviour: Behaviour, tmp
         [{"node_id": f"n{i}", "operation": "t.inc", "depends_on": [f"n{i - 1}"] if i else []} for i in range(5)]
     )
     batches: list[list[str]] = []
-    state = executor(store, reg, tmp_path, on_events=lambda evs: batches.append([e.kind for e in evs])).start(plan)
+    on_events = lambda evs: batches.append([e.kind for e in evs])  # noqa: E731
+    state = executor(store, reg, tmp_path, on_events=on_events, durability="step").start(plan)
     assert state.status == "succeeded"
     assert batches[0] == ["run.created", "anvil.inputs", "anvil.check", "tool.call"]
     assert batches[1] == ["tool.result", "node.succeeded", "tool.call"]
     assert batches[-1] == ["tool.result", "node.succeeded", "run.finished"]
     assert len(batches) == 6
+
+
+def test_effect_free_steps_are_made_durable_in_groups_by_default(
+    store: JournalStore, behaviour: Behaviour, tmp_path: Path
+) -> None:
+    """Issue 17's decision: an executor not told otherwise groups effect-free steps; an effect's intent makes them
+    durable with it, before the effect runs. The clock's monotonic reading stands still, so no group times out."""
+
+    class StillClock(PinnedClock):
+        def monotonic(self) -> float:
+            return 0.0
+
+    reg = behaviour.registry()
+    nodes = [{"node_id": f"n{i}", "operation": "t.inc", "depends_on": [f"n{i - 1}"] if i else []} for i in range(5)]
+    nodes.append({"node_id": "send", "operation": "t.send", "depends_on": ["n4"]})
+    batches: list[list[str]] = []
+    clock = StillClock(datetime(2026, 11, 30, 9, 0, tzinfo=UTC))
+    ex = executor(store, reg, tmp_path, on_events=lambda evs: batches.append([e.kind for e in evs]), clock=clock)
+    assert ex.durability == DEFAULT_DURABILITY == "grouped"
+    state = ex.start(make_plan(nodes), approvals=[Approval("human:reviewer")])
+    assert state.status == "succeeded"
+    # The opening batch (the run, its approval, Anvil's decision, the first call) is durable at once; then the five
+    # effect-free nodes wait, and become durable in one append with the send's intent.
+    assert batches[0][0] == "run.created" and batches[0][-1] == "tool.call" and "node.succeeded" not in batches[0]
+    assert batches[1].count("node.succeeded") == 5 and batches[1][-2:] == ["tool.call", "effect.intended"]
+    assert batches[2] == ["tool.result", "effect.done", "node.succeeded", "run.finished"] and len(batches) == 3
+    assert [k for b in batches for k in b] == kinds(store, state.run_id)
+    finish(store, reg, state.run_id)
 
 
 def test_independent_nodes_run_in_parallel(store: JournalStore, behaviour: Behaviour, tmp_path: Path) -> None:

@@ -48,13 +48,14 @@ from alicorn.runtime.humans import (
     reject,
     resolve,
 )
-from alicorn.runtime.needs import Approvers, Controls, Durability, EventListener, SessionNeeds
+from alicorn.runtime.needs import DEFAULT_DURABILITY, Approvers, Controls, Durability, EventListener, SessionNeeds
 from alicorn.runtime.plan_decisions import plan_risk
 from alicorn.runtime.session import Session
 from alicorn.runtime.state import RunState, fold
 from alicorn.runtime.world import Clock, IdSource, RandomIds, default_clock
 
 __all__ = [
+    "DEFAULT_DURABILITY",
     "Approval",
     "CarriedApproval",
     "Controls",
@@ -161,7 +162,7 @@ class Executor:
         on_events: EventListener | None = None,
         crash: CrashPoints = DISARMED,
         poll_s: float = 0.1,
-        durability: Durability = "step",
+        durability: Durability = DEFAULT_DURABILITY,
         gate: Gate | None = None,
         on_finished: FinishedListener | None = None,
         default_terms: RunTerms | None = None,

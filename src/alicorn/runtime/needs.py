@@ -30,8 +30,12 @@ from alicorn.runtime.world import Clock
 #: "step": every step is durable before the next call is dispatched. "grouped": steps that touch nothing outside
 #: the run (operations with effect none or read) are made durable in groups, at most GROUP_DELAY_S late; a crash
 #: loses at most that much effect-free work, which resume simply runs again. Effects are never grouped: an
-#: effect's intent is durable before it runs and its result as soon as it returns.
+#: effect's intent is durable before it runs and its result as soon as it returns, and every effect-free step
+#: before an intent is durable with it, so nothing outside the run ever follows from a step that was not durable.
 Durability = Literal["step", "grouped"]
+#: What a run gets unless it asks for "step" (`alicorn run --every-step`): the journaled events are the same, only
+#: the commit boundaries of effect-free work differ (issue 17's decision: such steps need no durability of their own).
+DEFAULT_DURABILITY: Durability = "grouped"
 EventListener = Callable[[Sequence[Event]], None]
 
 
@@ -65,7 +69,7 @@ class SessionNeeds:
     controls: Controls
     make_dispatcher: Callable[[RunState], Dispatcher]
     max_parallel: int = 4
-    durability: Durability = "step"
+    durability: Durability = DEFAULT_DURABILITY
     poll_s: float = 0.1
     crash: CrashPoints = DISARMED
     on_events: EventListener | None = None

@@ -229,6 +229,9 @@ def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayRe
         controls=ReplayControls(recorded),
         gate=ReplayGate(recorded),
         whole_registry_fingerprint="contracts" not in first.data,
+        # Every event appended as soon as it is emitted: the recording's position (what the clock and the dispatcher
+        # read next) is the count of events regenerated so far. Commit boundaries are not part of what replay checks.
+        durability="step",
     )
     sessions = 1
     opening = _session_inputs(recorded, 0)

@@ -161,7 +161,7 @@ def start_args(workdir: Path, plan_file: Path, run_id: str, durability: str = "s
     ]
 
 
-def resume_args(workdir: Path, run_id: str) -> list[str]:
+def resume_args(workdir: Path, run_id: str, durability: str = "step") -> list[str]:
     return [
         str(workdir / "journal.db"),
         str(workdir),
@@ -169,6 +169,8 @@ def resume_args(workdir: Path, run_id: str) -> list[str]:
         run_id,
         "--resolve-from-ledger",
         str(workdir / LEDGER),
+        "--durability",
+        durability,
     ]
 
 
@@ -180,9 +182,10 @@ def drive(
     max_rounds: int = 25,
     kill_after_s: float | None = None,
     must_finish: bool = True,
+    durability: str = "step",
 ) -> tuple[int, int]:
     """Resume until the run has finished; returns (rounds, kills). Each round may be killed after `kill_after_s`;
-    with `must_finish=False` it simply stops after `max_rounds`."""
+    with `must_finish=False` it simply stops after `max_rounds`. Resumes run with `durability`."""
     rounds = kills = 0
     while rounds < max_rounds:
         with SQLiteStore(workdir / "journal.db") as store:
@@ -192,7 +195,7 @@ def drive(
         if state.status in TERMINAL_RUN:
             return rounds, kills
         rounds += 1
-        result = run_forked(resume_args(workdir, run_id), kill_after_s=kill_after_s)
+        result = run_forked(resume_args(workdir, run_id, durability), kill_after_s=kill_after_s)
         acked.extend(result.acked)
         if result.returncode == -signal.SIGKILL:
             kills += 1

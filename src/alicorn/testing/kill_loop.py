@@ -39,9 +39,16 @@ class KillLoopReport:
 
 
 def kill_loop(
-    target_kills: int, *, seed: int = 0, max_kill_s: float = 0.25, workdir: Path | None = None, progress: bool = False
+    target_kills: int,
+    *,
+    seed: int = 0,
+    max_kill_s: float = 0.25,
+    workdir: Path | None = None,
+    progress: bool = False,
+    durability: str = "step",
 ) -> KillLoopReport:
-    """Run until `target_kills` kills have happened; returns the counts."""
+    """Run until `target_kills` kills have happened; returns the counts. Starts and resumes run with `durability`
+    ("grouped": effect-free steps, the plan's sleeps, are made durable only with the next effect or the run's end)."""
     rng = random.Random(seed)
     report = KillLoopReport()
     started = time.monotonic()
@@ -53,14 +60,24 @@ def kill_loop(
             fail_at_end = rng.random() < 0.4
             plan_file = write_plan(run_dir, fail_at_end)
             run_id = f"run-kill-{report.runs}"
-            first = run_forked(start_args(run_dir, plan_file, run_id), kill_after_s=rng.uniform(0, max_kill_s))
+            first = run_forked(
+                start_args(run_dir, plan_file, run_id, durability), kill_after_s=rng.uniform(0, max_kill_s)
+            )
             kills = int(first.returncode < 0)
             acked = list(first.acked)
             resume_kill = rng.uniform(0.005, max_kill_s) if rng.random() < 0.5 else None
             rounds = more = 0
             if resume_kill is not None:  # a few resumes that may be killed too...
-                rounds, more = drive(run_dir, run_id, acked, kill_after_s=resume_kill, max_rounds=3, must_finish=False)
-            extra_rounds, _ = drive(run_dir, run_id, acked)  # ...then resumes left alone until the run ends
+                rounds, more = drive(
+                    run_dir,
+                    run_id,
+                    acked,
+                    kill_after_s=resume_kill,
+                    max_rounds=3,
+                    must_finish=False,
+                    durability=durability,
+                )
+            extra_rounds, _ = drive(run_dir, run_id, acked, durability=durability)  # ...then resumes left alone
             rounds += extra_rounds
             kills += more
             outcome = check_run(run_dir, run_id, acked, kills, rounds)
