@@ -37,6 +37,7 @@ from workloads import (
     command_times,
     fanout_plan,
     max_length,
+    raw_batched_floor,
     raw_floor,
     raw_read,
     run_alicorn,
@@ -47,6 +48,7 @@ from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.plan.dsl import Node, Plan
 from alicorn.runtime import plan_decisions
+from alicorn.runtime.executor import DEFAULT_DURABILITY, Durability
 from alicorn.runtime.replay import replay_run
 from alicorn.runtime.state import fold
 
@@ -54,6 +56,8 @@ FLOOR_TARGET = 1.5  # Alicorn's time per node / the raw floor's time per step
 #: Issue 17's figure: Alicorn's time per node against the one-commit floor (one fsync'd transaction per step, which
 #: is what Alicorn commits per node of a chain), at equal durability.
 ONE_COMMIT_TARGET = 1.25
+#: Issue 17's figure for a chain of effect-free nodes in the executor's default durability (grouped commits).
+DEFAULT_MODE_TARGET_S = 40e-6
 FOLD_TARGET = 50_000  # events per second, read + fold
 CLI_TARGET = 0.3  # seconds for `alicorn --help`
 PEER_TARGET = 10.0  # peer's time per step / Alicorn's time per node
@@ -108,12 +112,13 @@ class Bench:
         self._dirs += 1
         return self.root / f"{self._dirs:03d}-{name}"
 
-    def alicorn(self, name: str, plan: Plan) -> tuple[float, SQLiteStore, str]:
-        """`run_alicorn` on a fresh folder; a run that raises is reported, counted and tried again."""
+    def alicorn(self, name: str, plan: Plan, durability: Durability | None = None) -> tuple[float, SQLiteStore, str]:
+        """`run_alicorn` on a fresh folder (with --durability unless told otherwise); a run that raises is reported,
+        counted and tried again."""
         for attempt in range(1, RUN_TRIES + 1):
             self.runs += 1
             try:
-                return run_alicorn(self.fresh(name), plan, self.registry, self.args.durability)
+                return run_alicorn(self.fresh(name), plan, self.registry, durability or self.args.durability)
             except Exception as exc:
                 self.failures.append(f"{name}: {type(exc).__name__}: {exc}")
                 say(f"   Alicorn run FAILED (try {attempt} of {RUN_TRIES}): {type(exc).__name__}: {exc}")
@@ -190,6 +195,38 @@ class Bench:
                 f"{one_ratio:.2f}x",
                 f"<= {ONE_COMMIT_TARGET}x",
                 verdict(one_ratio <= ONE_COMMIT_TARGET),
+            )
+        )
+
+    def default_mode_chain(self) -> None:
+        """The same chain in the executor's default durability, where its effect-free steps are committed in groups,
+        against SQLite inserting the same number of rows in one durable transaction."""
+        plan = chain_plan(self.n)
+        chain, floor = [], []
+        for _ in range(self.reps):
+            workdir = self.fresh("batched-floor")
+            workdir.mkdir(parents=True)
+            floor.append(raw_batched_floor(workdir / "floor.db", self.n) / self.n)
+            elapsed, store, _ = self.alicorn("default-chain", plan, DEFAULT_DURABILITY)
+            store.close()
+            chain.append(elapsed / self.n)
+        node_s, floor_s = statistics.median(chain), statistics.median(floor)
+        ratios = sorted(c / f for c, f in zip(chain, floor, strict=True))
+        ratio = statistics.median(ratios)
+        say(
+            f"   Alicorn chain of {self.n} no-op nodes, durability {DEFAULT_DURABILITY!r}: median {us(node_s)} per node"
+        )
+        say(f"   (per rep: {', '.join(us(c) for c in chain)})")
+        say(f"   raw SQLite, 3 rows per step in one durable transaction: median {us(floor_s)} per step")
+        say(f"   ratio (median of the per-rep ratios): {ratio:.1f}x; target {us(DEFAULT_MODE_TARGET_S)} per node")
+        self.rows.append(
+            Row(
+                f"effect-free chain, {DEFAULT_DURABILITY}",
+                f"{us(node_s)}/node",
+                f"3 rows/step, 1 commit: {us(floor_s)}/step",
+                f"{ratio:.1f}x",
+                f"<= {us(DEFAULT_MODE_TARGET_S)}/node",
+                verdict(node_s <= DEFAULT_MODE_TARGET_S),
             )
         )
 
@@ -524,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         bench.section("warm-up", bench.warm_up)
         bench.section("sequential durable chain vs raw SQLite floor", bench.chain_and_floor)
+        bench.section("effect-free chain in the default durability", bench.default_mode_chain)
         bench.section("fan-out", bench.fanout)
         bench.section("replay", bench.replay)
         bench.section("CLI start-up", bench.cli)
