@@ -77,16 +77,24 @@ def run_alicorn(
     return elapsed, store, state.run_id
 
 
+def _durable_connection(path: Path) -> sqlite3.Connection:
+    """A stdlib sqlite3 connection in autocommit, WAL and synchronous=FULL (what Alicorn's journal uses); raises if
+    SQLite refused either setting, so a floor is never measured at a lower durability."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    conn.execute("PRAGMA synchronous = FULL")
+    sync = conn.execute("PRAGMA synchronous").fetchone()[0]
+    if mode != "wal" or sync != 2:
+        conn.close()
+        raise RuntimeError(f"SQLite refused WAL/FULL (journal_mode={mode}, synchronous={sync})")
+    return conn
+
+
 def raw_floor(path: Path, steps: int, kinds: tuple[str, ...] = ("started", "finished")) -> float:
     """stdlib sqlite3, WAL, synchronous=FULL, fresh file: per step one single-row INSERT per kind (two by default),
     each its own transaction; `kinds=("finished",)` is the one-commit floor."""
-    conn = sqlite3.connect(path, isolation_level=None)
+    conn = _durable_connection(path)
     try:
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        conn.execute("PRAGMA synchronous = FULL")
-        sync = conn.execute("PRAGMA synchronous").fetchone()[0]
-        if mode != "wal" or sync != 2:
-            raise RuntimeError(f"SQLite refused WAL/FULL (journal_mode={mode}, synchronous={sync})")
         conn.execute("CREATE TABLE steps (id INTEGER PRIMARY KEY, step INTEGER NOT NULL, kind TEXT NOT NULL, at REAL)")
         insert = "INSERT INTO steps (step, kind, at) VALUES (?, ?, ?)"
         started = time.perf_counter()
@@ -104,10 +112,8 @@ def raw_batched_floor(path: Path, steps: int, rows_per_step: int = 3) -> float:
     """stdlib sqlite3, WAL, synchronous=FULL, fresh file: `rows_per_step` rows per step (a 64-character hash and a
     small JSON body each, what a no-op node journals), all in one durable transaction: the floor of a chain whose
     effect-free steps are committed in groups."""
-    conn = sqlite3.connect(path, isolation_level=None)
+    conn = _durable_connection(path)
     try:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
         conn.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, body TEXT NOT NULL)")
         insert = "INSERT INTO events (seq, hash, body) VALUES (?, ?, ?)"
         started = time.perf_counter()

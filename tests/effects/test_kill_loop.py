@@ -9,23 +9,19 @@ from alicorn.testing.kill_loop import kill_loop
 
 
 @pytest.mark.slow
-def test_two_hundred_random_kills() -> None:
-    report = kill_loop(200, seed=20261130)
+@pytest.mark.parametrize(
+    ("durability", "kills", "seed"),
+    [
+        ("step", 200, 20261130),
+        # Grouping may lose effect-free work to a kill (resume runs it again), never an acknowledged event or an
+        # effect's exactly-once guarantee.
+        ("grouped", 100, 20261203),
+    ],
+)
+def test_random_kills(durability: str, kills: int, seed: int) -> None:
+    report = kill_loop(kills, seed=seed, durability=durability)
     print(report.summary())
-    assert report.kills >= 200
-    assert report.duplicated_effects == 0
-    assert report.lost_events == 0
-    assert report.unexplained_runs == 0, report.problems[:10]
-    assert report.runs > 0 and report.acked_events > 0
-
-
-@pytest.mark.slow
-def test_a_hundred_random_kills_of_runs_that_group_effect_free_steps() -> None:
-    """Grouping may lose effect-free work to a kill (resume runs it again), never an acknowledged event or an
-    effect's exactly-once guarantee."""
-    report = kill_loop(100, seed=20261203, durability="grouped")
-    print(report.summary())
-    assert report.kills >= 100
+    assert report.kills >= kills
     assert report.duplicated_effects == 0
     assert report.lost_events == 0
     assert report.unexplained_runs == 0, report.problems[:10]

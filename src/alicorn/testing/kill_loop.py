@@ -48,7 +48,8 @@ def kill_loop(
     durability: str = "step",
 ) -> KillLoopReport:
     """Run until `target_kills` kills have happened; returns the counts. Starts and resumes run with `durability`
-    ("grouped": effect-free steps, the plan's sleeps, are made durable only with the next effect or the run's end)."""
+    ("grouped": effect-free steps, the plan's sleeps, become durable with the next effect, the run's end or a group's
+    timeout, whichever comes first)."""
     rng = random.Random(seed)
     report = KillLoopReport()
     started = time.monotonic()
