@@ -54,6 +54,38 @@ def test_export_sends_the_trace_to_a_collector(journal: Journal) -> None:
     assert names.count("execute_tool records.filter") == 2 and len(names) == 25
 
 
+_COMPRESSIONS = ("", "_TRACES", "_METRICS")
+
+
+@pytest.mark.parametrize(
+    ("toml", "env", "traces", "metrics"),
+    [
+        ("", {}, "gzip", "gzip"),
+        ('[observe]\ncompression = "deflate"\n', {"OTEL_EXPORTER_OTLP_COMPRESSION": "none"}, "deflate", "deflate"),
+        ("", {"OTEL_EXPORTER_OTLP_COMPRESSION": "deflate", "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION": "none"},
+         "deflate", ""),
+        ("", {"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "none"}, "", "gzip"),
+    ],
+)  # fmt: skip
+def test_export_compresses_traces_and_metrics_as_alicorn_toml_else_each_signals_variable_says(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch, toml: str, env: dict[str, str], traces: str, metrics: str
+) -> None:
+    for signal in _COMPRESSIONS:
+        monkeypatch.delenv(f"OTEL_EXPORTER_OTLP{signal}_COMPRESSION", raising=False)
+    for name, said in env.items():
+        monkeypatch.setenv(name, said)
+    settings = journal.home / "alicorn.toml"
+    settings.write_text(toml, encoding="utf-8")
+    try:
+        with receiving() as (url, got):
+            code, out, err = _trace(journal, journal.ran.run, "--export", "--endpoint", url)
+            encodings = set(got.encodings)
+    finally:
+        settings.unlink()
+    assert code == 0, out + err
+    assert encodings == {("/v1/traces", traces), ("/v1/metrics", metrics)}
+
+
 @pytest.mark.parametrize(
     ("args", "said"),
     [

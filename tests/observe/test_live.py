@@ -39,8 +39,8 @@ def _kinds(store: SQLiteStore, stream: str) -> list[str]:
 def test_a_real_run_exports_a_conforming_span_for_every_model_and_tool_step(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("OTEL_EXPORTER_OTLP_COMPRESSION", raising=False)
-    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", raising=False)
+    for signal in ("", "_TRACES", "_METRICS"):
+        monkeypatch.delenv(f"OTEL_EXPORTER_OTLP{signal}_COMPRESSION", raising=False)
     with receiving() as (url, got):
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
         application, ran = alarms_home(tmp_path)
@@ -53,7 +53,7 @@ def test_a_real_run_exports_a_conforming_span_for_every_model_and_tool_step(
         spans = list(got.spans)
         assert {r["service.name"] for r in got.resources} == {"alicorn"}
         assert {"gen_ai.client.token.usage", "gen_ai.client.operation.duration"} <= set(got.metrics)
-        assert {encoding for path, encoding in got.encodings if path == "/v1/traces"} == {"gzip"}  # the default
+        assert set(got.encodings) == {("/v1/traces", "gzip"), ("/v1/metrics", "gzip")}  # the default, for both
     chats = [s for s in spans if attributes(s).get(sc.OPERATION_NAME) == sc.CHAT]
     tools = [s for s in spans if attributes(s).get(sc.OPERATION_NAME) == sc.EXECUTE_TOOL]
     assert len(chats) == requests == 2 and len(tools) == calls == 7
@@ -186,8 +186,14 @@ def test_the_compression_comes_from_alicorn_toml_else_the_environment_and_a_wron
         read_settings(tmp_path, wrong)
     assert home_settings(tmp_path, wrong).endpoint is None  # said once, export off, nothing else stops
     assert "live trace export is off: OTEL_EXPORTER_OTLP_TRACES_COMPRESSION = 'lz4'" in capsys.readouterr().err
+    metrics_own = {**env, "OTEL_EXPORTER_OTLP_COMPRESSION": "deflate", "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION": "none"}
+    both = read_settings(tmp_path, metrics_own)
+    assert (both.compression, both.metrics_compression) == ("deflate", "none")  # each signal's own variable first
+    with pytest.raises(ObserveError, match=r"OTEL_EXPORTER_OTLP_METRICS_COMPRESSION = 'br'"):
+        read_settings(tmp_path, {**env, "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION": "br"})
     (tmp_path / "alicorn.toml").write_text('[observe]\ncompression = "deflate"\n')
-    assert read_settings(tmp_path, wrong).compression == "deflate"  # the file wins over the environment
+    from_file = read_settings(tmp_path, {**wrong, "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION": "br"})
+    assert (from_file.compression, from_file.metrics_compression) == ("deflate", "deflate")  # the file wins
     (tmp_path / "alicorn.toml").write_text('[observe]\ncompression = "zip"\n')
     with pytest.raises(ObserveError, match=r"alicorn.toml: \[observe\] compression = 'zip'"):
         read_settings(tmp_path, env)

@@ -53,12 +53,12 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         from alicorn.observe.waterfall import as_json as spans_json
         from alicorn.observe.waterfall import print_waterfall
 
-        target, compression = None, None
+        target, settings = None, None
         if export:  # the settings are checked before the journal is opened: a bad URL changes and opens nothing
             from alicorn.observe.endpoint import endpoint_url
 
             settings = read_settings(home)
-            target, compression = endpoint or settings.endpoint, settings.compression
+            target = endpoint or settings.endpoint
             if target is None:
                 raise ObserveError(
                     "--export needs a collector: pass --endpoint URL, set [observe] endpoint in alicorn.toml or "
@@ -71,10 +71,16 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             typer.echo(json.dumps(spans_json(found), ensure_ascii=False, indent=2))
         elif not export and clickhouse is None:
             print_waterfall(found)
-        if target is not None:
+        if target is not None and settings is not None:
             from alicorn.observe.export import export_trace
 
-            sent = export_trace(found, target, timeout_s=timeout, compression=compression)
+            sent = export_trace(
+                found,
+                target,
+                timeout_s=timeout,
+                compression=settings.compression,
+                metrics_compression=settings.metrics_compression,
+            )
             typer.echo(f"sent {sent} span(s) of {stream} to {target}", err=as_json)
         if clickhouse is not None:
             from alicorn.observe import clickhouse as ch

@@ -58,9 +58,16 @@ def trace(store: JournalStore, stream: str, *, content: bool = False) -> Trace:
     return Trace(stream, streams)
 
 
-def export_trace(found: Trace, endpoint: str, *, timeout_s: float = 5.0, compression: str | None = None) -> int:
-    """Send a trace's spans and their metrics to `endpoint` (`compression`: None, the environment's); the number of
-    spans sent. ObserveError when the collector cannot be reached or refuses them (nothing in the journal changes
+def export_trace(
+    found: Trace,
+    endpoint: str,
+    *,
+    timeout_s: float = 5.0,
+    compression: str | None = None,
+    metrics_compression: str | None = None,
+) -> int:
+    """Send a trace's spans and their metrics to `endpoint` (each compression: None, the environment's); the number
+    of spans sent. ObserveError when the collector cannot be reached or refuses them (nothing in the journal changes
     either way)."""
     sink = OtlpSpanSink(endpoint, timeout_s=timeout_s, compression=compression)
     try:
@@ -72,7 +79,7 @@ def export_trace(found: Trace, endpoint: str, *, timeout_s: float = 5.0, compres
             )
     finally:
         sink.close()
-    provider = meter_provider(endpoint, timeout_s=timeout_s)
+    provider = meter_provider(endpoint, timeout_s=timeout_s, compression=metrics_compression)
     SpanMetrics(provider.get_meter("alicorn.observe", __version__)).record(spans)
     provider.shutdown(timeout_millis=int(timeout_s * 1000))
     return len(spans)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import gzip
 import http.client
-import os
 import ssl
 import struct
 import time
@@ -36,7 +35,7 @@ from urllib.parse import urlsplit
 
 from alicorn import __version__
 from alicorn.observe.endpoint import endpoint_url
-from alicorn.observe.settings import checked_compression, compression_from_env
+from alicorn.observe.settings import checked_compression, compression_from_env, otlp_variable
 from alicorn.observe.spans import SpanRecord
 
 if TYPE_CHECKING:
@@ -232,8 +231,8 @@ class OtlpSpanSink:
 
 
 def _env(name: str) -> str:
-    """`OTEL_EXPORTER_OTLP_TRACES_<NAME>`, else `OTEL_EXPORTER_OTLP_<NAME>`, else ""."""
-    return os.environ.get(f"OTEL_EXPORTER_OTLP_TRACES_{name}") or os.environ.get(f"OTEL_EXPORTER_OTLP_{name}") or ""
+    """What `OTEL_EXPORTER_OTLP_TRACES_<NAME>`, else `OTEL_EXPORTER_OTLP_<NAME>`, says; "" when neither is set."""
+    return otlp_variable(name, "TRACES")[1]
 
 
 class _Sender:

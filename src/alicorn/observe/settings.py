@@ -6,7 +6,10 @@
     content = false                      # true: spans carry references (STREAM#SEQ) to prompts and outputs
     queue = 1024                         # appends held for the exporter (a journal file: delayed beyond, else dropped)
     timeout_s = 2.0                      # how long one export may wait for the collector
-    compression = "gzip"                 # gzip (default), deflate or none; else OTEL_EXPORTER_OTLP_COMPRESSION
+    compression = "gzip"                 # gzip (default), deflate or none, for traces and metrics alike
+
+Without a compression there, each signal reads its own variable and then the general one, as the SDK does:
+`OTEL_EXPORTER_OTLP_TRACES_COMPRESSION` (or `_METRICS_`), else `OTEL_EXPORTER_OTLP_COMPRESSION`.
 
 Without an endpoint there, `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) turns it on.
 Nothing here may stop a run: a section that cannot be used is said once on stderr and export stays off.
@@ -43,6 +46,7 @@ class ObserveSettings:
     timeout_s: float = 2.0
     source: str = ""
     compression: str = DEFAULT_COMPRESSION
+    metrics_compression: str = DEFAULT_COMPRESSION
 
 
 def home_settings(home: Path, environ: Mapping[str, str] | None = None) -> ObserveSettings:
@@ -73,10 +77,13 @@ def read_settings(home: Path, environ: Mapping[str, str] | None = None) -> Obser
     if "compression" in section:
         written = _typed(section, "compression", str, "").strip().lower()
         compression = checked_compression(written, f"{home / 'alicorn.toml'}: [observe] compression")
+        metrics_compression = compression
     else:
-        compression = compression_from_env(env)
+        compression = compression_from_env(env, "TRACES")
+        metrics_compression = compression_from_env(env, "METRICS")
+    how = {"compression": compression, "metrics_compression": metrics_compression}
     if not _typed(section, "live", bool, True):
-        return ObserveSettings(None, content, queue, timeout, "alicorn.toml (live = false)", compression)
+        return ObserveSettings(None, content, queue, timeout, "alicorn.toml (live = false)", **how)
     if "endpoint" in section:
         endpoint, source = _typed(section, "endpoint", str, ""), f"{home / 'alicorn.toml'} [observe] endpoint"
     elif env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
@@ -84,23 +91,31 @@ def read_settings(home: Path, environ: Mapping[str, str] | None = None) -> Obser
     elif env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
         endpoint, source = env["OTEL_EXPORTER_OTLP_ENDPOINT"], "OTEL_EXPORTER_OTLP_ENDPOINT"
     else:
-        return ObserveSettings(None, content, queue, timeout, compression=compression)
+        return ObserveSettings(None, content, queue, timeout, **how)
     try:
         endpoint_url(endpoint)
     except ObserveError as exc:
         raise ObserveError(f"{source}: {exc}") from None
-    return ObserveSettings(endpoint, content, queue, timeout, source, compression)
+    return ObserveSettings(endpoint, content, queue, timeout, source, **how)
 
 
-def compression_from_env(environ: Mapping[str, str] | None = None) -> str:
-    """The compression the OpenTelemetry environment asks for (DEFAULT_COMPRESSION when it names none);
-    ObserveError naming the variable when it names one OTLP does not have."""
+def otlp_variable(name: str, signal: str = "TRACES", environ: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """The variable that sets `name` for `signal` (TRACES or METRICS) and what it says: the signal's own
+    `OTEL_EXPORTER_OTLP_<SIGNAL>_<NAME>`, else `OTEL_EXPORTER_OTLP_<NAME>`; ("", "") when neither is set."""
     env = os.environ if environ is None else environ
-    for name in ("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "OTEL_EXPORTER_OTLP_COMPRESSION"):
-        said = env.get(name, "").strip().lower()
-        if said:
-            return checked_compression(said, name)
-    return DEFAULT_COMPRESSION
+    for variable in (f"OTEL_EXPORTER_OTLP_{signal}_{name}", f"OTEL_EXPORTER_OTLP_{name}"):
+        said = env.get(variable, "")
+        if said.strip():
+            return variable, said
+    return "", ""
+
+
+def compression_from_env(environ: Mapping[str, str] | None = None, signal: str = "TRACES") -> str:
+    """The compression the OpenTelemetry environment asks for `signal` (DEFAULT_COMPRESSION when it names none);
+    ObserveError naming the variable when it names one OTLP does not have."""
+    variable, said = otlp_variable("COMPRESSION", signal, environ)
+    said = said.strip().lower()
+    return checked_compression(said, variable) if said else DEFAULT_COMPRESSION
 
 
 def checked_compression(value: str, source: str) -> str:

@@ -6,6 +6,7 @@ the exporter child process (alicorn.observe.process), which imports this module 
 
 from __future__ import annotations
 
+from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
@@ -17,12 +18,18 @@ from alicorn.observe.errors import ObserveError
 from alicorn.observe.live import LiveExporter
 from alicorn.observe.metrics import SpanMetrics
 from alicorn.observe.otlp import OtlpSpanSink, resource
-from alicorn.observe.settings import ObserveSettings
+from alicorn.observe.settings import ObserveSettings, compression_from_env
 
 
-def meter_provider(endpoint: str, *, timeout_s: float = 5.0, interval_s: float = 30.0) -> MeterProvider:
-    """A meter provider that sends to `endpoint`'s /v1/metrics every `interval_s` and when shut down."""
-    exporter = OTLPMetricExporter(endpoint=endpoint_url(endpoint, "metrics"), timeout=timeout_s)
+def meter_provider(
+    endpoint: str, *, timeout_s: float = 5.0, interval_s: float = 30.0, compression: str | None = None
+) -> MeterProvider:
+    """A meter provider that sends to `endpoint`'s /v1/metrics every `interval_s` and when shut down, compressed as
+    `compression` says (one of COMPRESSIONS; None: `OTEL_EXPORTER_OTLP_[METRICS_]COMPRESSION`, default gzip)."""
+    chosen = compression_from_env(signal="METRICS") if compression is None else compression
+    exporter = OTLPMetricExporter(
+        endpoint=endpoint_url(endpoint, "metrics"), timeout=timeout_s, compression=Compression(chosen)
+    )
     reader = PeriodicExportingMetricReader(exporter, export_interval_millis=interval_s * 1000)
     return MeterProvider(metric_readers=[reader], resource=resource())
 
@@ -34,7 +41,11 @@ def live_parts(
     if settings.endpoint is None:
         raise ObserveError("live export needs an endpoint")
     sink = OtlpSpanSink(settings.endpoint, timeout_s=settings.timeout_s, compression=settings.compression)
-    provider = meter_provider(settings.endpoint, timeout_s=settings.timeout_s) if metrics else None
+    provider = (
+        meter_provider(settings.endpoint, timeout_s=settings.timeout_s, compression=settings.metrics_compression)
+        if metrics
+        else None
+    )
     recorder = SpanMetrics(provider.get_meter("alicorn.observe", __version__)) if provider is not None else None
     exporter = LiveExporter(store, sink, content=settings.content, queue_size=settings.queue, metrics=recorder)
     return exporter, provider
