@@ -52,9 +52,10 @@ def attributes(span: Any) -> dict[str, Any]:
 
 
 @contextmanager
-def receiving(delay_s: float = 0.0) -> Iterator[tuple[str, Received]]:
+def receiving(delay_s: float = 0.0, refuse: frozenset[str] = frozenset()) -> Iterator[tuple[str, Received]]:
     """A collector on 127.0.0.1 (a free port) while the block runs; yields its base URL and what it received.
-    `delay_s`: how long it sleeps before answering each request (a slow collector)."""
+    `delay_s`: how long it sleeps before answering each request (a slow collector); `refuse`: the paths it answers
+    with 404 (a collector without that signal's receiver)."""
     received = Received(delay_s=delay_s)
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -71,7 +72,9 @@ def receiving(delay_s: float = 0.0) -> Iterator[tuple[str, Received]]:
                 time.sleep(received.delay_s)
             with received.lock:
                 received.requests += 1
-                if self.path == "/v1/traces":
+                if self.path in refuse:
+                    answer = None
+                elif self.path == "/v1/traces":
                     request = ExportTraceServiceRequest.FromString(body)
                     for rs in request.resource_spans:
                         res = {kv.key: value(kv.value) for kv in rs.resource.attributes}
@@ -88,6 +91,8 @@ def receiving(delay_s: float = 0.0) -> Iterator[tuple[str, Received]]:
                                 received.metrics.setdefault(metric.name, []).append(metric)
                     answer = b""
                 else:
+                    answer = None
+                if answer is None:
                     self.send_response(404)
                     self.end_headers()
                     return

@@ -54,6 +54,14 @@ def test_export_sends_the_trace_to_a_collector(journal: Journal) -> None:
     assert names.count("execute_tool records.filter") == 2 and len(names) == 25
 
 
+def test_a_collector_that_takes_the_spans_but_not_the_metrics_is_said_and_exits_1(journal: Journal) -> None:
+    with receiving(refuse=frozenset({"/v1/metrics"})) as (url, got):
+        code, out, err = _trace(journal, journal.ran.run, "--export", "--endpoint", url)
+        spans = len(got.spans)
+    assert code == 1 and spans == 21 and "Traceback" not in out + err
+    assert f"the collector took the 21 span(s) of {journal.ran.run}, but not their metrics at {url}/v1/metrics" in err
+
+
 _COMPRESSIONS = ("", "_TRACES", "_METRICS")
 
 

@@ -175,6 +175,24 @@ def test_alicorn_toml_wins_over_the_environment_and_can_turn_export_off(tmp_path
     assert read_settings(tmp_path, env).endpoint is None
 
 
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("compression = 5", 'compression = 5 is not a string (in quotes: "…")'),
+        ('timeout_s = "2"', "timeout_s = '2' is not a number"),
+        ("queue = true", "queue = True is not a whole number"),
+        ("live = 1", "live = 1 is not true or false"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_refused_naming_the_file_and_the_key(
+    tmp_path: Path, written: str, said: str
+) -> None:
+    (tmp_path / "alicorn.toml").write_text(f"[observe]\n{written}\n")
+    with pytest.raises(ObserveError) as refused:
+        read_settings(tmp_path, {})
+    assert str(refused.value) == f"{tmp_path / 'alicorn.toml'}: [observe] {said}"
+
+
 def test_the_compression_comes_from_alicorn_toml_else_the_environment_and_a_wrong_one_turns_export_off(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

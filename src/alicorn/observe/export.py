@@ -13,20 +13,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader, MetricExportResult
 
 from alicorn import __version__
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import JournalStore
+from alicorn.observe.endpoint import endpoint_url
 from alicorn.observe.errors import ObserveError
 from alicorn.observe.live import LiveExporter, LiveStats
 from alicorn.observe.metrics import SpanMetrics
-from alicorn.observe.otlp import OtlpSpanSink
+from alicorn.observe.otlp import OtlpSpanSink, resource
 from alicorn.observe.process import ProcessExporter
 from alicorn.observe.projector import project
 from alicorn.observe.semconv import RUN
 from alicorn.observe.settings import ObserveSettings
 from alicorn.observe.spans import SpanRecord
-from alicorn.observe.wiring import live_parts, meter_provider
+from alicorn.observe.wiring import live_parts, metric_exporter
 
 #: The OTLP exporters log each failed attempt; Alicorn counts failures and says them once, so their logs stay quiet.
 for _name in ("opentelemetry.exporter.otlp", "opentelemetry.exporter", "opentelemetry.sdk.metrics"):
@@ -79,10 +81,38 @@ def export_trace(
             )
     finally:
         sink.close()
-    provider = meter_provider(endpoint, timeout_s=timeout_s, compression=metrics_compression)
-    SpanMetrics(provider.get_meter("alicorn.observe", __version__)).record(spans)
-    provider.shutdown(timeout_millis=int(timeout_s * 1000))
+    if not send_metrics(spans, endpoint, timeout_s=timeout_s, compression=metrics_compression):
+        raise ObserveError(
+            f"the collector took the {len(spans)} span(s) of {found.root}, but not their metrics at "
+            f"{endpoint_url(endpoint, 'metrics')} (unreachable, or it answered with an error); check that it "
+            "accepts OTLP metrics over HTTP there"
+        )
     return len(spans)
+
+
+def send_metrics(
+    spans: list[SpanRecord], endpoint: str, *, timeout_s: float = 5.0, compression: str | None = None
+) -> bool:
+    """Record `spans`' metrics once and send them to `endpoint`; whether the collector took them. (The periodic
+    reader of live export drops the exporter's answer; a one-off export must know it.)"""
+    exporter = metric_exporter(endpoint, timeout_s=timeout_s, compression=compression)
+    reader = InMemoryMetricReader(
+        preferred_temporality=exporter._preferred_temporality,  # what the exporter's periodic reader would ask for
+        preferred_aggregation=exporter._preferred_aggregation,
+    )
+    provider = MeterProvider(metric_readers=[reader], resource=resource())
+    try:
+        SpanMetrics(provider.get_meter("alicorn.observe", __version__)).record(spans)
+        data = reader.get_metrics_data()
+        if data is None or not data.resource_metrics:
+            return True
+        try:
+            return exporter.export(data, timeout_millis=timeout_s * 1000) is MetricExportResult.SUCCESS
+        except Exception:  # the exporter's own failure is the collector not taking them, never a traceback
+            return False
+    finally:
+        provider.shutdown(timeout_millis=int(timeout_s * 1000))
+        exporter.shutdown()
 
 
 class LiveExport:

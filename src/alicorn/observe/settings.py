@@ -62,30 +62,30 @@ def home_settings(home: Path, environ: Mapping[str, str] | None = None) -> Obser
 def read_settings(home: Path, environ: Mapping[str, str] | None = None) -> ObserveSettings:
     """The home's settings; ObserveError naming the file or variable when they cannot be used as written."""
     env = os.environ if environ is None else environ
-    section = _section(home / "alicorn.toml")
+    where = home / "alicorn.toml"
+    section = _section(where)
     unknown = set(section) - _KEYS
     if unknown:
         raise ObserveError(
-            f"{home / 'alicorn.toml'}: [observe] has unknown key(s) {', '.join(sorted(unknown))}; "
-            f"known: {', '.join(sorted(_KEYS))}"
+            f"{where}: [observe] has unknown key(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(_KEYS))}"
         )
-    content = _typed(section, "content", bool, False)
-    queue = _typed(section, "queue", int, 1024)
-    timeout = float(_typed(section, "timeout_s", (int, float), 2.0))
+    content = _typed(section, where, "content", bool, False)
+    queue = _typed(section, where, "queue", int, 1024)
+    timeout = float(_typed(section, where, "timeout_s", (int, float), 2.0))
     if not 1 <= queue <= 1_000_000 or not 0 < timeout <= 60:
-        raise ObserveError(f"{home / 'alicorn.toml'}: [observe] queue must be 1-1000000 and timeout_s 0-60 seconds")
+        raise ObserveError(f"{where}: [observe] queue must be 1-1000000 and timeout_s 0-60 seconds")
     if "compression" in section:
-        written = _typed(section, "compression", str, "").strip().lower()
-        compression = checked_compression(written, f"{home / 'alicorn.toml'}: [observe] compression")
+        written = _typed(section, where, "compression", str, "").strip().lower()
+        compression = checked_compression(written, f"{where}: [observe] compression")
         metrics_compression = compression
     else:
         compression = compression_from_env(env, "TRACES")
         metrics_compression = compression_from_env(env, "METRICS")
     how = {"compression": compression, "metrics_compression": metrics_compression}
-    if not _typed(section, "live", bool, True):
+    if not _typed(section, where, "live", bool, True):
         return ObserveSettings(None, content, queue, timeout, "alicorn.toml (live = false)", **how)
     if "endpoint" in section:
-        endpoint, source = _typed(section, "endpoint", str, ""), f"{home / 'alicorn.toml'} [observe] endpoint"
+        endpoint, source = _typed(section, where, "endpoint", str, ""), f"{where} [observe] endpoint"
     elif env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
         endpoint, source = env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"], "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
     elif env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
@@ -139,8 +139,18 @@ def _section(path: Path) -> dict[str, object]:
     return section
 
 
-def _typed(section: Mapping[str, object], key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+_TYPE_WORDS: dict[object, str] = {
+    str: 'a string (in quotes: "…")',
+    int: "a whole number",
+    bool: "true or false",
+    (int, float): "a number",
+}
+
+
+def _typed(section: Mapping[str, object], where: Path, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+    """`section[key]` (else `default`); ObserveError naming the file `where`, the key and the type it must be."""
     value = section.get(key, default)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ObserveError(f"alicorn.toml: [observe] {key} = {value!r} is not a {getattr(kind, '__name__', kind)}")
+        wanted = _TYPE_WORDS.get(kind, str(kind))
+        raise ObserveError(f"{where}: [observe] {key} = {value!r} is not {wanted}")
     return value

@@ -21,15 +21,20 @@ from alicorn.observe.otlp import OtlpSpanSink, resource
 from alicorn.observe.settings import ObserveSettings, compression_from_env
 
 
+def metric_exporter(endpoint: str, *, timeout_s: float = 5.0, compression: str | None = None) -> OTLPMetricExporter:
+    """The SDK's OTLP metric exporter for `endpoint`'s /v1/metrics, compressed as `compression` says (one of
+    COMPRESSIONS; None: `OTEL_EXPORTER_OTLP_[METRICS_]COMPRESSION`, default gzip)."""
+    chosen = compression_from_env(signal="METRICS") if compression is None else compression
+    return OTLPMetricExporter(
+        endpoint=endpoint_url(endpoint, "metrics"), timeout=timeout_s, compression=Compression(chosen)
+    )
+
+
 def meter_provider(
     endpoint: str, *, timeout_s: float = 5.0, interval_s: float = 30.0, compression: str | None = None
 ) -> MeterProvider:
-    """A meter provider that sends to `endpoint`'s /v1/metrics every `interval_s` and when shut down, compressed as
-    `compression` says (one of COMPRESSIONS; None: `OTEL_EXPORTER_OTLP_[METRICS_]COMPRESSION`, default gzip)."""
-    chosen = compression_from_env(signal="METRICS") if compression is None else compression
-    exporter = OTLPMetricExporter(
-        endpoint=endpoint_url(endpoint, "metrics"), timeout=timeout_s, compression=Compression(chosen)
-    )
+    """A meter provider that sends to `endpoint`'s /v1/metrics every `interval_s` and when shut down."""
+    exporter = metric_exporter(endpoint, timeout_s=timeout_s, compression=compression)
     reader = PeriodicExportingMetricReader(exporter, export_interval_millis=interval_s * 1000)
     return MeterProvider(metric_readers=[reader], resource=resource())
 
