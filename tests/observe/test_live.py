@@ -13,14 +13,15 @@ import pytest
 
 from alicorn.app import open_app
 from alicorn.journal.events import Draft
+from alicorn.journal.memory import InMemoryStore
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.observe import semconv as sc
 from alicorn.observe.errors import ObserveError
-from alicorn.observe.export import trace
+from alicorn.observe.export import start_live, trace
 from alicorn.observe.live import LiveExporter
 from alicorn.observe.otlp import OtlpSpanSink
 from alicorn.observe.process import NICENESS, ProcessExporter
-from alicorn.observe.settings import home_settings, read_settings
+from alicorn.observe.settings import ObserveSettings, home_settings, read_settings
 from alicorn.observe.spans import SpanRecord
 from alicorn.runtime.state import fold
 from tests.conftest import TEST_NOW
@@ -91,7 +92,7 @@ def test_an_unreachable_collector_leaves_the_run_unaffected_and_the_loss_counted
 
 
 def test_an_unreachable_collector_through_the_exporter_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], journal: Journal
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], journal: Journal
 ) -> None:
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{_free_port()}")
     application, ran = alarms_home(tmp_path)
@@ -103,7 +104,9 @@ def test_an_unreachable_collector_through_the_exporter_process(
     application.close()
     assert state.status == "succeeded" and kinds == _kinds(journal.store, journal.ran.run)  # the same run as without
     assert stats.exported_spans == 0 and stats.failed_spans == 25
-    assert "live trace export lost data (25 span(s) the collector did not take)" in capsys.readouterr().err
+    err = capfd.readouterr().err
+    said = "live trace export lost data (25 span(s) the collector did not take; 1 metrics export(s) the collector"
+    assert said in err and "Transient error" not in err  # counted and said once, not the SDK's own logs
 
 
 class _Stuck:
@@ -120,6 +123,32 @@ class _Stuck:
 
     def close(self) -> None:
         pass
+
+
+@pytest.mark.parametrize("journal_in", ["a file", "memory"])
+def test_a_collector_that_refuses_the_metrics_is_counted_and_said_once(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], journal: Journal, journal_in: str
+) -> None:
+    """The periodic metrics reader drops the exporter's answer; live export counts refused metric exports and says
+    them with the rest, from the exporter process (a journal file) and from a thread (a journal in memory)."""
+    recorded = journal.store.read(journal.ran.run)
+    with receiving(refuse=frozenset({"/v1/metrics"})) as (url, got):
+        store = SQLiteStore(tmp_path / "journal.db") if journal_in == "a file" else InMemoryStore()
+        live = start_live(ObserveSettings(url, timeout_s=1.0), store)
+        assert live is not None
+        assert isinstance(live.exporter, ProcessExporter if journal_in == "a file" else LiveExporter)
+        if isinstance(live.exporter, ProcessExporter):
+            assert live.exporter.ready(60)
+        for n, event in enumerate(recorded):  # the recorded run, appended again: its model and tool steps
+            store.append("run-again", [Draft(event.kind, event.at, event.data)], expect=n)
+        stats = live.close()
+        store.close()
+        spans = len(got.spans)
+    err = capfd.readouterr().err
+    assert stats.failed_spans == 0 and spans == stats.exported_spans == 21
+    assert stats.failed_metric_exports == 1
+    assert err.count("live trace export lost data (1 metrics export(s) the collector did not take)") == 1
+    assert "Failed to export" not in err
 
 
 def test_a_stuck_collector_never_blocks_the_run_and_drops_are_counted(tmp_path: Path) -> None:

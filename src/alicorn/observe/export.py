@@ -7,9 +7,8 @@ its own trace, linked from the conversation's `invoke_workflow` span), so `alico
 
 from __future__ import annotations
 
-import logging
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from opentelemetry.sdk.metrics import MeterProvider
@@ -28,12 +27,7 @@ from alicorn.observe.projector import project
 from alicorn.observe.semconv import RUN
 from alicorn.observe.settings import ObserveSettings
 from alicorn.observe.spans import SpanRecord
-from alicorn.observe.wiring import live_parts, metric_exporter
-
-#: The OTLP exporters log each failed attempt; Alicorn counts failures and says them once, so their logs stay quiet.
-for _name in ("opentelemetry.exporter.otlp", "opentelemetry.exporter", "opentelemetry.sdk.metrics"):
-    logging.getLogger(_name).addHandler(logging.NullHandler())
-    logging.getLogger(_name).propagate = False
+from alicorn.observe.wiring import LiveMetrics, live_parts, metric_exporter
 
 
 @dataclass(frozen=True)
@@ -119,14 +113,18 @@ class LiveExport:
     """Live export as the app holds it (in a child process, or a thread for journals without a file), closed
     (flushed, bounded) with the app."""
 
-    def __init__(self, exporter: LiveExporter | ProcessExporter, provider: MeterProvider | None = None) -> None:
+    def __init__(self, exporter: LiveExporter | ProcessExporter, metrics: LiveMetrics | None = None) -> None:
         self.exporter = exporter
-        self.provider = provider
+        self.metrics = metrics  # a thread's metrics; an exporter process sends (and counts) its own
 
     def close(self) -> LiveStats:
-        stats = self.exporter.close()
-        if self.provider is not None:
-            self.provider.shutdown(timeout_millis=1000)
+        if self.metrics is None or not isinstance(self.exporter, LiveExporter):
+            return self.exporter.close()
+        stats = self.exporter.close(report=False)
+        stats = replace(stats, failed_metric_exports=self.metrics.close(1.0))
+        sentence = stats.sentence()
+        if sentence is not None:
+            print(f"alicorn: warning: {sentence}", file=sys.stderr)
         return stats
 
 
@@ -143,5 +141,5 @@ def start_live(settings: ObserveSettings, store: JournalStore, *, metrics: bool 
     if postgres is not None and isinstance(store, postgres.PostgresJournalStore):
         journal = (store.url, store.schema)
         return LiveExport(ProcessExporter(store, journal, settings, metrics=metrics).start())
-    exporter, provider = live_parts(settings, store, metrics=metrics)
-    return LiveExport(exporter.start(), provider)
+    exporter, sent = live_parts(settings, store, metrics=metrics)
+    return LiveExport(exporter.start(), sent)

@@ -52,10 +52,13 @@ class LiveStats:
     pending: int
     #: Events the exporter process was told of but could not read from the journal (a damaged row).
     unread_events: int = 0
+    #: Metric exports (one every 30 s, and at close) the collector did not take.
+    failed_metric_exports: int = 0
 
     def sentence(self) -> str | None:
         """A sentence for the person when something was lost; None when everything went out."""
-        if not (self.failed_spans or self.dropped_events or self.pending or self.unread_events):
+        lost = (self.failed_spans, self.dropped_events, self.pending, self.unread_events, self.failed_metric_exports)
+        if not any(lost):
             return None
         parts = []
         if self.failed_spans:
@@ -66,9 +69,11 @@ class LiveStats:
             parts.append(f"{self.pending} append(s) still queued when Alicorn stopped")
         if self.unread_events:
             parts.append(f"{self.unread_events} journal event(s) the exporter could not read")
+        if self.failed_metric_exports:
+            parts.append(f"{self.failed_metric_exports} metrics export(s) the collector did not take")
         return (
             f"live trace export lost data ({'; '.join(parts)}); the journal has everything: "
-            "`alicorn trace RUN --export` sends a run's spans again"
+            "`alicorn trace RUN --export` sends a run's spans and metrics again"
         )
 
 

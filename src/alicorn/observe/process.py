@@ -43,7 +43,7 @@ from alicorn.journal.store import JournalStore
 from alicorn.observe.live import LiveStats
 from alicorn.observe.settings import ObserveSettings
 
-_EXPORTED, _FAILED, _DROPPED_EVENTS, _DROPPED_APPENDS, _CPU_US, _UNREAD = range(6)
+_EXPORTED, _FAILED, _DROPPED_EVENTS, _DROPPED_APPENDS, _CPU_US, _UNREAD, _METRICS_FAILED = range(7)
 #: How much lower than the run's the exporter process's priority is (`os.nice`; 19 is the lowest).
 NICENESS = 10
 #: How long the exporter process lets appends gather before it takes them. Woken for every append (one per step),
@@ -78,7 +78,7 @@ class ProcessExporter:
             import fcntl
 
             fcntl.fcntl(self._fd, _SETPIPE_SZ, min(max(settings.queue * LINE_ROOM, 4096), _PIPE_MAX))
-        self._counts: Any = context.Array("q", 6)
+        self._counts: Any = context.Array("q", 7)
         self._ready: Any = context.Event()
         self._process = context.Process(
             target=serve,
@@ -171,6 +171,7 @@ class ProcessExporter:
             dropped_appends + counts[_DROPPED_APPENDS],
             pending,
             counts[_UNREAD],
+            counts[_METRICS_FAILED],
         )
         sentence = stats.sentence()
         if sentence is not None:
@@ -232,7 +233,7 @@ def serve(
     from alicorn.observe.wiring import live_parts
 
     store = _read_only(journal)
-    exporter, provider = live_parts(settings, store, metrics=metrics)
+    exporter, sent = live_parts(settings, store, metrics=metrics)
     lines = _Lines(reading)
     ready.set()
     started = time.process_time()
@@ -275,8 +276,8 @@ def serve(
         counts[_EXPORTED], counts[_FAILED] = stats.exported_spans, stats.failed_spans
         counts[_DROPPED_EVENTS], counts[_DROPPED_APPENDS] = stats.dropped_events, stats.dropped_appends
         counts[_UNREAD] = stats.unread_events
-        if provider is not None:
-            provider.shutdown(timeout_millis=int(settings.timeout_s * 1000))
+        if sent is not None:
+            counts[_METRICS_FAILED] = sent.close(settings.timeout_s)
         counts[_CPU_US] = int((time.process_time() - started) * 1e6)
         store.close()
 

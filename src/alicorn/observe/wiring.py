@@ -6,10 +6,19 @@ the exporter child process (alicorn.observe.process), which imports this module 
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
+from typing import Any
+
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+from opentelemetry.sdk.metrics.export import (
+    MetricExporter,
+    MetricExportResult,
+    MetricsData,
+    PeriodicExportingMetricReader,
+)
 
 from alicorn import __version__
 from alicorn.journal.store import JournalStore
@@ -30,27 +39,75 @@ def metric_exporter(endpoint: str, *, timeout_s: float = 5.0, compression: str |
     )
 
 
-def meter_provider(
+#: The OTLP exporters log each failed attempt; Alicorn counts failures and says them
+#: once, so their logs stay quiet (here: the exporter process imports this module, not alicorn.observe.export).
+for _name in ("opentelemetry.exporter.otlp", "opentelemetry.exporter", "opentelemetry.sdk.metrics"):
+    logging.getLogger(_name).addHandler(logging.NullHandler())
+    logging.getLogger(_name).propagate = False
+
+
+class CheckedMetricExporter(MetricExporter):
+    """An OTLP metric exporter that counts the exports the collector did not take: the periodic reader drops the
+    exporter's answer, so without the count lost metrics would go unsaid."""
+
+    def __init__(self, inner: OTLPMetricExporter) -> None:
+        super().__init__(
+            preferred_temporality=inner._preferred_temporality,  # what the reader asks the SDK for, as the SDK's own
+            preferred_aggregation=inner._preferred_aggregation,  # periodic reader takes them from the exporter
+        )
+        self.inner = inner
+        self.failed_exports = 0
+
+    def export(self, metrics_data: MetricsData, timeout_millis: float = 10_000, **kwargs: Any) -> MetricExportResult:
+        try:
+            result = self.inner.export(metrics_data, timeout_millis=timeout_millis)
+        except Exception:  # the exporter's own failure is the collector not taking them
+            result = MetricExportResult.FAILURE
+        if result is not MetricExportResult.SUCCESS:
+            self.failed_exports += 1
+        return result
+
+    def force_flush(self, timeout_millis: float = 10_000) -> bool:
+        return self.inner.force_flush(timeout_millis)
+
+    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
+        self.inner.shutdown(timeout_millis=timeout_millis)
+
+
+@dataclass
+class LiveMetrics:
+    """Live export's metrics: the provider its instruments record on, sending every `interval_s` and at close."""
+
+    provider: MeterProvider
+    exporter: CheckedMetricExporter
+
+    def close(self, timeout_s: float) -> int:
+        """Send what is left (bounded by `timeout_s`); how many exports the collector did not take in all."""
+        self.provider.shutdown(timeout_millis=int(timeout_s * 1000))
+        return self.exporter.failed_exports
+
+
+def live_metrics(
     endpoint: str, *, timeout_s: float = 5.0, interval_s: float = 30.0, compression: str | None = None
-) -> MeterProvider:
-    """A meter provider that sends to `endpoint`'s /v1/metrics every `interval_s` and when shut down."""
-    exporter = metric_exporter(endpoint, timeout_s=timeout_s, compression=compression)
+) -> LiveMetrics:
+    """Metrics sent to `endpoint`'s /v1/metrics every `interval_s` and when closed."""
+    exporter = CheckedMetricExporter(metric_exporter(endpoint, timeout_s=timeout_s, compression=compression))
     reader = PeriodicExportingMetricReader(exporter, export_interval_millis=interval_s * 1000)
-    return MeterProvider(metric_readers=[reader], resource=resource())
+    return LiveMetrics(MeterProvider(metric_readers=[reader], resource=resource()), exporter)
 
 
 def live_parts(
     settings: ObserveSettings, store: JournalStore, *, metrics: bool = True
-) -> tuple[LiveExporter, MeterProvider | None]:
-    """An exporter over `store` for `settings`' endpoint (not started), and its metrics' provider."""
+) -> tuple[LiveExporter, LiveMetrics | None]:
+    """An exporter over `store` for `settings`' endpoint (not started), and its metrics."""
     if settings.endpoint is None:
         raise ObserveError("live export needs an endpoint")
     sink = OtlpSpanSink(settings.endpoint, timeout_s=settings.timeout_s, compression=settings.compression)
-    provider = (
-        meter_provider(settings.endpoint, timeout_s=settings.timeout_s, compression=settings.metrics_compression)
+    sent = (
+        live_metrics(settings.endpoint, timeout_s=settings.timeout_s, compression=settings.metrics_compression)
         if metrics
         else None
     )
-    recorder = SpanMetrics(provider.get_meter("alicorn.observe", __version__)) if provider is not None else None
+    recorder = SpanMetrics(sent.provider.get_meter("alicorn.observe", __version__)) if sent is not None else None
     exporter = LiveExporter(store, sink, content=settings.content, queue_size=settings.queue, metrics=recorder)
-    return exporter, provider
+    return exporter, sent
