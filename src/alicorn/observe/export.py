@@ -27,7 +27,7 @@ from alicorn.observe.projector import project
 from alicorn.observe.semconv import RUN
 from alicorn.observe.settings import ObserveSettings
 from alicorn.observe.spans import SpanRecord
-from alicorn.observe.wiring import LiveMetrics, live_parts, metric_exporter
+from alicorn.observe.wiring import CheckedMetricExporter, LiveMetrics, live_parts, metric_exporter
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def send_metrics(
 ) -> bool:
     """Record `spans`' metrics once and send them to `endpoint`; whether the collector took them. (The periodic
     reader of live export drops the exporter's answer; a one-off export must know it.)"""
-    exporter = metric_exporter(endpoint, timeout_s=timeout_s, compression=compression)
+    exporter = CheckedMetricExporter(metric_exporter(endpoint, timeout_s=timeout_s, compression=compression))
     reader = InMemoryMetricReader(
         preferred_temporality=exporter._preferred_temporality,  # what the exporter's periodic reader would ask for
         preferred_aggregation=exporter._preferred_aggregation,
@@ -100,10 +100,7 @@ def send_metrics(
         data = reader.get_metrics_data()
         if data is None or not data.resource_metrics:
             return True
-        try:
-            return exporter.export(data, timeout_millis=timeout_s * 1000) is MetricExportResult.SUCCESS
-        except Exception:  # the exporter's own failure is the collector not taking them, never a traceback
-            return False
+        return exporter.export(data, timeout_millis=timeout_s * 1000) is MetricExportResult.SUCCESS
     finally:
         provider.shutdown(timeout_millis=int(timeout_s * 1000))
         exporter.shutdown()
