@@ -119,7 +119,7 @@ def test_a_polish_request_gets_a_polish_question(tmp_path: Path) -> None:
     [
         ("alarms.pdf", b"%PDF-1.7\n...", "a PDF document, not text"),
         ("empty.csv", b"", "is empty"),
-        ("wrong.csv", b"a,b\n1,2\n", "lacks the column(s) id, ts, camera, zone, type, confidence"),
+        ("wrong.csv", b"a,b\n1,2\n", "lacks the column(s) ts, camera, zone, type, confidence"),
         ("header.csv", b"id,ts,camera,zone,type,confidence\n", "has a header but no rows"),
         ("latin.csv", "id,ts\n1,żółw\n".encode("cp1250"), "not UTF-8 text"),
     ],
@@ -244,6 +244,43 @@ def test_a_date_that_does_not_exist_is_a_question_in_the_users_language(tmp_path
     assert _runs(app) == []
     done = core.reply(turn.conversation, "29 listopada", by="human:ann")
     assert done.report is not None and done.report.outcome == "complete", done.report
+
+
+def test_a_log_with_its_own_column_names_and_date_forms_is_read_for_what_it_says(tmp_path: Path) -> None:
+    # Before: "2026-11-30 01:12" sorts before "2026-11-30T00:00:00" and "30.11.2026" by its day, so the day filter
+    # kept nothing and the report said, complete, that no event needed a human.
+    log = tmp_path / "export.csv"
+    log.write_text(
+        "Timestamp,Camera,Area,Event Type,Score\n"
+        "2026-11-30 01:12:00,cam-3,parking,person,0.91\n"
+        "2026-11-30 01:12:20,cam-3,parking,person,0.89\n"
+        "30.11.2026 02:40,cam-1,gate,vehicle,0.75\n"
+        "30.11.2026 10:30,cam-1,gate,person,0.95\n"
+        "2026-11-30 23:30:00,cam-1,gate,tamper,0.95\n"
+        "2026-11-29 23:30:00,cam-1,gate,tamper,0.95\n",
+        encoding="utf-8",
+    )
+    _app, core = _core(tmp_path / "home", workdir=tmp_path)
+    turn = _ask(core, ALARMS, data=("export.csv",))
+    assert turn.report is not None and turn.report.outcome == "complete", turn.report
+    # the night-time person (its repeat merged), the night-time vehicle and the tamper; not the daytime person
+    assert "3 events need a human, of 5 alarms" in turn.report.headline, turn.report.headline
+    line = next(line for line in turn.report.evidence if "export.csv" in line)
+    assert "Event Type → type" in line and "Timestamp → ts" in line and "rows numbered as id" in line, line
+    assert "dates written as ISO 8601: 6" in line, line
+
+
+def test_a_date_the_log_cannot_hold_is_a_question_naming_its_line_in_the_users_language(tmp_path: Path) -> None:
+    log = tmp_path / "export.csv"
+    log.write_text(
+        "id,ts,camera,zone,type,confidence\n1,30.11.2026 01:00,c,z,person,0.9\n2,31.11.2026 01:00,c,z,person,0.9\n"
+    )
+    app, core = _core(tmp_path / "home")
+    turn = _ask(core, "Przeanalizuj wczorajsze alarmy z kamer", attachments=(_attach(app, log),))
+    assert turn.phase == "asking" and turn.question is not None
+    assert "export.csv" in turn.question and "'31.11.2026 01:00'" in turn.question, turn.question
+    assert "wierszu 3" in turn.question and "nie jest datą" in turn.question, turn.question
+    assert _runs(app) == []
 
 
 def _transcript(folder: Path, name: str, day: str, language: str, title: str) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from alicorn.packs.inputs import DataInput, Finding, inspect
+from alicorn.packs.inputs import DataInput, Finding, inspect, staged_rows
 
 #: Words that look like a path: something with a slash or a file extension ("./logs/alarms.csv", "roster.csv").
 _PATHLIKE = re.compile(r"""(?:(?<=\s)|^|(?<=["'(]))((?:~|\.{1,2})?/?[\w.\-/]*[\w\-]+(?:/|\.[A-Za-z0-9]{1,5})?)""")
@@ -184,8 +184,8 @@ def stage(located: Sequence[Located], into: Path) -> Path:
                 if finding.first is not None and not re.match(r"\d{4}-\d{2}-\d{2}", name):
                     name = f"{finding.first.isoformat()}-{name}"  # the transcript reader orders files by date
                 shutil.copyfile(finding.path, into / name)
-        elif want.format == "csv" and len(item.chosen) > 1:
-            (into / want.file).write_text(_merged_csv([f.path for f in item.chosen], want), encoding="utf-8")
+        elif want.format == "csv" and (len(item.chosen) > 1 or not item.chosen[0].as_is):
+            (into / want.file).write_text(_staged_csv([f.path for f in item.chosen], want), encoding="utf-8")
         else:
             shutil.copyfile(item.chosen[0].path, into / want.file)
     return into
@@ -223,17 +223,20 @@ def _links(folder: str, names: list[str]) -> list[str]:
     return [n for n in names if (Path(folder) / n).is_symlink() or n == ".alicorn"]
 
 
-def _merged_csv(paths: Sequence[Path], want: DataInput) -> str:
-    """Rows of several CSV files of one input under the first file's header (columns the others lack are empty)."""
+def _staged_csv(paths: Sequence[Path], want: DataInput) -> str:
+    """Rows of one input's CSV files as the plan reads them (`staged_rows`: fields under their own names, dates in
+    ISO form, rows numbered across the files when they lack the numbered field), under the first file's header
+    (columns the others lack are empty)."""
     out = io.StringIO()
     writer: csv.DictWriter[str] | None = None
+    number = 1
     for path in paths:
-        reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig")))
+        header, rows = staged_rows(path, want, start=number)
+        number += len(rows)
         if writer is None:
-            writer = csv.DictWriter(out, fieldnames=list(reader.fieldnames or want.fields), extrasaction="ignore")
+            writer = csv.DictWriter(out, fieldnames=header, extrasaction="ignore")
             writer.writeheader()
-        for row in reader:
-            writer.writerow(row)
+        writer.writerows(rows)
     return out.getvalue()
 
 
@@ -253,6 +256,9 @@ def evidence(located: Sequence[Located]) -> list[dict[str, Any]]:
                     "rows": f.rows,
                     "first": f.first.isoformat() if f.first else None,
                     "last": f.last.isoformat() if f.last else None,
+                    **({"renamed": dict(f.renamed)} if f.renamed else {}),
+                    **({"redated": f.redated} if f.redated else {}),
+                    **({"numbered": item.input.numbered} if f.numbered else {}),
                 }
                 for f in item.chosen
             ],

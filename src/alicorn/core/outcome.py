@@ -231,7 +231,22 @@ def read_lines(data: Mapping[str, Any] | None, language: str) -> list[str]:
             if item.get("format") == "json_files":
                 lines.append(tr(language, "given {input} ({source}): {path}, sha256 {sha}…, dates {span}", **values))
             else:
-                lines.append(
-                    tr(language, "read {input} ({source}): {path}, sha256 {sha}…, {rows} rows, dates {span}", **values)
+                line = tr(
+                    language, "read {input} ({source}): {path}, sha256 {sha}…, {rows} rows, dates {span}", **values
                 )
+                lines.append("; ".join([line, *_staging(f, language)]))
     return lines
+
+
+def _staging(file: Mapping[str, Any], language: str) -> list[str]:
+    """What the staged copy of a CSV changed for the plan to read it: columns renamed, dates re-written, rows
+    numbered (empty when it is the file byte for byte)."""
+    said = []
+    if file.get("renamed"):
+        pairs = ", ".join(f"{column} → {name}" for column, name in file["renamed"].items())
+        said.append(tr(language, "columns read as {pairs}", pairs=pairs))
+    if file.get("redated"):
+        said.append(tr(language, "dates written as ISO 8601: {count}", count=file["redated"]))
+    if file.get("numbered"):
+        said.append(tr(language, "rows numbered as {field}", field=file["numbered"]))
+    return said

@@ -17,13 +17,14 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
 from alicorn.i18n import N_
+from alicorn.packs.stamps import day_of, read_column
 
 InputFormat = Literal["csv", "json", "json_files", "tree"]
 
@@ -42,7 +43,14 @@ class DataInput:
     - `what`: how a person calls it, per language ("a camera alarm log (CSV)").
     - `file`: where the plan reads it under the run's data root; for `json_files`, "." (each file keeps its name).
     - `fields`: columns (csv) or top-level keys (json, json_files) the plan needs.
-    - `span_field`: a column or key holding dates (ISO): the data's first and last day are read from it.
+    - `span_field`: a column or key holding dates: the data's first and last day are read from it.
+    - `aliases`: other names a person's CSV may give a field ("timestamp" for `ts`); a header matches a field or one
+      of its aliases ignoring case, spaces, "-" and "_", and the staged copy carries the field's own name.
+    - `date_fields`: CSV columns holding dates or times besides `span_field`. Every date column is read in the forms
+      `alicorn.packs.stamps` knows and staged as ISO 8601, so the plan's comparisons mean what they say; a value
+      that is not a date is a problem naming its row.
+    - `day_fields`: date columns that hold days (besides `span_field`, or it): a time after the date is dropped.
+    - `numbered`: a field the file may lack; the staged copy then numbers the rows 1, 2, … in file order.
     """
 
     name: str
@@ -52,6 +60,15 @@ class DataInput:
     fields: tuple[str, ...] = ()
     span_field: str | None = None
     required: bool = True
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    date_fields: tuple[str, ...] = ()
+    day_fields: tuple[str, ...] = ()
+    numbered: str | None = None
+
+    def dated(self) -> tuple[str, ...]:
+        """Every date column: `span_field` first, then `date_fields` and `day_fields`."""
+        first = (self.span_field,) if self.span_field else ()
+        return tuple(dict.fromkeys(first + self.date_fields + self.day_fields))
 
     def called(self, language: str) -> str:
         return self.what.get(language) or self.what.get("en") or self.name
@@ -81,6 +98,16 @@ class Finding:
     first: date | None = None
     last: date | None = None
     files: tuple[str, ...] = ()
+    #: For a CSV: the file's header name of each field where it differs from the field's (`timestamp` for `ts`).
+    renamed: tuple[tuple[str, str], ...] = ()
+    #: For a CSV: how many date values the staged copy writes in ISO form, and whether it numbers the rows.
+    redated: int = 0
+    numbered: bool = False
+
+    @property
+    def as_is(self) -> bool:
+        """Whether the file can be staged byte for byte (nothing renamed, re-dated or numbered)."""
+        return not self.renamed and not self.redated and not self.numbered
 
     @property
     def fits(self) -> bool:
@@ -151,24 +178,98 @@ def _days(values: list[Any]) -> tuple[date | None, date | None]:
     return (min(found), max(found)) if found else (None, None)
 
 
+def _key(name: str) -> str:
+    return re.sub(r"[\s_\-]+", "_", name.strip().lower()).strip("_")
+
+
+def match_header(header: Sequence[str], want: DataInput) -> tuple[dict[str, str], list[str]]:
+    """Each field's column in `header` (field -> the header's name), and the fields no column gives. A field's own
+    name wins over its aliases, and an earlier alias over a later one."""
+    keys: dict[str, str] = {}
+    for name in header:
+        keys.setdefault(_key(name), name)
+    found: dict[str, str] = {}
+    missing: list[str] = []
+    for wanted in want.fields:
+        for candidate in (wanted, *want.aliases.get(wanted, ())):
+            column = keys.get(_key(candidate))
+            if column is not None and column not in found.values():
+                found[wanted] = column
+                break
+        else:
+            if wanted != want.numbered:
+                missing.append(wanted)
+    return found, missing
+
+
 def _csv(path: Path, want: DataInput) -> Finding:
     read = _text(path)
     if isinstance(read, Finding):
         return read
     text, raw = read
     try:
-        rows = list(csv.DictReader(io.StringIO(text)))
+        header = [h.strip() for h in (next(csv.reader(io.StringIO(text))) if text.strip() else [])]
+        rows = list(csv.DictReader(io.StringIO(text), fieldnames=header))[1:]
     except csv.Error as exc:
         return _bad(path, N_("{file} is not a readable CSV file ({error})"), error=str(exc))
-    header = [h.strip() for h in (csv.reader(io.StringIO(text)).__next__() if text.strip() else [])]
-    missing = [f for f in want.fields if f not in header]
+    columns, missing = match_header(header, want)
     if missing:
         return _bad(path, N_("{file} lacks the column(s) {missing} that {what} needs; its header is: {header}"),
                     missing=", ".join(missing), what=want.name, header=", ".join(header)[:300])  # fmt: skip
     if not rows:
         return _bad(path, N_("{file} has a header but no rows"))
-    first, last = _days([r.get(want.span_field) for r in rows]) if want.span_field else (None, None)
-    return Finding(path, None, hashlib.sha256(raw).hexdigest(), len(raw), len(rows), first, last, (path.name,))
+    first = last = None
+    redated = 0
+    for name in want.dated():
+        column = columns.get(name)
+        if column is None:
+            continue
+        read_dates = read_column([row.get(column) for row in rows], days=name in want.day_fields)
+        if not read_dates.ok:
+            message = (
+                N_(
+                    "{file}: the {column} column's dates ({value}, line {line}) can be read day first or month first; "
+                    "write them as 2026-12-02"
+                )
+                if read_dates.why != "not a date"
+                else N_(
+                    "{file}: the {column} column holds {value} on line {line}, which is not a date; write dates as "
+                    "2026-12-02 or 2026-12-02 14:30"
+                )
+            )
+            # the file's own line: its header is line 1 (a cell that holds a line break is not counted apart)
+            return _bad(path, message, column=column, value=repr(read_dates.bad)[:80], line=read_dates.row + 1)
+        redated += read_dates.rewritten
+        if name == want.span_field:
+            days = [d for d in map(day_of, read_dates.values) if d is not None]
+            first, last = (min(days), max(days)) if days else (None, None)
+    renamed = tuple((column, name) for name, column in columns.items() if column != name)
+    numbered = want.numbered is not None and want.numbered not in columns
+    return Finding(path, None, hashlib.sha256(raw).hexdigest(), len(raw), len(rows), first, last, (path.name,),
+                   renamed, redated, numbered)  # fmt: skip
+
+
+def staged_rows(path: Path, want: DataInput, start: int = 1) -> tuple[list[str], list[dict[str, str]]]:
+    """A fitting CSV's header and rows as the plan reads them: fields under their own names, date columns in ISO
+    form, rows numbered from `start` when the file lacks `want.numbered`; other columns kept as they are."""
+    text = path.read_text(encoding="utf-8-sig")
+    header = [h.strip() for h in next(csv.reader(io.StringIO(text)))]
+    rows = list(csv.DictReader(io.StringIO(text), fieldnames=header))[1:]
+    columns, _ = match_header(header, want)
+    names = {column: name for name, column in columns.items()}
+    out_header = [names.get(h, h) for h in header]
+    if want.numbered is not None and want.numbered not in columns:
+        out_header.insert(0, want.numbered)
+    out = [{names.get(k, k): (v or "") for k, v in row.items() if k is not None} for row in rows]
+    for name in want.dated():
+        if name in columns:
+            dates = read_column([row.get(name) for row in out], days=name in want.day_fields)
+            for row, value in zip(out, dates.values, strict=True):
+                row[name] = value
+    if want.numbered is not None and want.numbered not in columns:
+        for number, row in enumerate(out, start=start):
+            row[want.numbered] = str(number)
+    return out_header, out
 
 
 def _json(path: Path, want: DataInput) -> Finding:

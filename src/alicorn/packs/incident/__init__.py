@@ -57,6 +57,12 @@ WORKFLOW = Workflow(
             format="csv",
             fields=("job_id", "date", "duration_s"),
             span_field="date",
+            day_fields=("date",),
+            aliases={
+                "job_id": ("job", "job_name", "render_id", "id", "zadanie", "задача", "задание"),
+                "date": ("day", "started", "start", "started_at", "timestamp", "data", "dzień", "дата", "день"),
+                "duration_s": ("duration", "seconds", "render_s", "render_time_s", "time_s", "czas_s", "секунды"),
+            },
         ),
     ),
 )

@@ -129,6 +129,22 @@ WORKFLOW = Workflow(
             file="employees.csv",
             format="csv",
             fields=("id", "name", "competences", "contract_hours", "hourly_cost"),
+            aliases={
+                "id": ("employee_id", "emp_id", "staff_id", "personnel_number", "nr", "табельный_номер"),
+                "name": ("full_name", "employee", "employee_name", "imię_i_nazwisko", "nazwisko", "фио", "имя"),
+                "competences": (
+                    "skills",
+                    "competence",
+                    "qualifications",
+                    "roles",
+                    "kompetencje",
+                    "umiejętności",
+                    "компетенции",
+                    "навыки",
+                ),
+                "contract_hours": ("weekly_hours", "hours_per_week", "contract", "etat_h", "часы_в_неделю"),
+                "hourly_cost": ("hourly_rate", "rate", "cost_per_hour", "stawka", "stawka_godzinowa", "ставка"),
+            },
         ),
         DataInput(
             name="demand",
@@ -140,6 +156,12 @@ WORKFLOW = Workflow(
             file="demand.csv",
             format="csv",
             fields=("day", "shift", "competence", "required"),
+            aliases={
+                "day": ("days", "weekday", "date", "dzień", "dni", "день", "дни"),
+                "shift": ("zmiana", "смена"),
+                "competence": ("skill", "role", "kompetencja", "компетенция", "навык"),
+                "required": ("needed", "headcount", "count", "people", "liczba", "potrzeba", "количество", "нужно"),
+            },
         ),
         DataInput(
             name="vacations",
@@ -151,6 +173,12 @@ WORKFLOW = Workflow(
             file="vacations.csv",
             format="csv",
             fields=("employee", "from", "to"),
+            day_fields=("from", "to"),
+            aliases={
+                "employee": ("employee_id", "id", "person", "pracownik", "сотрудник"),
+                "from": ("start", "starts", "first_day", "od", "с", "начало"),
+                "to": ("end", "ends", "last_day", "until", "do", "по", "конец"),
+            },
         ),
         DataInput(
             name="rules",
