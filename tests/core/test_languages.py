@@ -12,6 +12,7 @@ from rich.console import Console
 
 from alicorn.anvil.people import People
 from alicorn.core import cli, render
+from alicorn.core.decided import choice_said, kind_said, signals_said
 from alicorn.core.report import Report, fallback, run_facts
 from alicorn.core.turn import Turn
 from alicorn.journal.memory import InMemoryStore
@@ -175,3 +176,39 @@ def test_the_prompts_ask_in_the_requests_language(
     cli._interact(core, waiting, "ann", approve=True, interactive=True)
     assert core.calls == ["approve", "reject: потому что"]  # nothing approved
     assert "ta prośba przyszła kanałem trigger, więc nie może zatwierdzić własnego planu" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("language", "understood", "chosen"),
+    [
+        ("en", "kind: rules, prohibitions: the lexicon", "the request's words, the model agreeing"),
+        ("pl", "rodzaj: reguły, zakazy: słownik", "słowa prośby, model się zgadza"),
+        ("ru", "тип: правила, запреты: словарь", "слова запроса, модель согласна"),
+    ],
+)
+def test_how_core_decided_is_said_in_words_of_the_requests_language(
+    language: str, understood: str, chosen: str
+) -> None:
+    # Before, a Polish request read "na podstawie: {'forbidden': 'lexicon', …}" and "(wybrany przez: words)".
+    assert signals_said({"kind": "rules", "forbidden": "lexicon"}, language) == understood
+    assert choice_said("words+model", language) == chosen
+    assert kind_said("question", language) == {"en": "question", "pl": "pytanie", "ru": "вопрос"}[language]
+    # a code this Alicorn does not know is shown as it is, never dropped
+    assert signals_said({"kind": "oracle"}, language).endswith(": oracle")
+    assert choice_said("telepathy", language) == "telepathy"
+
+
+def test_a_polish_ask_prints_no_code_or_english_word_where_it_says_what_it_understood(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from alicorn.app import open_app
+    from alicorn.clock import PinnedClock
+    from alicorn.core.intake import IntentEnvelope
+    from alicorn.core.norbi import Norbi
+    from alicorn.packs.catalog import bundled_workflows
+
+    core = Norbi(open_app(tmp_path / "home"), bundled_workflows(), clock=PinnedClock(datetime(2026, 12, 1, tzinfo=UTC)))
+    turn = core.receive(IntentEnvelope(utterance="Przeanalizuj wczorajsze alarmy z kamer", author="human:ann"))
+    said = "\n".join(turn.understood)
+    assert "zrozumiano: zadanie, język pl" in said and "wybrany przez: słowa prośby" in said, said
+    assert "{" not in said and "lexicon" not in said and "words" not in said, said

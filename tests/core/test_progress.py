@@ -114,7 +114,7 @@ def test_a_polish_request_is_shown_in_polish(tmp_path: Path) -> None:
     turn = view.around(core(application, clock=_clock())).receive(_ask(SEED_ALARMS_PL))
     assert turn.phase == "reported"
     texts = _texts(view.steps)
-    assert texts[0].startswith("zrozumiano: task, język pl")
+    assert texts[0].startswith("zrozumiano: zadanie, język pl")
     assert any(t.startswith("proces: alarms (wybrany przez:") for t in texts)
     assert any(t.startswith("kontrakt ustalony, skrót celu") for t in texts)
     assert any(t.startswith("Anvil zezwala na plan (") for t in texts)

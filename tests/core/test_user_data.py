@@ -270,6 +270,23 @@ def test_a_log_with_its_own_column_names_and_date_forms_is_read_for_what_it_says
     assert "dates written as ISO 8601: 6" in line, line
 
 
+def test_an_alarm_of_a_type_the_triage_does_not_know_is_shown_to_a_person_and_said(tmp_path: Path) -> None:
+    log = tmp_path / "export.csv"
+    log.write_text(
+        "id,ts,camera,zone,type,confidence\n"
+        "1,2026-11-30T03:00:00,cam-1,yard,Fox,0.9\n"  # an animal: the triage knows it needs nobody
+        "2,2026-11-30T03:30:00,cam-2,yard,Loitering,0.8\n"  # a type it does not know: not hidden
+        "3,2026-11-30T04:00:00,cam-4,roof,Video Loss,1.0\n",  # "offline", as this log writes it
+        encoding="utf-8",
+    )
+    _app, core = _core(tmp_path / "home", workdir=tmp_path)
+    turn = _ask(core, ALARMS, data=("export.csv",))
+    assert turn.report is not None and "2 events need a human, of 3 alarms" in turn.report.headline, turn.report
+    assert any("Loitering on cam-2" in line for line in turn.report.result), turn.report.result
+    line = next(line for line in turn.report.evidence if "export.csv" in line)
+    assert "Fox → animal" in line and "Video Loss → offline" in line and "type 'Loitering' ×1" in line, line
+
+
 def test_a_date_the_log_cannot_hold_is_a_question_naming_its_line_in_the_users_language(tmp_path: Path) -> None:
     log = tmp_path / "export.csv"
     log.write_text(

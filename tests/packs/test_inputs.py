@@ -11,7 +11,7 @@ import pytest
 
 from alicorn.packs.alarms.workflow import WORKFLOW as ALARMS
 from alicorn.packs.incident import WORKFLOW as INCIDENT
-from alicorn.packs.inputs import DataInput, inspect, match_header, staged_rows
+from alicorn.packs.inputs import DataInput, inspect, match_header, plain_number, staged_rows
 from alicorn.packs.stamps import read_column
 
 ALARM_LOG = ALARMS.inputs[0]
@@ -134,3 +134,54 @@ def test_an_input_without_aliases_still_needs_its_own_names(tmp_path: Path) -> N
     log.write_text("A,c\n1,2\n")
     finding = inspect(log, plain)
     assert finding.problem is not None and "lacks the column(s) b" in finding.problem.english()
+
+
+def test_values_are_staged_in_the_plans_words_and_the_unknown_ones_are_counted(tmp_path: Path) -> None:
+    log = tmp_path / "cams.csv"
+    log.write_text(
+        "id,ts,camera,zone,type,confidence\n"
+        "1,2026-12-02T01:00:00,c,z,Human,0.9\n"
+        "2,2026-12-02T01:01:00,c,z,VIDEO-LOSS,1\n"
+        "3,2026-12-02T01:02:00,c,z,person,0.9\n"
+        "4,2026-12-02T01:03:00,c,z,loitering,0.9\n"
+        "5,2026-12-02T01:04:00,c,z,Loitering,0.9\n"
+    )
+    finding = inspect(log, ALARM_LOG)
+    assert finding.fits and not finding.as_is
+    assert finding.revalued == (("type", "Human", "person"), ("type", "VIDEO-LOSS", "offline"))
+    assert finding.unknown == (("type", "loitering", 1), ("type", "Loitering", 1))
+    _header, rows = staged_rows(log, ALARM_LOG)
+    assert [r["type"] for r in rows] == ["person", "offline", "person", "loitering", "Loitering"]
+
+
+def test_a_spreadsheets_semicolons_and_decimal_commas_are_read(tmp_path: Path) -> None:
+    # Excel in Polish or Russian saves "CSV" with ";" between fields and "," as the decimal mark.
+    log = tmp_path / "kamery.csv"
+    log.write_text(
+        "Czas;Kamera;Strefa;Typ;Pewność\n"
+        "02.12.2026 01:12;cam-3;parking;osoba;0,91\n"
+        "02.12.2026 02:40;cam-1;brama;samochód;75%\n",
+        encoding="utf-8",
+    )
+    finding = inspect(log, ALARM_LOG)
+    assert finding.fits, finding.problem
+    assert (finding.delimiter, finding.renumbered, finding.as_is) == (";", 2, False)
+    header, rows = staged_rows(log, ALARM_LOG)
+    assert header == ["id", "ts", "camera", "zone", "type", "confidence"]
+    assert [(r["ts"], r["type"], r["confidence"]) for r in rows] == [
+        ("2026-12-02T01:12:00", "person", "0.91"),
+        ("2026-12-02T02:40:00", "vehicle", "0.75"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("written", "plain"),
+    [("0.91", "0.91"), ("0,91", "0.91"), ("91%", "0.91"), ("1 234,5", "1234.5"), ("-0,5", "-0.5"), ("7", "7")],
+)
+def test_numbers_as_people_write_them(written: str, plain: str) -> None:
+    assert plain_number(written) == plain
+
+
+@pytest.mark.parametrize("value", ["", "abc", "1,234.5", "0.9.1", "%"])
+def test_what_is_not_plainly_a_number_is_left_for_the_plans_own_check(value: str) -> None:
+    assert plain_number(value) is None

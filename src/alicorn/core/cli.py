@@ -98,6 +98,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         from alicorn.core.access import UnknownModelChoiceError, choose_models
         from alicorn.core.progress import ProgressView
         from alicorn.core.render import ModelNotes, console, print_turn
+        from alicorn.i18n import tr
 
         try:  # a broken models.toml refuses the command before anything is journaled
             models = choose_models(model, home)
@@ -137,7 +138,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             progress.language = str((state.classification or {}).get("language") or "en")
             # An answer, or the conversation's next message (Core says so when it cannot take it).
             turn = core.reply(conversation, text, by=person) if text else core.advance(conversation)
-        source = core.models.source if core.models else "no model"
+        source = core.models.source if core.models else tr(turn.language, "no model")
         print_turn(turn, application.registry, source=source, models=notes.new(turn.conversation))
         turn = _interact(core, turn, person, approve=approve, interactive=interactive, notes=notes)
         raise typer.Exit(_exit_code(turn))

@@ -259,6 +259,10 @@ def evidence(located: Sequence[Located]) -> list[dict[str, Any]]:
                     **({"renamed": dict(f.renamed)} if f.renamed else {}),
                     **({"redated": f.redated} if f.redated else {}),
                     **({"numbered": item.input.numbered} if f.numbered else {}),
+                    **({"revalued": [list(v) for v in f.revalued]} if f.revalued else {}),
+                    **({"unknown": [list(u) for u in f.unknown]} if f.unknown else {}),
+                    **({"delimiter": f.delimiter} if f.delimiter != "," else {}),
+                    **({"renumbered": f.renumbered} if f.renumbered else {}),
                 }
                 for f in item.chosen
             ],

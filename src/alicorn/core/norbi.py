@@ -25,6 +25,7 @@ from alicorn.core import understand
 from alicorn.core.choosing import NONE_OF_THESE, Choosing, impossible_date
 from alicorn.core.contract import OutcomeContract, check_plan, make_contract
 from alicorn.core.conversation import ConversationState, fold, new_conversation_id
+from alicorn.core.decided import choice_said, kind_said, signals_said
 from alicorn.core.execution import PLANNER, Execution
 from alicorn.core.followup import FollowUps
 from alicorn.core.gathering import check_coverage, gather
@@ -414,10 +415,10 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
                 tr(
                     language,
                     "understood: a {kind} in {language} (forbids {forbidden}); decided by {signals}",
-                    kind=c["kind"],
+                    kind=kind_said(c["kind"], language),
                     language=c["language"],
                     forbidden=forbidden,
-                    signals=c["decided_by"],
+                    signals=signals_said(c["decided_by"], language),
                 )
             )
         if state.workflow and state.workflow.get("workflow"):
@@ -426,7 +427,7 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
                     language,
                     "workflow: {workflow} (chosen by {who})",
                     workflow=state.workflow["workflow"],
-                    who=state.workflow.get("decided_by"),
+                    who=choice_said(state.workflow.get("decided_by"), language),
                 )
             )
         if state.contract:

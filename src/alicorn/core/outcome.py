@@ -242,6 +242,8 @@ def _staging(file: Mapping[str, Any], language: str) -> list[str]:
     """What the staged copy of a CSV changed for the plan to read it: columns renamed, dates re-written, rows
     numbered (empty when it is the file byte for byte)."""
     said = []
+    if file.get("delimiter"):
+        said.append(tr(language, "fields separated by {delimiter!r}", delimiter=file["delimiter"]))
     if file.get("renamed"):
         pairs = ", ".join(f"{column} → {name}" for column, name in file["renamed"].items())
         said.append(tr(language, "columns read as {pairs}", pairs=pairs))
@@ -249,4 +251,13 @@ def _staging(file: Mapping[str, Any], language: str) -> list[str]:
         said.append(tr(language, "dates written as ISO 8601: {count}", count=file["redated"]))
     if file.get("numbered"):
         said.append(tr(language, "rows numbered as {field}", field=file["numbered"]))
+    if file.get("renumbered"):
+        said.append(tr(language, "numbers written with a decimal point: {count}", count=file["renumbered"]))
+    if file.get("revalued"):
+        pairs = ", ".join(f"{written} → {word}" for _field, written, word in file["revalued"][:12])
+        more = len(file["revalued"]) - 12
+        said.append(tr(language, "values read as {pairs}", pairs=pairs + (f", … (+{more})" if more > 0 else "")))
+    if file.get("unknown"):
+        counted = ", ".join(f"{field} {value!r} ×{count}" for field, value, count in file["unknown"][:12])
+        said.append(tr(language, "values the workflow does not know, kept as written: {values}", values=counted))
     return said

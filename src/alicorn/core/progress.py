@@ -31,6 +31,7 @@ from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
+from alicorn.core.decided import choice_said, kind_said
 from alicorn.i18n import tr, tr_marked, trn
 from alicorn.journal.events import Event
 from alicorn.journal.store import JournalStore
@@ -192,7 +193,8 @@ class ProgressView:
         elif kind == "intent.classified":
             self.language = lang = str(data.get("language") or "en")
             forbidden = ", ".join(data.get("forbidden") or ())
-            text = tr(lang, "understood: {kind}, language {language}", kind=data.get("kind"), language=lang)
+            kind = kind_said(str(data.get("kind")), lang)
+            text = tr(lang, "understood: {kind}, language {language}", kind=kind, language=lang)
             if forbidden:
                 text += tr(lang, ", forbids {effects}", effects=forbidden)
             self._finish("done", text)
@@ -207,7 +209,7 @@ class ProgressView:
             self._begin(tr(lang, "choosing the workflow"))
         elif kind == "workflow.selected":
             if data.get("workflow"):
-                how = data.get("decided_by")
+                how = choice_said(data.get("decided_by"), lang)
                 self._finish(
                     "done", tr(lang, "workflow: {workflow} (chosen by {how})", workflow=data["workflow"], how=how)
                 )

@@ -51,6 +51,13 @@ class DataInput:
       that is not a date is a problem naming its row.
     - `day_fields`: date columns that hold days (besides `span_field`, or it): a time after the date is dropped.
     - `numbered`: a field the file may lack; the staged copy then numbers the rows 1, 2, … in file order.
+    - `number_fields`: CSV columns holding numbers: a decimal comma, spaces between thousands and a percent sign
+      are staged as the plan reads a number ("0,91" and "91%" as 0.91); any other value is left for the plan's
+      own check, which names it.
+    - `values`: for a CSV field whose values the plan compares with words (an alarm's `type`), each word the plan
+      knows and the other ways people write it ("car" for `vehicle`), matched ignoring case and separators; the
+      staged copy writes the plan's word, and a value that is none of them is kept as written and said in the
+      report's evidence (the plan will treat it as nothing it knows).
     """
 
     name: str
@@ -64,6 +71,16 @@ class DataInput:
     date_fields: tuple[str, ...] = ()
     day_fields: tuple[str, ...] = ()
     numbered: str | None = None
+    values: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    number_fields: tuple[str, ...] = ()
+
+    def value_of(self, name: str, value: str) -> str | None:
+        """The plan's word for `value` of field `name` (itself when it is one), None when it knows none."""
+        key = _key(value)
+        for word, others in self.values.get(name, {}).items():
+            if key == _key(word) or any(key == _key(other) for other in others):
+                return word
+        return None
 
     def dated(self) -> tuple[str, ...]:
         """Every date column: `span_field` first, then `date_fields` and `day_fields`."""
@@ -103,11 +120,20 @@ class Finding:
     #: For a CSV: how many date values the staged copy writes in ISO form, and whether it numbers the rows.
     redated: int = 0
     numbered: bool = False
+    #: For a CSV: values written in the plan's words (field, as written, the plan's word), and values of such a
+    #: field that are none of its words (field, value, how many rows).
+    revalued: tuple[tuple[str, str, str], ...] = ()
+    unknown: tuple[tuple[str, str, int], ...] = ()
+    #: For a CSV: its separator, and how many numbers the staged copy writes with a decimal point.
+    delimiter: str = ","
+    renumbered: int = 0
 
     @property
     def as_is(self) -> bool:
-        """Whether the file can be staged byte for byte (nothing renamed, re-dated or numbered)."""
-        return not self.renamed and not self.redated and not self.numbered
+        """Whether the file can be staged byte for byte (nothing renamed, re-dated, numbered or re-worded, and
+        comma-separated)."""
+        changed = self.renamed or self.redated or self.numbered or self.revalued or self.renumbered
+        return not changed and self.delimiter == ","
 
     @property
     def fits(self) -> bool:
@@ -182,6 +208,44 @@ def _key(name: str) -> str:
     return re.sub(r"[\s_\-]+", "_", name.strip().lower()).strip("_")
 
 
+#: The separators a CSV may use: spreadsheets in Polish, Russian and most of Europe write ";" (the comma is the
+#: decimal mark there); a tab or "|" come from other exports.
+_DELIMITERS = (",", ";", "\t", "|")
+
+
+def _delimiter(text: str) -> str:
+    """The separator of a CSV's header line: the one it holds most of (a comma when it holds none)."""
+    first = text.split("\n", 1)[0]
+    counts = {d: first.count(d) for d in _DELIMITERS}
+    best = max(_DELIMITERS, key=lambda d: counts[d])
+    return best if counts[best] else ","
+
+
+def _table(text: str) -> tuple[str, list[str], list[dict[str | None, Any]]]:
+    """A CSV's separator, its header (names stripped) and its rows (fields by header name)."""
+    delimiter = _delimiter(text)
+    header = [h.strip() for h in (next(csv.reader(io.StringIO(text), delimiter=delimiter)) if text.strip() else [])]
+    rows = list(csv.DictReader(io.StringIO(text), fieldnames=header, delimiter=delimiter))[1:]
+    return delimiter, header, rows
+
+
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)")
+
+
+def plain_number(value: str) -> str | None:
+    """A number as the plan reads it ("0.91") from the ways people write one: a decimal comma ("0,91"), spaces
+    between thousands ("1 234,5"), a percent sign ("91%" is 0.91); None when `value` is none of those."""
+    text = value.strip().replace("\u00a0", "").replace("\u202f", "").replace(" ", "")
+    percent = text.endswith("%")
+    text = text.removesuffix("%").strip()
+    if not _NUMBER.fullmatch(text):
+        return None
+    number = float(text.replace(",", "."))
+    if percent:
+        number /= 100
+    return repr(round(number, 12)) if percent or "," in text else text
+
+
 def match_header(header: Sequence[str], want: DataInput) -> tuple[dict[str, str], list[str]]:
     """Each field's column in `header` (field -> the header's name), and the fields no column gives. A field's own
     name wins over its aliases, and an earlier alias over a later one."""
@@ -208,8 +272,7 @@ def _csv(path: Path, want: DataInput) -> Finding:
         return read
     text, raw = read
     try:
-        header = [h.strip() for h in (next(csv.reader(io.StringIO(text))) if text.strip() else [])]
-        rows = list(csv.DictReader(io.StringIO(text), fieldnames=header))[1:]
+        delimiter, header, rows = _table(text)
     except csv.Error as exc:
         return _bad(path, N_("{file} is not a readable CSV file ({error})"), error=str(exc))
     columns, missing = match_header(header, want)
@@ -245,16 +308,36 @@ def _csv(path: Path, want: DataInput) -> Finding:
             first, last = (min(days), max(days)) if days else (None, None)
     renamed = tuple((column, name) for name, column in columns.items() if column != name)
     numbered = want.numbered is not None and want.numbered not in columns
+    revalued: dict[tuple[str, str, str], None] = {}
+    unknown: dict[tuple[str, str], int] = {}
+    for name in want.values:
+        if name not in columns:
+            continue
+        for row in rows:
+            value = (row.get(columns[name]) or "").strip()
+            word = want.value_of(name, value) if value else value
+            if word is None:
+                unknown[(name, value)] = unknown.get((name, value), 0) + 1
+            elif word != row.get(columns[name]):
+                revalued[(name, str(row.get(columns[name])), word)] = None
+    renumbered = sum(
+        1
+        for name in want.number_fields
+        if name in columns
+        for row in rows
+        if (number := plain_number(row.get(columns[name]) or "")) is not None and number != row.get(columns[name])
+    )
     return Finding(path, None, hashlib.sha256(raw).hexdigest(), len(raw), len(rows), first, last, (path.name,),
-                   renamed, redated, numbered)  # fmt: skip
+                   renamed, redated, numbered, tuple(revalued),
+                   tuple((name, value, count) for (name, value), count in unknown.items()), delimiter,
+                   renumbered)  # fmt: skip
 
 
 def staged_rows(path: Path, want: DataInput, start: int = 1) -> tuple[list[str], list[dict[str, str]]]:
     """A fitting CSV's header and rows as the plan reads them: fields under their own names, date columns in ISO
-    form, rows numbered from `start` when the file lacks `want.numbered`; other columns kept as they are."""
-    text = path.read_text(encoding="utf-8-sig")
-    header = [h.strip() for h in next(csv.reader(io.StringIO(text)))]
-    rows = list(csv.DictReader(io.StringIO(text), fieldnames=header))[1:]
+    form, rows numbered from `start` when the file lacks `want.numbered`, values and numbers in the plan's form;
+    other columns kept as they are."""
+    _separator, header, rows = _table(path.read_text(encoding="utf-8-sig"))
     columns, _ = match_header(header, want)
     names = {column: name for name, column in columns.items()}
     out_header = [names.get(h, h) for h in header]
@@ -269,6 +352,15 @@ def staged_rows(path: Path, want: DataInput, start: int = 1) -> tuple[list[str],
     if want.numbered is not None and want.numbered not in columns:
         for number, row in enumerate(out, start=start):
             row[want.numbered] = str(number)
+    for name in want.values:
+        if name in columns:
+            for row in out:
+                value = row.get(name, "").strip()
+                row[name] = (want.value_of(name, value) or row.get(name, "")) if value else row.get(name, "")
+    for name in want.number_fields:
+        if name in columns:
+            for row in out:
+                row[name] = plain_number(row.get(name, "")) or row.get(name, "")
     return out_header, out
 
 

@@ -57,6 +57,73 @@ def extract(text: str, language: str, now: datetime) -> dict[str, Any]:
     return found
 
 
+#: The alarm types the triage knows, and other ways logs write them (matched ignoring case and separators). An
+#: alarm of any other type is shown to a person: what the triage cannot judge, it does not hide.
+ALARM_TYPES: dict[str, tuple[str, ...]] = {
+    "person": (
+        "human",
+        "people",
+        "pedestrian",
+        "intruder",
+        "osoba",
+        "człowiek",
+        "czlowiek",
+        "ludzie",
+        "человек",
+        "люди",
+        "нарушитель",
+    ),
+    "vehicle": (
+        "car",
+        "truck",
+        "van",
+        "motorbike",
+        "auto",
+        "samochód",
+        "samochod",
+        "pojazd",
+        "машина",
+        "автомобиль",
+        "транспорт",
+    ),
+    "tamper": (
+        "tampering",
+        "sabotage",
+        "obstructed",
+        "lens covered",
+        "camera covered",
+        "sabotaż",
+        "sabotaz",
+        "zasłonięta",
+        "саботаж",
+        "закрыта камера",
+    ),
+    "offline": (
+        "video loss",
+        "video lost",
+        "signal lost",
+        "no signal",
+        "disconnected",
+        "camera offline",
+        "utrata sygnału",
+        "brak sygnału",
+        "нет сигнала",
+        "потеря видео",
+        "камера отключена",
+    ),
+    "animal": ("fox", "cat", "dog", "bird", "deer", "zwierzę", "zwierze", "животное"),
+    "motion": ("movement", "motion detected", "ruch", "движение"),
+    "light_change": (
+        "light",
+        "lighting change",
+        "headlights",
+        "zmiana oświetlenia",
+        "свет",
+        "изменение освещения",
+    ),
+}
+
+
 def _day_period(day: str) -> tuple[date, date]:
     first = date.fromisoformat(day)
     return first, first + timedelta(days=1)
@@ -80,6 +147,7 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
         "kind": "any",
         "of": [
             _check("type", "in", ["tamper", "offline"]),
+            {"kind": "not", "of": _check("type", "in", list(ALARM_TYPES))},
             {
                 "kind": "all",
                 "of": [
@@ -124,8 +192,8 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
         {
             "node_id": "triage",
             "operation": "records.filter",
-            "description": "Keep tampering, cameras offline, and confident night-time people or vehicles outside "
-            "public zones.",
+            "description": "Keep tampering, cameras offline, alarms of a type the triage does not know, and "
+            "confident night-time people or vehicles outside public zones.",
             "inputs": {"records": _ref("dedupe", "records"), "where": {"value": needs_human}},
         },
         {
@@ -350,6 +418,8 @@ WORKFLOW = Workflow(
                 ),
             },
             numbered="id",
+            values={"type": ALARM_TYPES},
+            number_fields=("confidence",),
         ),
     ),
     period=lambda p: _day_period(str(p["day"])),

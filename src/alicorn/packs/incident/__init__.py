@@ -58,6 +58,7 @@ WORKFLOW = Workflow(
             fields=("job_id", "date", "duration_s"),
             span_field="date",
             day_fields=("date",),
+            number_fields=("duration_s",),
             aliases={
                 "job_id": ("job", "job_name", "render_id", "id", "zadanie", "задача", "задание"),
                 "date": ("day", "started", "start", "started_at", "timestamp", "data", "dzień", "дата", "день"),

@@ -129,6 +129,7 @@ WORKFLOW = Workflow(
             file="employees.csv",
             format="csv",
             fields=("id", "name", "competences", "contract_hours", "hourly_cost"),
+            number_fields=("contract_hours", "hourly_cost"),
             aliases={
                 "id": ("employee_id", "emp_id", "staff_id", "personnel_number", "nr", "табельный_номер"),
                 "name": ("full_name", "employee", "employee_name", "imię_i_nazwisko", "nazwisko", "фио", "имя"),
@@ -156,6 +157,7 @@ WORKFLOW = Workflow(
             file="demand.csv",
             format="csv",
             fields=("day", "shift", "competence", "required"),
+            number_fields=("required",),
             aliases={
                 "day": ("days", "weekday", "date", "dzień", "dni", "день", "дни"),
                 "shift": ("zmiana", "смена"),
