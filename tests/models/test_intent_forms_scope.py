@@ -163,6 +163,48 @@ from tests.models.support import INST, C, F, L, P, X
         ("Plakat nie może zawisnąć w gablocie przed piątkiem.", [P]),
         ("Stanów magazynowych nie ruszaj.", [L]),
         ("Журнал для нас святое – никаких правок в нём.", [L]),
+        # the fourteenth split's forms, in other words
+        # someone else's domain: a thing that is run, an owner in the genitive, a choice, the noun of the domain itself
+        ("The regression suite is Anna's territory; just build the candidate.", [C]),
+        ("Zbuduj paczkę. Testy to działka Tomka.", [C]),
+        ("Собери пакет. Скрипты — зона Олега.", [C]),
+        ("Opisz błąd. Restart pieca to zadanie serwisanta.", [F]),
+        ("Опиши сбой. Насосы — епархия механика.", [F]),
+        ("Whatever the head chooses goes on the noticeboard - her choice.", [P]),
+        ("Resetting the gate from the panel is the caretaker's call, not yours.", [F]),
+        # a negative determiner
+        ("Neither version may reach the landlord before Friday.", [X]),
+        # leaking in Polish, entering a machine, landing on one
+        ("Nic z tego nie może przeciec do prasy.", [X]),
+        ("Na kasy w sklepie wejdzie najwcześniej w czerwcu.", [INST]),
+        ("If anything lands on the office laptops before Monday, heads will roll.", [INST]),
+        # a destination fronted a long way before its verb
+        ("Na stronie naszej parafii też nic nie może się pojawić przed niedzielą.", [P]),
+        # a feared consequence
+        ("Pushing the update to the tills this week would be asking for trouble.", [INST]),
+        ("Jeśli to trafi do prasy, głowa mi poleci.", [X]),
+        ("Если это попадёт на сайт, мне конец.", [P]),
+        # only to look
+        ("Котлы — зона механика, так что только смотреть.", [F]),
+        ("Pompy zostaw serwisowi, tylko patrzeć.", [F]),
+        # read-only, said of a named document
+        ("The ledger is read-only: the auditors rely on it.", [L]),
+        ("Обе выгрузки — только на чтение.", [L]),
+        ("Arkusz jest tylko do odczytu.", [L]),
+        # not a sound
+        ("Klientom ani mru-mru przed premierą.", [X]),
+        ("Соседям — ни звука до собрания.", [X]),
+        ("Not a peep to the tenants yet.", [X]),
+        # too early for someone to know; an infinitive with its pronoun before "рано"
+        ("Арендаторам об этом знать пока рано.", [X]),
+        ("Рассылать его рано.", [X]),
+        # draft nouns
+        ("Набросай приглашение. Это только набросок, никому его не шли.", [X]),
+        # letting a thing rest defers it, its subject dropped too
+        ("Скрипты пусть пока спят.", [C]),
+        ("Napisz makro. Niech na razie śpi.", [C]),
+        ("Write the test plan. Let the tests sleep until Monday.", [C]),
+        ("Напиши макрос. Пусть пока полежит.", [C]),
     ],
 )
 def test_a_prohibition_in_scope_is_read(text: str, effects: list[str]) -> None:
@@ -215,6 +257,21 @@ def test_a_prohibition_in_scope_is_read(text: str, effects: list[str]) -> None:
         "Quiet night: all doors stayed shut and the cameras were calm.",
         "Don't bother with public holidays, we're open anyway.",
         "Smoke in the laundry and the fire door on that corridor won't open - help!",
+        # the fourteenth split's forms, and what they do not reach: a task for tomorrow, a past "neither", a person
+        # entering a room, a trouble with no action in its condition, looking as a step, a report of silence,
+        # letting someone rest
+        "To zadanie na jutro: wyślij grafik do kierowników.",
+        "Это задача на завтра — отправь график бригадирам.",
+        "Neither of us sent the rota last week, so send it now.",
+        "Kolega wejdzie do biura jutro, przygotuj mu grafik.",
+        "If the printer jams again it'll be a nightmare, so send the rota by email.",
+        "Look only at last week's totals and send them to the accountant.",
+        "Read-only please: summarise the ledger.",
+        "Not a peep from the alarms all night, thanks.",
+        "Рано утром пришли мне сводку.",
+        "Набросай приглашение и отправь его гостям.",
+        "Let the kids sleep, then send the rota to the parents.",
+        "Пусть он поспит, а ты отправь отчёт клиенту.",
     ],
 )
 def test_a_negation_out_of_scope_forbids_nothing(text: str) -> None:

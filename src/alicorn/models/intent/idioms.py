@@ -10,6 +10,15 @@
                             the thing named is not to leave (external transmission).
     a negative passive      "nothing gets installed or run", "nothing is to be deleted", "no file gets moved": each
                             coordinated participle is forbidden.
+    a feared consequence    "if anything lands on the clubhouse PC before the vote it'll be my neck on the line",
+                            "pushing it to the tablets any sooner would be asking for trouble", "jeśli to wyjdzie do
+                            prasy, głowa mi poleci", "если это попадёт на сайт, мне конец": the action in the
+                            condition (or the subject) of a predicted trouble is not to happen.
+    only to look            "так что только смотреть", "tylko patrzeć", "look, don't touch": the things the sentence
+                            names (a device, a document, a venue) are for looking at, not for changing.
+    read-only, predicated   "Обе таблицы — только на чтение", "the ledger is read-only", "arkusz jest tylko do
+                            odczytu": a named document declared read-only is not written ("read-only please" said of
+                            the task, with no document as its subject, is its scope, not a ban: not here).
 
 Each is read from the clause or sentence structure (a predicate and what it is said of), not from the action word
 alone; a question states nothing, so none of them reads one.
@@ -49,6 +58,8 @@ _DOMAIN_NOUNS = (
     "=job", "=responsibility", "=call", "=area", "=department", "=territory", "=remit", "=domain", "=task",
     "działka", "działką", "sprawa", "zadanie", "broszka", "działce", "зона", "дело", "задача", "епархия",
     "ответственность", "вотчина",
+    # a choice someone else makes: "her choice and her click", "to jej wybór", "это его выбор"
+    "=choice", "=decision", "wybór", "decyzja", "выбор", "решение",
 )
 _COPULAS = {"is", "are", "it's", "that's", "remains", "to", "jest", "są", "это", "—", "-"}
 _POSSESSIVES = {
@@ -69,6 +80,15 @@ _KEEPING_INSIDE = ("=keep", "trzymaj", "zatrzymaj", "zachowaj", "держи", "�
 #: Your own domain, negated: "Publishing them is not your job", "to nie twoja działka", "это не твоя задача".
 _YOURS = {"your", "twoja", "twoje", "twój", "twoim", "twoją", "твоя", "твое", "твой", "ваша", "ваше", "wasza", "wasze"}
 _NOT = {"not", "isn't", "nie", "не"}
+_ONLY_WORDS = {"only", "just", "tylko", "jedynie", "только", "лишь"}
+#: A Polish or Russian owner stands after the domain noun, in the genitive: "restart to zadanie informatyka",
+#: "Вентиляция — епархия агронома" (a person's noun ending -a/-y/-i, -а/-я/-ы/-и; not "to zadanie na jutro").
+_GENITIVE_OWNER = ("a", "y", "i", "а", "я", "ы", "и")
+_COPULAS_BEFORE = {"to", "jest", "это", "—", "–", "-"}
+#: Things that are run: under someone else's domain, not for us to run ("the test suite is Marek's territory").
+_RUN_THINGS = (
+    "=test", "=tests", "=suite", "=script", "=macro", "testy", "testów", "skrypt", "makro", "тест", "скрипт", "макрос",
+)
 _MINE = {"mine", "ours", "moje", "moja", "mój", "nasze", "моё", "мое", "моя", "мой", "наше"}
 #: Places that keep a thing inside: "w firmie", "u nas", "у нас", "in-house".
 _INSIDE: tuple[tuple[str, ...], ...] = (
@@ -88,6 +108,22 @@ _PASSIVE_AUX = (
 _BARE_PARTICIPLES: dict[str, EffectClass] = {
     "run": "code_execution", "rerun": "code_execution", "sent": "external_transmission",
 }
+#: Predicted trouble: the action its condition or subject names is not to happen.
+_TROUBLE: tuple[tuple[str, ...], ...] = (
+    ("my", "neck"), ("asking", "for", "trouble"), ("in", "trouble"), ("my", "head", "on"), ("heads", "will", "roll"),
+    ("a", "disaster"), ("a", "nightmare"), ("głowa", "mi"), ("urwą", "mi", "głowę"), ("proszenie", "się", "o"),
+    ("będzie", "awantura"), ("będzie", "afera"), ("mam", "przechlapane"), ("мне", "конец"), ("голову", "оторвут"),
+    ("будет", "скандал"), ("мне", "влетит"), ("напрашиваться", "на"), ("беды", "не", "оберешься"),
+)
+_IF = {"if", "should", "jeśli", "jeżeli", "gdyby", "если", "коли"}
+#: Before a trouble predicate, what makes the action its subject: "pushing it … would be asking for trouble".
+_PREDICTING = {"would", "will", "be", "it'll", "is", "to", "będzie", "byłoby", "это", "будет", "было"}
+#: Verbs of looking: "только смотреть", "tylko patrzeć", "look only".
+_LOOKING = ("=look", "=watch", "смотр", "гляд", "patrz", "ogląd", "oglad")
+#: Read-only, said of a thing: "только на чтение", "tylko do odczytu", "read-only".
+_READ_ONLY: tuple[tuple[str, ...], ...] = (
+    ("read", "-", "only"), ("только", "на", "чтение"), ("только", "для", "чтения"), ("tylko", "do", "odczytu"),
+)
 # fmt: on
 
 
@@ -96,8 +132,10 @@ def judged(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]
     sentence = _sentences(words)
     questions = {sentence[k] for k, w in enumerate(words) if w == "?"}
     found: list[tuple[int, ForbiddenAction]] = []
-    for reader in (_refused, _owned_elsewhere, _kept_inside, _negative_passive):
-        found.extend(item for item in reader(words, sentence) if sentence[item[0]] not in questions)
+    readings = [*_refused(words, sentence), *_owned_elsewhere(words, sentence, language)]
+    readings += [*_kept_inside(words, sentence), *_negative_passive(words, sentence)]
+    readings += [*_feared(words, sentence), *_only_looking(words, sentence), *_read_only(words, sentence)]
+    found.extend(item for item in readings if sentence[item[0]] not in questions)
     return found
 
 
@@ -129,6 +167,8 @@ def _named(words: list[str], start: int, end: int) -> list[tuple[int, EffectClas
             named.append((j, "installation"))
         elif _whole(_DATA_OBJECTS, word):
             named.append((j, "local_write"))
+        elif _whole(_RUN_THINGS, word):
+            named.append((j, "code_execution"))
     return named
 
 
@@ -152,7 +192,7 @@ def _refused(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidden
     return found
 
 
-def _owned_elsewhere(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:
+def _owned_elsewhere(words: list[str], sentence: list[int], language: str) -> list[tuple[int, ForbiddenAction]]:
     """ "The upgrade is Mark's job", "to jego działka", "stays under the gardener's control", "в ведении техника"."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
@@ -163,6 +203,15 @@ def _owned_elsewhere(words: list[str], sentence: list[int]) -> list[tuple[int, F
             owner = any(w in _POSSESSIVES or w.endswith("'s") for w in before) and any(w in _COPULAS for w in before)
             # "not your job": the agent's own domain, denied ("it is your job" asks for it)
             owner = owner or (any(w in _YOURS for w in before) and any(w in _NOT for w in before))
+            after = words[index + 1] if index + 1 < len(words) else ""
+            # "restart to zadanie informatyka", "это епархия агронома": the owner after, in the genitive
+            owner = owner or (
+                language != "en"
+                and words[index - 1] in _COPULAS_BEFORE
+                and len(after) > 3
+                and after.isalpha()
+                and after.endswith(_GENITIVE_OWNER)
+            )
         if word in ("yours", "twoje", "twoja", "twój", "твое", "твоя", "твой", "ваше") and any(
             w in _NOT for w in words[max(0, index - 2) : index]
         ):
@@ -178,6 +227,8 @@ def _owned_elsewhere(words: list[str], sentence: list[int]) -> list[tuple[int, F
         members = [k for k in range(len(words)) if sentence[k] == sentence[index]]
         scope = [k for k in members if k < index] or members
         for j, effect in _named(words, scope[0], scope[-1] + 1):
+            if _whole(_DOMAIN_NOUNS, words[j]) and j and (words[j - 1] in _POSSESSIVES or words[j - 1].endswith("'s")):
+                continue  # "is the sexton's call, not yours": the domain noun names the owner's say, not a phone call
             found.append((j, ForbiddenAction(effect, f"{word} (someone else's)", words[j])))
     return found
 
@@ -217,4 +268,62 @@ def _negative_passive(words: list[str], sentence: list[int]) -> list[tuple[int, 
             elif words[k] not in _CONTINUE and not words[k].endswith("ed"):
                 break
             k += 1
+    return found
+
+
+def _feared(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:
+    """ "if anything lands on the clubhouse PC … it'll be my neck on the line", "pushing it to the tablets any sooner
+    would be asking for trouble": the action in the condition, or the subject, of a predicted trouble."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index in range(len(words)):
+        phrase = next((p for p in _TROUBLE if _at(words, index, p)), None)
+        if phrase is None:
+            continue
+        start, _ = _clause(words, index)
+        condition = next((k for k in range(start, index) if words[k] in _IF), None)
+        if condition is None and start > 1 and sentence[start - 2] == sentence[index]:
+            # "If it goes on the website, it'll be a disaster": the condition is the clause before
+            before, _ = _clause(words, start - 1)
+            if words[before] in _IF:
+                condition, start = before, before
+        subject = condition is None and index and words[index - 1] in _PREDICTING
+        if condition is None and not subject:
+            continue
+        for j in range(condition if condition is not None else start, index):
+            effect = action_of(words, j) if words[j][0].isalpha() else None
+            if effect is not None:
+                found.append((j, ForbiddenAction(effect, f"{' '.join(phrase)} (feared)", words[j])))
+    return found
+
+
+def _only_looking(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:
+    """ "Вентиляция — епархия агронома, так что только смотреть", "tylko patrzeć": what the sentence names is only
+    looked at (not "only look at the totals and send them": an action after it is the request)."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if not (index and words[index - 1] in _ONLY_WORDS and _whole(_LOOKING, word)):
+            continue
+        end = next((k for k in range(index, len(words)) if sentence[k] != sentence[index]), len(words))
+        if any(action_of(words, k) for k in range(index + 1, end) if words[k][0].isalpha()):
+            continue
+        members = [k for k in range(index - 1) if sentence[k] == sentence[index]]
+        for j, effect in _named(words, members[0], index - 1) if members else []:
+            if effect != "code_execution":
+                found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (only looked at)", words[j])))
+    return found
+
+
+def _read_only(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:
+    """ "Обе таблицы — только на чтение", "the ledger is read-only": a document the clause names as its subject."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index in range(len(words)):
+        phrase = next((p for p in _READ_ONLY if _at(words, index, p)), None)
+        if phrase is None or not index or words[index - 1] not in _COPULAS:
+            continue
+        start, _ = _clause(words, index - 1)
+        if start == index - 1 and start > 0 and words[start - 1] in ("—", "–", "-", ":"):
+            start = _clause(words, start - 1)[0]  # "Обе таблицы — только на чтение": the subject before the dash
+        for j in range(start, index):
+            if words[j][0].isalpha() and _whole(_DATA_OBJECTS, words[j]):
+                found.append((j, ForbiddenAction("local_write", f"{' '.join(phrase)} (read-only)", words[j])))
     return found

@@ -89,6 +89,8 @@ _COORDINATORS = _CONTINUE | {"then", "potem", "następnie", "затем", "по�
 _PARTICLES = {
     "can't", "cannot", "don't", "dont", "mustn't", "never", "no", "nobody", "none", "not", "nothing", "shouldn't",
     "zero", "without", "won't", "bez", "nie", "без", "запрещается", "запрещено", "нельзя", "не", "нет",
+    # a negative determiner: "neither variant may reach the union"
+    "neither",
 }
 #: Polish and Russian negative-concord words: with "nie"/"не" in one chain they make one negation, not two.
 _N_WORDS = {
@@ -305,7 +307,12 @@ _ARRIVING = (
     "попаст", "попад", "дойт", "дойд", "доход", "утеч", "утек", "просоч", "dostać", "dostanie", "dostaną",
     "wyciek", "dotr", "trafi", "ушл", "уйд", "уйт", "wyszł", "wyjd",
     "pójd", "pojd", "пойд", "пойт", "idzie", "idą", "zawisn", "zawiśn", "pojawi", "появ",
+    # leaking, both aspects: "nic z tego nie może przeciec do firmy", "przecieknie do prasy"
+    "przeciek", "przeciec", "wycieknie",
 )
+#: Verbs of entering that say a program reaches a machine only with a machine as the place ("Na tablety wejdzie
+#: w maju", "if anything lands on the clubhouse PC"): an installation.
+_ENTERING = ("wejd", "wejś", "wchodz", "войд", "зайд", "попад", "trafi", "=land", "=lands", "=get", "=gets", "=go")
 #: Past motion forms that say a message leaves only as a subjunctive ("чтобы письмо не ушло клиенту").
 _MOTION_PAST = ("ушл", "ушел", "wyszł", "wyszl")
 #: Personal subjects: "you must not go to the meeting" is about a person moving, not a thing reaching anyone.
@@ -439,6 +446,9 @@ _SERVERS = (
     "=кассы",
     "=кассах",
     "=кассу",
+    # tablets too: "pushing it to the tablets", "na tablety w szatni", "на планшеты"
+    "tablet",
+    "планшет",
 )
 _UPDATING = ("=update", "=patch", "=upgrade", "=push")
 
@@ -697,6 +707,8 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
             rest = rest[1:]  # "nothing goes back to her yet"
     elif any(word.startswith(stem) for stem in _ARRIVING) and (not _is_past(word) or _subjunctive(words, index)):
         rest = [w for w in after if w not in ("się", "ни", "в", "коем", "случае")] if word.startswith("dost") else after
+    elif _whole(_ENTERING, word) and not _is_past(word):
+        return _entering(words, index, after)
     else:
         return None
     place = next((k for k, w in enumerate(rest[:2]) if w in ("to", "on", "onto", "in", "into", "do", "na", "в", "на",
@@ -704,7 +716,7 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
     if place is None and word not in _ARRIVING_EN:
         # fronted: "На сайт фермы это попасть не должно", "Do klientów to nie może trafić"
         start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
-        before = words[max(start, index - 7) : index]
+        before = words[max(start, index - 9) : index]
         front = next((k for k, w in enumerate(before) if w in ("do", "na", "в", "на", "к", "до", "poza", "w")), None)
         if front is not None:
             rest, place = before[front:], 0
@@ -715,10 +727,23 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
     named = [w for w in rest[place + 1 : place + 5] if w not in _DETERMINERS and w[0].isalpha()]
     if any(_whole(_VENUES, w) for w in named[:3]):
         return "publication"
+    if rest[place] in ("on", "onto", "na", "на") and any(_whole(_SERVERS, w) for w in named[:3]):
+        return "installation"  # "if anything lands on the clubhouse PC", "wejdzie na tablety"
     if any(w.startswith(_AUDIENCE) for w in named[:2]):
         return "publication"
     if rest[place] in ("to", "do", "к", "до", "poza") and named and not named[0].startswith(_TIME_NOUNS):
         return "external_transmission"
+    return None
+
+
+def _entering(words: list[str], index: int, after: list[str]) -> EffectClass | None:
+    """A verb of entering whose place is a machine, after it or fronted in its clause: "Na tablety w szatni wejdzie
+    w maju", "войдёт на кассы": installation. Any other place ("wejdzie do pokoju") is a person moving: None."""
+    start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+    for span in (after[:4], words[max(start, index - 6) : index]):
+        place = next((k for k, w in enumerate(span) if w in ("on", "onto", "na", "на")), None)
+        if place is not None and any(_whole(_SERVERS, w) for w in span[place + 1 : place + 4]):
+            return "installation"
     return None
 
 
@@ -894,7 +919,7 @@ def _reported_past(words: list[str], operators: list[str], slot: int, index: int
         return False
     word = words[index]
     past = word in _EN_IRREGULAR_PAST or (word.endswith("ed") and not word.endswith("eed"))
-    subject = operators[-1] in ("nobody", "never", "no-one") or (
+    subject = operators[-1] in ("nobody", "never", "no-one", "neither") or (
         operators[-1] == "no" and words[slot : slot + 1] == ["one"]
     )
     return past and subject

@@ -142,7 +142,12 @@ _UPON_ONESELF = (("na", "siebie"), ("на", "себя"))
 _NOT_A_WORD: tuple[tuple[str, ...], ...] = (
     ("not", "a", "word"), ("no", "word"), ("not", "one", "word"), ("ani", "słowa"), ("ani", "slowa"),
     ("ani", "słówka"), ("ни", "слова"), ("ни", "словечка"), ("ни", "гу", "-", "гу"),
+    # not a sound: "ani mru-mru", "ani pary z ust", "ни звука", "not a peep"
+    ("ani", "mru"), ("ani", "pary"), ("ни", "звука"), ("ни", "полслова"), ("not", "a", "peep"), ("not", "a", "whisper"),
 )
+#: Verbs of knowing: too early for someone to know is too early to tell them ("Подрядчику о вариантах знать пока
+#: рано", "it's too early for the tenants to know", "za wcześnie, żeby klienci wiedzieli").
+_KNOWING = ("=know", "знат", "знал", "wiedzie", "wiedział")
 _HANDLE_EN = (
     ("i'll", "handle"), ("i", "will", "handle"), ("i'll", "take", "care", "of"), ("i", "will", "take", "care", "of"),
     ("we'll", "handle"), ("we'll", "take", "care", "of"),
@@ -157,6 +162,7 @@ _ON_A_COPY: tuple[tuple[str, ...], ...] = (
 _NOT_YOU = {("не", "ты"), ("не", "вы"), ("nie", "ty"), ("nie", "wy"), ("not", "you")}
 _ONLINE = {"online", "internet", "internecie", "sieci", "сети", "интернете", "web"}
 _PRONOUNS = {"it", "they", "this", "that", "он", "она", "оно", "они", "to", "ono", "on", "ona", "one"}
+_PRONOUNS_RU = {"его", "ее", "их", "это", "эти", "им"}
 #: Staying in the drafts: "Mail niech sobie poleży w szkicach", "the letter stays in my drafts", "пусть полежит в
 #: черновиках": not sent.
 _IN_DRAFTS: tuple[tuple[str, ...], ...] = (
@@ -169,7 +175,10 @@ _STAYING_DRAFT = (
 )
 #: Nouns whose deferral defers their effect: messages (sent) and tests or scripts (run).
 _DEFERRED_NOUNS: tuple[tuple[tuple[str, ...], EffectClass], ...] = (
-    (("=test", "=tests", "testy", "testów", "тест", "=script", "skrypt", "скрипт"), "code_execution"),
+    (
+        ("=test", "=tests", "testy", "testów", "тест", "=script", "skrypt", "скрипт", "=macro", "makr", "макрос"),
+        "code_execution",
+    ),
     (
         ("=invitation", "=letter", "=mail", "=email", "zaproszeni", "=list", "приглашени", "письм"),
         "external_transmission",
@@ -180,11 +189,18 @@ _PREDICATIVE = {
     "keep", "keeps", "stay", "stays", "remain", "remains", "is", "it's", "jest", "są", "to", "это", "остается",
     "останется",
 }
-_DRAFT = ("=draft", "szkic", "robocz", "черновик")
+_DRAFT = ("=draft", "szkic", "robocz", "черновик", "набросок", "=sketch", "naszkic")
 _ONLY = {"only", "just", "tylko", "jedynie", "wyłącznie", "только", "лишь"}
 #: Omission and hesitation verbs are negative operators to the chains, but not deferrals of what comes before them.
 _NOT_DEFERRAL = ("forget", "zapom", "забуд", "забыв", "забыть", "hesitat", "wahaj", "стесня", "skip", "pomi", "пропус")
 _EN_DEFERRAL = {"waits", "postponed", "deferred", "delayed"}
+#: Letting a thing rest defers it: "тесты пусть пока спят", "Пусть пока полежит текстом", "niech testy śpią".
+_LET = {"пусть", "пускай", "niech", "let"}
+_FOR_NOW = {"пока", "еще", "na", "razie", "jeszcze", "for", "now", "it", "them"}
+_RESTING = (
+    "=sleep", "=rest", "=lie", "спят", "спит", "поспят", "полежит", "полежат", "лежит", "лежат", "отдыхают",
+    "отдохнут", "śpi", "śpią", "poleży", "poleżą", "leży", "leżą", "odpoczn",
+)
 _EN_MODALS = {"can", "will", "must", "should", "'ll", "to", "may", "could"}
 #: Conditions that gate what they govern. An "until" is left to `lexicon` (a gate only under a negation): after an
 #: affirmative verb it says how long to go on ("Отправляй напоминания, пока я не скажу стоп").
@@ -414,6 +430,9 @@ def _deferral_verb(words: list[str], index: int, language: str) -> bool:
         return True  # "but hold your horses on that one"
     if (word, following) in (("on", "hold"), ("sits", "tight"), ("sit", "tight"), ("stays", "put"), ("stay", "put")):
         return True  # "this one sits tight until the board gives its nod"
+    drafts = any(tuple(words[k : k + len(p)]) == p for k in range(index + 1, index + 3) for p in _IN_DRAFTS)
+    if _whole(_RESTING, word) and any(w in _LET for w in words[max(0, index - 3) : index]) and not drafts:
+        return True  # "тесты пусть пока спят", "let the tests sleep" (resting in the drafts: the drafts' reading)
     if language == "en":
         return False
     held = word.startswith(("придерж", "попридерж", "przytrzymaj"))  # "Письмо бригаде придержи, пока…"
@@ -441,7 +460,11 @@ def _deferred_after(words: list[str], language: str) -> list[tuple[int, Forbidde
         if hit is None:
             # a deferred thing, not an action: "Тесты пусть подождут", "this one sits tight until…" (a pronoun: the
             # nearest message or test named in the two sentences before)
-            back = start if not any(w in _PRONOUNS or w == "one" for w in words[start:index]) else max(0, start - 40)
+            # ("Пусть пока полежит": a dropped subject is one too)
+            lead = words[start:index]
+            elided = any(w in _LET for w in lead) and all(w in _LET or w in _FOR_NOW for w in lead)
+            pronoun = elided or any(w in _PRONOUNS or w == "one" for w in words[start:index])
+            back = max(0, start - 40) if pronoun else start
             hit = next(
                 ((j, effect) for j in range(index - 1, back - 1, -1) for stems, effect in _DEFERRED_NOUNS
                  if _whole(stems, words[j])),
@@ -539,7 +562,9 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
         if _negated(words, index):
             continue  # "не рано", "not too early": no longer a restriction
         silent = next((p for p in _NOT_A_WORD if tuple(words[index : index + len(p)]) == p), None)
-        if silent is not None and not (index and words[index - 1] in ("is", "was", "said", "powiedział", "сказал")):
+        said = index and words[index - 1] in ("is", "was", "said", "powiedział", "сказал")
+        heard = words[index + len(silent) : index + len(silent) + 1] in (["from"], ["od"], ["от"]) if silent else False
+        if silent is not None and not said and not heard:  # "not a peep from the alarms all night": a report
             after = words[index + len(silent) : index + len(silent) + 3]
             online = any(w in _ONLINE or _whole(_VENUES, w) for w in after)  # "ani słowa w sieci": not published
             effect: EffectClass = "publication" if online else "external_transmission"
@@ -549,9 +574,11 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
         if drafts is not None and any(_whole(_STAYING_DRAFT, w) for w in words[max(0, index - 4) : index]):
             found.append((index, ForbiddenAction("external_transmission", f"{' '.join(drafts)} (kept a draft)", word)))
             continue
-        infinitive = action_of(words, index - 1) if index and words[index - 1].endswith(("ть", "ти")) else None
-        if word == "рано" and infinitive is not None:  # "ставить рано": the infinitive's action, too early
-            found.append((index - 1, ForbiddenAction(infinitive, "рано (too early)", words[index - 1])))
+        # "ставить рано", "Обнародовать его рано": the infinitive's action (a pronoun may stand between), too early
+        verb = next((k for k in (index - 1, index - 2) if k >= 0 and words[k].endswith(("ть", "ти"))), None)
+        infinitive = action_of(words, verb) if verb is not None and word == "рано" else None
+        if verb is not None and infinitive is not None and (verb == index - 1 or words[index - 1] in _PRONOUNS_RU):
+            found.append((verb, ForbiddenAction(infinitive, "рано (too early)", words[verb])))
             continue
         on_copy = next((p for p in _ON_A_COPY if tuple(words[index : index + len(p)]) == p), None)
         if on_copy is not None:  # "work on a duplicate", "treat it as read-only", "pracuj na kopii": the original stays
@@ -580,9 +607,13 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
         if handle is not None:
             start = index + len(handle)  # what is handled comes after: "I'll handle the sending myself"
         trigger = " ".join(early) + " (too early)" if early else f"{word} (kept by the speaker)"
-        for j, effect in _actions(words, start, end):
-            if not _is_past(words[j]):
-                found.append((j, ForbiddenAction(effect, trigger, words[j])))
+        actions = [(j, e) for j, e in _actions(words, start, end) if not _is_past(words[j])]
+        for j, effect in actions:
+            found.append((j, ForbiddenAction(effect, trigger, words[j])))
+        knowing = next((k for k in range(start, end) if _whole(_KNOWING, words[k])), None)
+        if early and not actions and knowing is not None:
+            # "Подрядчику о вариантах знать пока рано": too early for someone to know it, so not to be told
+            found.append((knowing, ForbiddenAction("external_transmission", trigger, words[knowing])))
     return found
 
 
