@@ -205,6 +205,39 @@ from tests.models.support import INST, C, F, L, P, X
         ("Napisz makro. Niech na razie śpi.", [C]),
         ("Write the test plan. Let the tests sleep until Monday.", [C]),
         ("Напиши макрос. Пусть пока полежит.", [C]),
+        # learning idioms, and a "must not" after the verb of seeing
+        ("Our landlord mustn't get wind of the new lease before Friday.", [X]),
+        ("The tenants must not find out about the rent rise yet.", [X]),
+        ("Арендаторы эти расчёты видеть не должны.", [X]),
+        ("Klienci nie mogą widzieć tych liczb.", [X]),
+        # sending, imperfective
+        ("Сводку напрямую бухгалтеру не шли.", [X]),
+        # through the speaker
+        ("Итоги в правление пойдут через меня.", [X]),
+        ("Wyniki do zarządu pójdą przeze mnie.", [X]),
+        ("The results go to the board through me.", [X]),
+        # hung up anywhere is put up; social media as venues
+        ("Grafik zawiśnie w pokoju socjalnym dopiero po akceptacji.", [P]),
+        ("Во «ВКонтакте» из этого ничего не попадает.", [P]),
+        # a state kept: "so", intact, "leave it be", a subject before a dash
+        ("Kocioł pracuje na swoich ustawieniach i niech tak zostanie.", [F]),
+        ("Насосы работают по своей программе, пусть так и остаётся.", [F]),
+        ("The pumps run on their own schedule; keep them that way.", [F]),
+        ("Arkusz z cenami, z którego korzysta księgowa – ma zostać nienaruszony.", [L]),
+        ("The boiler - leave it be.", [F]),
+        # meddling with a device
+        ("К самому компрессору не лезь.", [F]),
+        ("Don't meddle with the pumps.", [F]),
+        # kept off a venue
+        ("Keep the minutes off the club's Facebook page.", [P]),
+        ("Trzymaj te zdjęcia z dala od strony szkoły.", [P]),
+        ("Держи эти цифры подальше от сайта.", [P]),
+        # our part is one thing: what else the sentence names is someone else's
+        ("The IT firm handles the upgrade on the tills - our job is the checklist.", [INST]),
+        ("Aktualizację na kasach robi serwis, nasza działka to instrukcja.", [INST]),
+        ("Обновление на кассах ставит подрядчик, наше дело — инструкция.", [INST]),
+        # a thing taken to a venue, then a deferral
+        ("С плакатом на доску у входа погоди.", [P]),
     ],
 )
 def test_a_prohibition_in_scope_is_read(text: str, effects: list[str]) -> None:
@@ -272,6 +305,18 @@ def test_a_prohibition_in_scope_is_read(text: str, effects: list[str]) -> None:
         "Набросай приглашение и отправь его гостям.",
         "Let the kids sleep, then send the rota to the parents.",
         "Пусть он поспит, а ты отправь отчёт клиенту.",
+        # a "mid-" compound, the speaker finding out, a past "шли", a past "through me", keeping off the grass, our job
+        # that is an action, a fronted "with" that waits for nothing, a "niech tak zostanie" with nothing named
+        "We're mid-run on the night shift till sunday, so send the rota tomorrow.",
+        "I'll find out the prices myself; email the list to the supplier.",
+        "Я видел эти расчёты, отправь их бухгалтеру.",
+        "Они шли домой, когда сработала сигнализация.",
+        "The results went through me last time, so send them to the board directly.",
+        "Keep off the grass in the photos and post them on the website.",
+        "Our job is to send the rota to the staff.",
+        "Наше дело — отправить отчёт клиенту.",
+        "С плакатом на доску всё в порядке.",
+        "Niech tak zostanie, wyślij grafik do zespołu.",
     ],
 )
 def test_a_negation_out_of_scope_forbids_nothing(text: str) -> None:

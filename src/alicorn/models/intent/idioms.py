@@ -124,6 +124,14 @@ _LOOKING = ("=look", "=watch", "смотр", "гляд", "patrz", "ogląd", "ogl
 _READ_ONLY: tuple[tuple[str, ...], ...] = (
     ("read", "-", "only"), ("только", "на", "чтение"), ("только", "для", "чтения"), ("tylko", "do", "odczytu"),
 )
+#: Away from a place: "keep it off the troop facebook page", "trzymaj to z dala od fejsa", "держи подальше от сайта".
+_OFF: tuple[tuple[str, ...], ...] = (
+    ("off",), ("away", "from"), ("out", "of"), ("z", "dala", "od"), ("z", "daleka", "od"), ("подальше", "от"),
+    ("вдали", "от"),
+)
+_KEEPING_OFF = ("=keep", "=stay", "trzymaj", "zostaw", "держи", "держите", "оставь")
+#: Our own part, said of one thing: "наше дело — памятка", "our job is the guide", "nasza rola to instrukcja".
+_OURS = {"our", "наше", "наша", "nasze", "nasza", "naszą"}
 # fmt: on
 
 
@@ -135,6 +143,7 @@ def judged(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]
     readings = [*_refused(words, sentence), *_owned_elsewhere(words, sentence, language)]
     readings += [*_kept_inside(words, sentence), *_negative_passive(words, sentence)]
     readings += [*_feared(words, sentence), *_only_looking(words, sentence), *_read_only(words, sentence)]
+    readings += [*_kept_off(words, sentence), *_ours_only(words, sentence)]
     found.extend(item for item in readings if sentence[item[0]] not in questions)
     return found
 
@@ -326,4 +335,47 @@ def _read_only(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidd
         for j in range(start, index):
             if words[j][0].isalpha() and _whole(_DATA_OBJECTS, words[j]):
                 found.append((j, ForbiddenAction("local_write", f"{' '.join(phrase)} (read-only)", words[j])))
+    return found
+
+
+def _kept_off(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:
+    """ "keep it off the troop facebook page", "trzymaj to z dala od fejsa", "держи это подальше от сайта": a thing kept
+    away from a venue is not published there."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if not _whole(_KEEPING_OFF, word) or (index and words[index - 1] in _NOT):
+            continue
+        _, end = _clause(words, index)
+        for j in range(index + 1, min(end, index + 5)):
+            phrase = next((p for p in _OFF if _at(words, j, p)), None)
+            if phrase is None:
+                continue
+            after = range(j + len(phrase), min(end, j + len(phrase) + 4))
+            venue = next((k for k in after if _whole(_VENUES, words[k])), None)
+            if venue is not None:
+                trigger = f"{word} … {' '.join(phrase)} (kept off)"
+                found.append((venue, ForbiddenAction("publication", trigger, words[venue])))
+            break
+    return found
+
+
+def _ours_only(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:
+    """ "Обновление накатывает айтишник, наше дело — памятка", "the IT firm does the upgrade; our job is the guide":
+    when our part is one thing (no action after it), the actions named before it in the sentence are someone
+    else's."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if not (index and words[index - 1] in _OURS and _whole(_DOMAIN_NOUNS, word)):
+            continue
+        _, end = _clause(words, index + 2)
+        rest = [k for k in range(index + 1, end) if words[k][0].isalpha()]
+        if not rest or words[index + 1] not in _COPULAS or any(action_of(words, k) for k in rest):
+            continue  # "our job is to send it": the action is ours
+        members = [k for k in range(index - 1) if sentence[k] == sentence[index]]
+        for j in members:
+            effect = action_of(words, j) if words[j][0].isalpha() else None
+            if effect is not None:
+                found.append(
+                    (j, ForbiddenAction(effect, f"{words[index - 1]} {word} (ours is only the rest)", words[j]))
+                )
     return found

@@ -214,6 +214,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "разосл", "присл", "!скинь", "!скинуть", "!скидыв", "!podeślij", "!podsył", "!podsyl",
         # "кинь ссылку тестировщикам": throwing a link is sending it
         "!кидай", "!кидать", "!кинь", "!киньте", "!кинуть",
+        # the imperfective of sending: "напрямую туда ничего не шли", "не шлите им черновик"
+        "=шли", "=шлите", "!слать",
 ),
     "installation": (
         "install", "reinstal", "deploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back", "instal",
@@ -259,7 +261,8 @@ _PHYSICAL_OBJECTS = (
     "pomp", "syren", "zraszacz", "kocioł", "kotł", "piec", "grzejnik", "grzałk", "przekaźnik", "przekaznik",
     "rolet", "żaluzj", "kołowr", "bramk",
     "двер", "ворот", "замок", "замк", "окн", "клапан", "шлагбаум", "гараж", "отоплен", "свет", "станок", "насос",
-    "сирен", "спринклер", "котел", "котл", "бойлер", "обогреват", "реле", "ламп", "жалюз", "ставн", "сигнализац",
+    "станк", "сирен", "спринклер", "котел", "котл", "бойлер", "обогреват", "реле", "ламп", "жалюз", "ставн",
+    "сигнализац",
     "турникет", "лифт", "compressor", "=fan", "conveyor", "sprężark", "sprezark", "wentylator", "taśmociąg",
     "компрессор", "задвижк", "вентилятор", "конвейер", "thermostat", "termostat", "термостат", "ventilation",
     "wentylacj", "вентиляц", "freezer", "fridge", "zamrażark", "chłodziark", "lodówk", "морозильн", "холодильник",
@@ -313,6 +316,8 @@ _ARRIVING = (
 #: Verbs of entering that say a program reaches a machine only with a machine as the place ("Na tablety wejdzie
 #: w maju", "if anything lands on the clubhouse PC"): an installation.
 _ENTERING = ("wejd", "wejś", "wchodz", "войд", "зайд", "попад", "trafi", "=land", "=lands", "=get", "=gets", "=go")
+#: Intransitive hanging: "zawiśnie w rejestracji", "повисит на проходной": put up for all who pass.
+_HANGING = ("zawiśn", "zawisn", "повис")
 #: Past motion forms that say a message leaves only as a subjunctive ("чтобы письмо не ушло клиенту").
 _MOTION_PAST = ("ушл", "ушел", "wyszł", "wyszl")
 #: Personal subjects: "you must not go to the meeting" is about a person moving, not a thing reaching anyone.
@@ -399,7 +404,7 @@ _VENUES = (
     # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
     "facebook", "instagram", "linkedin", "tiktok", "twitter", "youtube", "fanpage", "społecznościow", "соцсет", "fejs",
     "=fb", "olx", "allegro", "otomoto", "авито", "avito", "ebay", "gumtree", "craigslist", "vinted",
-    "социальн",
+    "социальн", "вконтакт", "=vk", "одноклассник",
 )
 #: Nowhere and anywhere are every venue: "nigdzie go nie wystawiaj", "don't post it anywhere", "никуда не выкладывай".
 _ANYWHERE = {"nowhere", "anywhere", "nigdzie", "gdziekolwiek", "никуда", "нигде", "куда-либо", "куда-нибудь"}
@@ -619,6 +624,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return None  # "public holidays", "public transport": an adjective ("make it public", "go public" publish)
     if word in _VERB_NOUNS and index and words[index - 1] in ("the", "a", "an", "this", "that", "my", "our", "your"):
         return None  # "just the text", "a call with the client": the noun, not the verb
+    if index > 1 and words[index - 1] == "-" and words[index - 2] in ("mid", "half"):
+        return None  # "we're mid-run till sunday": a state, not the verb
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
             return None if _is_past(word) else effect
@@ -713,6 +720,8 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
         return None
     place = next((k for k, w in enumerate(rest[:2]) if w in ("to", "on", "onto", "in", "into", "do", "na", "в", "на",
                                                             "к", "до", "poza", "w")), None)  # fmt: skip
+    if place is not None and word.startswith(_HANGING) and rest[place] in ("w", "na", "в", "на"):
+        return "publication"  # "Wybrany wariant zawiśnie w rejestracji": what is hung up anywhere is put up
     if place is None and word not in _ARRIVING_EN:
         # fronted: "На сайт фермы это попасть не должно", "Do klientów to nie może trafić"
         start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
@@ -1193,7 +1202,7 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                                        _DISJUNCTIVE or words[k] in ("and", "i", "и")), None)  # fmt: skip
                         hit = _scan(words, follow + 1, 3) if follow is not None else None
         members = []
-    found.extend(_structural(words))
+    found.extend(_structural(words, language))
     return found
 
 
@@ -1254,13 +1263,15 @@ _NOBODY = {"nikomu", "nikogo", "никому", "nobody", "anyone", "anybody", "n
 #: What points at the thing itself after a verb of seeing ("see it", "hears about this", "lay eyes on our…").
 _POINTING = {
     "it", "this", "that", "them", "these", "those", "about", "on", "of", "from", "tego", "go", "ją", "je", "ich",
-    "o", "tym",
-    "его", "ее", "их", "это", "об", "о", "про",
+    "o", "tym", "te", "tych",
+    "его", "ее", "их", "это", "об", "о", "про", "эти", "этих", "эту", "этот",
 }  # fmt: skip
 #: Verbs of seeing and learning: negated, with someone else as the subject, the thing is not to reach them.
 #: Verbs of hearing and learning: someone who is to hear it "from me" hears it from the speaker, not from us.
 _LEARNING = ("=hear", "dowie", "dowiedz", "usłysz", "узна", "услыш")
-_PERCEIVING = ("=see", "=learn", "=lay", "zobacz", "увид", *_LEARNING)
+_PERCEIVING = ("=see", "=learn", "=lay", "zobacz", "увид", "видет", "видят", "widzie", "widzia", *_LEARNING)
+#: Idioms of learning: "catch wind of it", "get wind of it", "find out about it".
+_LEARNING_IDIOMS = {("catch", "wind"), ("get", "wind"), ("gets", "wind"), ("catches", "wind"), ("find", "out")}
 #: Touching or editing a data object in a negated or "without" clause writes to it ("without touching the
 #: spreadsheet", "nie ruszaj arkusza", "журнал не правь"); a device stays physical ("не трогай котёл").
 _TOUCHING = (
@@ -1315,7 +1326,7 @@ def _object_after(words: list[str], index: int, end: int) -> int | None:
     return next((j for j in range(index + 1, end) if words[j] not in _DETERMINERS), None)
 
 
-def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
+def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
     """Prohibitions that the negation chains do not read: holding an action until later, keeping something private,
     touching a data object, an action fronted before a negative verb, an outbound message declared not needed."""
     sentence = _sentences(words)
@@ -1371,15 +1382,21 @@ def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
                 found.append((index, ForbiddenAction("external_transmission", f"{word} (to nobody)", word)))
         # "the supplier must never lay eyes on it", "not a single driver hears about this", "nikt się nie dowie",
         # "никто не должен увидеть": someone else is not to see or learn it
-        if _whole(_PERCEIVING, word) and not _is_past(word):
+        idiom = tuple(words[index : index + 2]) in _LEARNING_IDIOMS
+        if (_whole(_PERCEIVING, word) or idiom) and not _is_past(word):
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
             before = words[max(start, index - 5) : index]
             negated = any(
                 w in _TOUCH_NEGATIONS or w in _NOBODY or w in ("никто", "nikt", "single", "doesnt", "doesn't", "won't")
                 for w in before
             )
-            speaker = any(w in ("i", "we", "я", "мы", "ja", "my") for w in before)
-            pointing = any(w in _POINTING for w in [*before[-3:], *words[index + 1 : min(end, index + 4)]])
+            # postposed: "Франчайзи эти цифры видеть не должны"
+            negated = negated or (index + 1 < n and (post := _negated_necessity(words, index + 1)) is not None
+                                  and post[1][0] in ("nie", "не"))  # fmt: skip
+            last = index + 1 if idiom else index  # what they learn follows the idiom: "catch wind of the price rise"
+            # the speaker who will not see it ("I won't see it", "my nie zobaczymy"; English "my partner" is not one)
+            speaker = any(w in ("i", "we", "я", "мы", "ja") or (w == "my" and language == "pl") for w in before)
+            pointing = any(w in _POINTING for w in [*before[-3:], *words[last + 1 : min(end, last + 4)]])
             if negated and not speaker and start < index and pointing:
                 found.append((index, ForbiddenAction("external_transmission", f"{word} (not to see it)", word)))
         # 3. "without touching the spreadsheet", "nie ruszaj arkusza", "журнал не правь": a data object is written
@@ -1410,6 +1427,12 @@ def _structural(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
         if word in _WITH and (index == 0 or words[index - 1] in _SENTENCE_END or words[index - 1] in _CLAUSE_BREAK):
             target = _object_after(words, index, min(n, index + 4))
             effect = action_of(words, target) if target is not None else None
+            if target is not None and effect is None:
+                # "С распечаткой на стенд у служебного входа погоди": a thing taken to a venue, then a deferral
+                venue = next((k for k in range(target + 1, min(end, target + 4)) if _whole(_VENUES, words[k])), None)
+                wait = next((k for k in range(target + 1, min(end, target + 8)) if _operator(words, k)), None)
+                if venue is not None and wait is not None and words[wait] not in _PARTICLES | _N_WORDS:
+                    found.append((venue, ForbiddenAction("publication", f"{word} … {words[wait]}", words[venue])))
             if target is not None and effect is not None:
                 j = target + 1
                 if j < n and words[j] == ",":

@@ -36,6 +36,7 @@ from alicorn.models.intent.lexicon import (
     _NOT_HANDLING,
     _OUTBOUND_NOUNS,
     _PARTICLES,
+    _SENTENCE_END,
     _SERVERS,
     _VENUES,
     ForbiddenAction,
@@ -75,6 +76,8 @@ _KEEP_STATE = (
     "=leave", "=keep", "=stay", "=remain", "=must", "zostaw", "pozostaw", "zostać", "zostanie", "zostaje", "zostają",
     "zostaną", "pozostaje", "pozostanie", "pozostają", "niech", "оставь", "оставьте", "оставить", "оставлять",
     "останется", "остается", "остаются", "останутся", "пусть", "przetrw", "=survive",
+    # a modal of a state to come out in: "ma wyjść z tego nienaruszony", "должен остаться целым"
+    "ma", "mają", "musi", "muszą", "должен", "должна", "должно", "должны",
 )
 _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("as", "it", "is"), ("as", "they", "are"), ("as", "is"), ("as", "it", "was"), ("alone",), ("untouched",),
@@ -88,6 +91,10 @@ _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("as", "we", "found", "it"), ("byte", "for", "byte"), ("w", "tym", "samym", "stanie"), ("в", "том", "виде"),
     ("как", "есть"), ("как", "было"), ("в", "покое"), ("без", "изменений"), ("нетронутым",), ("нетронутыми",),
     ("нетронутой",), ("в", "том", "же", "виде"),
+    # "niech tak zostanie", "пусть так и остаётся", "keep it that way", "ma wyjść z tego nienaruszony", "intact"
+    ("tak", "zostanie"), ("tak", "zostaje"), ("tak", "zostaną"), ("так", "и", "остается"), ("так", "и", "останется"),
+    ("так", "и", "остаются"), ("that", "way"), ("it", "be"), ("them", "be"), ("nienaruszony",), ("nienaruszone",),
+    ("nienaruszona",), ("целым",), ("целой",), ("целыми",),
 )
 #: What an installation changes: "the installed version stays", "obecną wersję zostaw", "текущую версию не трогай".
 _VERSIONS = ("=version", "wersj", "верси")
@@ -104,6 +111,8 @@ _SETTINGS = (
 _TOUCH = (
     "touch", "ruszaj", "ruszajcie", "dotykaj", "трогай", "трогайте", "трогать", "касайся", "=tamper", "=mess",
     "дергай", "дергайте", "дергать", "szarp", "=fiddle",
+    # meddling: "к самому станку не лезь", "nie grzeb w sterowniku", "don't meddle with the pumps"
+    "лезь", "лезьте", "лезть", "grzeb", "=meddle",
 )
 _HANDLING = (
     "=stop", "=shut",
@@ -337,9 +346,16 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
             continue  # "all doors stayed shut": a report of how the night went
         start = next((k + 1 for k in range(verb - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
         named = _named_effects(words, start, index)
-        if not named and any(w in _PRONOUNS for w in words[start:verb]) and start:
+        # a pronoun, or a "so" that points back ("keep them that way", "пусть так и остаётся"): the clause before
+        pronoun = any(w in _PRONOUNS or w == "them" for w in words[start:index]) or phrase[0] in ("tak", "так", "that")
+        if not named and pronoun and start:
             before = next((k + 1 for k in range(start - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
             named = _named_effects(words, before, start)  # "that log is the only copy, so it stays as it is"
+        if not named and start and words[start - 1] in ("–", "—", "-"):
+            # "Plik z umowami, z którego korzystamy, współdzielimy z kadrami – ma wyjść z tego nienaruszony": after a
+            # dash the sentence's subject is kept (from the sentence's start, at most fifteen words)
+            first = next((k + 1 for k in range(start - 2, -1, -1) if words[k] in _SENTENCE_END), 0)
+            named = _named_effects(words, max(first, start - 16), start)
         states.append((index, phrase, verb, named))
     return states
 
@@ -585,6 +601,10 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
             found.append((index, ForbiddenAction("local_write", f"{' '.join(on_copy)} (the original untouched)", word)))
             continue
         from_me = any(tuple(words[k : k + 2]) in _FROM_ME for k in range(index + 1, index + 5))
+        through_me = any(tuple(words[k : k + 2]) in _THROUGH_ME for k in range(index + 1, index + 6))
+        if through_me and (word.startswith(_GOING) or word in ("go", "goes")):
+            found.append((index, ForbiddenAction("external_transmission", f"{word} … through me (the speaker)", word)))
+            continue  # "В головной офис выводы пойдут через меня", "it goes to the board through me"
         if from_me and (_whole(_RECEIVING, word) or _whole(_LEARNING, word)):
             found.append(
                 (index, ForbiddenAction("external_transmission", f"{word} … from me (the speaker tells)", word))
@@ -632,6 +652,9 @@ _RECEIVING = ("=get", "=receive", "dostaj", "dostan", "otrzym", "получ")
 _FROM_ME = {
     ("ode", "mnie"), ("od", "mnie"), ("from", "me"), ("от", "меня"), ("from", "us"), ("od", "nas"), ("от", "нас"),
 }  # fmt: skip
+#: Through the speaker: "выводы пойдут через меня", "pójdzie przeze mnie", "it goes through me".
+_THROUGH_ME = {("через", "меня"), ("через", "нас"), ("przeze", "mnie"), ("przez", "nas"), ("through", "me")}
+_GOING = ("пойд", "идут", "идет", "pójd", "pojd", "idzie", "idą", "trafi", "попад")
 _ONLY_ME = {("tylko", "ja"), ("only", "i"), ("только", "я"), ("wyłącznie", "ja"), ("лишь", "я")}
 #: Outside as the destination: "Наружу перевод пока не выпускай", "nothing leaves for outside".
 _OUTSIDE = {"наружу", "вовне", "zewnątrz", "outside"}
