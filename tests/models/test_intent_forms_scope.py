@@ -352,3 +352,29 @@ def test_a_remark_or_thanks_for_what_went_well_is_conversation(text: str) -> Non
 def test_thanks_followed_by_a_request_is_a_task() -> None:
     cue = kind_cue("Thanks for the rota. Now prepare the April one in two versions and don't publish it.")
     assert cue is not None and cue.kind == "task"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The fire inspector checked the bakery today and signed it all off. Great news!",
+        "Dziś ewakuacja próbna w szkole poszła świetnie, wszyscy wyszli w trzy minuty.",
+        "Провели учебную эвакуацию в школе, всё прошло спокойно. Просто хотела поделиться!",
+    ],
+)
+def test_an_inspection_or_a_training_evacuation_is_no_emergency(text: str) -> None:
+    cue = kind_cue(text)
+    assert cue is None or cue.kind != "alarm"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fire in the bakery, flames in the oven room!",
+        "Ogłoszono ewakuację, dym na korytarzu!",
+        "Эвакуация, дым в коридоре!",
+    ],
+)
+def test_a_real_fire_or_evacuation_still_is(text: str) -> None:
+    cue = kind_cue(text)
+    assert cue is not None and cue.kind == "alarm"

@@ -14,7 +14,8 @@ its clauses rather than from an alarm keyword alone.
                    капает вода";
                    fire, gas, an injury, someone trapped or a birth by its family of words ("flames", "ogień",
                    "пахнет газом", "hit her head … and bleeding", "przygniotło", "придавило", "zaczęła rodzić");
-                   a fire drill or fire safety is no fire;
+                   a fire drill, fire safety or a fire inspection is no fire, a training evacuation ("учебная
+                   эвакуация", "ewakuacja próbna") no evacuation;
                    an explicitly unknown person (a stranger, nieznajomy, посторонний…) seen right now ("right now",
                    "właśnie teraz", "прямо сейчас", "!") — "камера фиксирует постороннего прямо сейчас!"
     not now      a danger word under a nominal negation ("no smoke", "no alarms", "żadnych alarmów", "bez dymu",
@@ -34,15 +35,18 @@ from typing import Literal
 
 #: Danger words: an emergency on their own when not negated.
 EMERGENCY = re.compile(
-    # a fire drill or fire safety is no fire
-    r"\b(?:fire(?!\s+(?:drill|exercise|safety|extinguisher|door|regulation))|flames|smell(?:s|ing)? (?:of )?gas"
+    # a fire drill, fire safety or a fire inspection is no fire; a training evacuation is no evacuation
+    r"\b(?:fire(?!\s+(?:drill|exercise|safety|extinguisher|door|regulation|inspect\w*|officer|certificate))"
+    r"|flames|smell(?:s|ing)? (?:of )?gas"
     r"|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
     r"|(?:is|went|are) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!)"
     r"|\b(?:ogień|ognia|płomieni\w*|płonie|płoną|czuć gaz\w*|zapach gazu|śmierdzi gazem"
-    r"|pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|ewakuac\w*|awari\w*|padł\w*|nie działa"
+    r"|pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|awari\w*|padł\w*|nie działa"
+    r"|(?<!próbna )(?<!próbnej )ewakuac\w*(?!\w)(?! próbn)"
     r"|nie odpowiada|naruszeni\w*)"
     r"|(?<!\w)(?:огонь|огня|пламя|пламени|загорел\w*|возгорани\w*|запах газа|пахнет газом"
-    r"|пожар(?!\w*\s+учени)\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|эвакуац\w*|авари\w*"
+    r"|пожар(?!\w*\s+учени)\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|авари\w*"
+    r"|(?<!учебная )(?<!учебную )(?<!учебной )эвакуац\w*"
     r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога)",
     re.IGNORECASE,
 )
