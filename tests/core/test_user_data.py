@@ -96,6 +96,26 @@ def test_the_projects_data_sources_are_found(tmp_path: Path) -> None:
     assert sum("read alarms (project data source)" in line for line in turn.report.evidence) == 2
 
 
+def test_a_projects_files_of_different_shapes_are_merged_without_sharing_an_id(tmp_path: Path) -> None:
+    folder = tmp_path / "srv"
+    folder.mkdir()
+    (folder / "a.csv").write_text("Time;Camera;Zone;Event;Score\n30.11.2026 01:00;c1;yard;Car;0,9\n", encoding="utf-8")
+    (folder / "b.csv").write_text(
+        "id,ts,camera,zone,type,confidence\n1,2026-11-30T02:00:00,c2,yard,tamper,1\n", encoding="utf-8"
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "alicorn.toml").write_text(f'[projects.ops.data]\nalarms = "{folder}/*.csv"\n', encoding="utf-8")
+    _app, core = _core(home)
+    turn = _ask(core, ALARMS, project="ops")
+    assert turn.report is not None and "2 events need a human, of 2 alarms" in turn.report.headline, turn.report
+    # the log without ids is numbered after the other's highest id, never as a second "alarm 1"
+    assert sorted(line.split(" at ")[0] for line in turn.report.result if line.startswith("alarm ")) == [
+        "alarm 1",
+        "alarm 2",
+    ], turn.report.result
+
+
 def test_no_data_is_a_question_naming_what_and_how_then_the_answer_gives_it(tmp_path: Path) -> None:
     app, core = _core(tmp_path / "home", workdir=tmp_path)
     turn = _ask(core, ALARMS)

@@ -185,7 +185,7 @@ def stage(located: Sequence[Located], into: Path) -> Path:
                     name = f"{finding.first.isoformat()}-{name}"  # the transcript reader orders files by date
                 shutil.copyfile(finding.path, into / name)
         elif want.format == "csv" and (len(item.chosen) > 1 or not item.chosen[0].as_is):
-            (into / want.file).write_text(_staged_csv([f.path for f in item.chosen], want), encoding="utf-8")
+            (into / want.file).write_text(_staged_csv(item.chosen, want), encoding="utf-8")
         else:
             shutil.copyfile(item.chosen[0].path, into / want.file)
     return into
@@ -223,19 +223,29 @@ def _links(folder: str, names: list[str]) -> list[str]:
     return [n for n in names if (Path(folder) / n).is_symlink() or n == ".alicorn"]
 
 
-def _staged_csv(paths: Sequence[Path], want: DataInput) -> str:
+def _staged_csv(findings: Sequence[Finding], want: DataInput) -> str:
     """Rows of one input's CSV files as the plan reads them (`staged_rows`: fields under their own names, dates in
-    ISO form, rows numbered across the files when they lack the numbered field), under the first file's header
-    (columns the others lack are empty)."""
+    ISO form, values and numbers in the plan's form), under the first file's header (columns the others lack are
+    empty). Files that lack the numbered field get numbers after the highest one the other files hold, so no two
+    rows share one."""
+    staged = [(finding.numbered, *staged_rows(finding.path, want)) for finding in findings]
+    field = want.numbered
+    held = [
+        int(row[field])
+        for numbered, _header, rows in staged
+        if field is not None and not numbered
+        for row in rows
+        if str(row.get(field, "")).strip().isdigit()
+    ]
+    number = max(held, default=0) + 1
     out = io.StringIO()
-    writer: csv.DictWriter[str] | None = None
-    number = 1
-    for path in paths:
-        header, rows = staged_rows(path, want, start=number)
-        number += len(rows)
-        if writer is None:
-            writer = csv.DictWriter(out, fieldnames=header, extrasaction="ignore")
-            writer.writeheader()
+    writer = csv.DictWriter(out, fieldnames=staged[0][1], extrasaction="ignore")
+    writer.writeheader()
+    for numbered, _header, rows in staged:
+        if field is not None and numbered:
+            for row in rows:
+                row[field] = str(number)
+                number += 1
         writer.writerows(rows)
     return out.getvalue()
 

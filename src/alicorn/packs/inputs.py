@@ -333,9 +333,9 @@ def _csv(path: Path, want: DataInput) -> Finding:
                    renumbered)  # fmt: skip
 
 
-def staged_rows(path: Path, want: DataInput, start: int = 1) -> tuple[list[str], list[dict[str, str]]]:
+def staged_rows(path: Path, want: DataInput) -> tuple[list[str], list[dict[str, str]]]:
     """A fitting CSV's header and rows as the plan reads them: fields under their own names, date columns in ISO
-    form, rows numbered from `start` when the file lacks `want.numbered`, values and numbers in the plan's form;
+    form, rows numbered from 1 when the file lacks `want.numbered`, values and numbers in the plan's form;
     other columns kept as they are."""
     _separator, header, rows = _table(path.read_text(encoding="utf-8-sig"))
     columns, _ = match_header(header, want)
@@ -350,7 +350,7 @@ def staged_rows(path: Path, want: DataInput, start: int = 1) -> tuple[list[str],
             for row, value in zip(out, dates.values, strict=True):
                 row[name] = value
     if want.numbered is not None and want.numbered not in columns:
-        for number, row in enumerate(out, start=start):
+        for number, row in enumerate(out, start=1):
             row[want.numbered] = str(number)
     for name in want.values:
         if name in columns:
