@@ -132,13 +132,67 @@ class Given:
     expect: dict[str, Any]
 
 
-def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
+def _write_csv(
+    path: Path, header: Sequence[str], rows: Sequence[Mapping[str, Any]], kind: str = "", language: str = "en"
+) -> None:
+    """Rows as the plan's own CSV form, or (`--shape own`, for `kind` alarms or jobs) as a person's spreadsheet of
+    `language` would write them (see OWN_SHAPES)."""
+    delimiter = ","
+    if SHAPE == "own" and kind in OWN_SHAPES:
+        delimiter, names, forms = OWN_SHAPES[kind][language]
+        rows = [{names.get(k, k): forms.get(k, str)(v) for k, v in row.items() if k in header} for row in rows]
+        header = [names.get(h, h) for h in header if not (kind == "alarms" and h == "id")]  # no ids: Core numbers
+        rows = [{k: v for k, v in row.items() if k in header} for row in rows]
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(header), lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=list(header), lineterminator="\n", delimiter=delimiter)
     writer.writeheader()
     for row in rows:
         writer.writerow(row)
     path.write_text(out.getvalue(), encoding="utf-8")
+
+
+#: `--shape plain` writes the plans' own form; `--shape own` the forms people's files have (main sets it).
+SHAPE = "plain"
+
+
+def _stamp(pattern: str) -> Callable[[Any], str]:
+    return lambda value: datetime.fromisoformat(str(value)).strftime(pattern)
+
+
+def _decimal_comma(value: Any) -> str:
+    return str(value).replace(".", ",")
+
+
+def _words(mapping: Mapping[str, str]) -> Callable[[Any], str]:
+    return lambda value: mapping.get(str(value), str(value))
+
+
+#: Per kind and language: the separator, the header names and how values are written in a person's own file.
+OWN_SHAPES: dict[str, dict[str, tuple[str, dict[str, str], dict[str, Callable[[Any], str]]]]] = {
+    "alarms": {
+        "en": (",", {"ts": "Timestamp", "camera": "Camera", "zone": "Area", "type": "Event Type", "confidence": "Score",
+                     "note": "Note"},
+               {"ts": _stamp("%Y-%m-%d %H:%M:%S"), "type": _words({"person": "Person", "vehicle": "Car",
+                "offline": "Video Loss", "tamper": "Tampering", "light_change": "Light change"})}),
+        "pl": (";", {"ts": "Czas", "camera": "Kamera", "zone": "Strefa", "type": "Typ", "confidence": "Pewność",
+                     "note": "Uwagi"},
+               {"ts": _stamp("%d.%m.%Y %H:%M:%S"), "confidence": _decimal_comma, "type": _words({"person": "osoba",
+                "vehicle": "samochód", "animal": "zwierzę", "motion": "ruch", "tamper": "sabotaż",
+                "offline": "brak sygnału", "light_change": "zmiana oświetlenia"})}),
+        "ru": (";", {"ts": "Время", "camera": "Камера", "zone": "Зона", "type": "Тип", "confidence": "Уверенность",
+                     "note": "Примечание"},
+               {"ts": _stamp("%d.%m.%Y %H:%M:%S"), "confidence": _decimal_comma, "type": _words({"person": "человек",
+                "vehicle": "машина", "animal": "животное", "motion": "движение", "tamper": "саботаж",
+                "offline": "нет сигнала", "light_change": "изменение освещения"})}),
+    },
+    "jobs": {
+        "en": (",", {"job_id": "Job", "date": "Started", "duration_s": "Duration"}, {"date": _stamp("%Y-%m-%d 09:%M")}),
+        "pl": (";", {"job_id": "Zadanie", "date": "Data", "duration_s": "czas_s"},
+               {"date": _stamp("%d.%m.%Y"), "duration_s": _decimal_comma}),
+        "ru": (";", {"job_id": "Задача", "date": "Дата", "duration_s": "Секунды"},
+               {"date": _stamp("%d.%m.%Y"), "duration_s": _decimal_comma}),
+    },
+}  # fmt: skip
 
 
 def _digests(folder: Path, names: Sequence[str]) -> dict[str, str]:
@@ -196,10 +250,11 @@ def make_alarms(folder: Path, rng: random.Random, language: str, today: date) ->
     if language == "pl":  # two files, one per day: Core reads both and merges them
         names = [f"kamery-{d.isoformat()}.csv" for d in days]
         for name, day in zip(names, days, strict=True):
-            _write_csv(folder / name, ALARM_COLUMNS, [r for r in written if r["ts"].startswith(day.isoformat())])
+            of_day = [r for r in written if r["ts"].startswith(day.isoformat())]
+            _write_csv(folder / name, ALARM_COLUMNS, of_day, "alarms", language)
     else:
         names = ["camera-log.csv" if language == "en" else "журнал-камер.csv"]
-        _write_csv(folder / names[0], ALARM_COLUMNS, written)
+        _write_csv(folder / names[0], ALARM_COLUMNS, written, "alarms", language)
     return Given(folder, _digests(folder, names), {"day": days[1].isoformat(), **_triage(rows, days[1])})
 
 
@@ -314,7 +369,7 @@ def make_incident(folder: Path, rng: random.Random, language: str, today: date) 
                          "cache_hit": "true" if cache else "false", "duration_s": f"{seconds:.1f}"})  # fmt: skip
     name = {"en": "farm-jobs.csv", "pl": "zadania-farmy.csv", "ru": "farm-log-november.csv"}[language]
     header = ("job_id", "date", "host", "renderer_version", "scene", "resolution", "frames", "cache_hit", "duration_s")
-    _write_csv(folder / name, header, rows)
+    _write_csv(folder / name, header, rows, "jobs", language)
     return Given(folder, _digests(folder, [name]), {"split_date": slow_from.isoformat(), "hypotheses": 3})
 
 
@@ -848,6 +903,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--show-reports", action="store_true", help="print every report (failed ones always are)")
     parser.add_argument("--keep", type=Path, help="keep the generated data and the homes in this (new) folder")
     parser.add_argument("--json", type=Path, help="also write every figure to this JSON file")
+    parser.add_argument(
+        "--shape",
+        choices=("plain", "own"),
+        default="plain",
+        help="plain: the logs in the plans' own CSV form; own: as people's spreadsheets write them (their own "
+        "headers, ';' and decimal commas in pl/ru, day-first or spaced dates, alarm types in words, no alarm ids)",
+    )
     args = parser.parse_args(argv)
     if args.reps is None:
         args.reps = 1 if args.quick else 3
@@ -856,6 +918,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    global SHAPE
+    SHAPE = args.shape
     from alicorn.clock import PIN_VARIABLE, format_time
     from alicorn.demo import AS_OF
 
