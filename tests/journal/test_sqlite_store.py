@@ -269,3 +269,43 @@ def test_conflicting_writer_sees_the_other_handle(tmp_path: Path) -> None:
         (second,) = b.append("run-1", [Draft("k", "t", {})], expect=1)
         assert second.prev == first.hash
         assert a.read("run-1") == [first, second]
+
+
+def _pages_written_since(wal: Path, offset: int, page_size: int) -> list[int]:
+    """The page numbers of the WAL frames after byte `offset` (each frame: a 24-byte header, the page number in its
+    first four bytes big-endian, then the page)."""
+    data = wal.read_bytes()[offset:]
+    frame = 24 + page_size
+    return [int.from_bytes(data[i : i + 4], "big") for i in range(0, len(data) - frame + 1, frame)]
+
+
+def test_a_step_that_keeps_the_run_status_writes_no_page_of_the_summary_indexes(tmp_path: Path) -> None:
+    """Each append rewrites the run's summary row; an append that changes neither indexed column (status, created:
+    nearly every step of a run) must leave both indexes' pages alone, else every durable step writes and fsyncs
+    two more pages (SQLite rewrites an index whose column an UPDATE sets, even to the value it had)."""
+    path = tmp_path / "j.db"
+    with SQLiteStore(path) as store:
+        plan = {"goal": "g", "nodes": [{"node_id": "a"}, {"node_id": "b"}]}
+        store.append("run-1", [Draft("run.created", "2026-12-01T08:00:00Z", {"plan": plan})], expect=0)
+        conn = store.raw_connection()
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        roots = {
+            name: page
+            for name, page in conn.execute(
+                "SELECT name, rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'run_summaries' "
+                "AND name NOT LIKE 'sqlite_autoindex%'"  # the primary key's: `stream` never changes
+            )
+        }
+        assert set(roots) == {"run_summaries_by_created", "run_summaries_by_status"}
+        wal = path.with_name(path.name + "-wal")
+        before = wal.stat().st_size
+        step = [Draft("node.succeeded", "2026-12-01T08:00:01Z", {"node": "a", "attempt": 1})]
+        store.append("run-1", step, expect=1)
+        written = _pages_written_since(wal, before, page_size)
+        assert written, "the step's commit wrote no page to the WAL"
+        assert not set(written) & set(roots.values()), f"index pages rewritten: {written} (roots {roots})"
+        (summary,) = store.run_summaries(limit=None)
+        assert (summary.succeeded, summary.events, summary.status) == (1, 2, "running")
+        # A change of status still moves the row in the status index.
+        store.append("run-1", [Draft("run.blocked", "2026-12-01T08:00:02Z", {"nodes": ["b"], "reason": "r"})], expect=2)
+        assert [s.status for s in store.run_summaries(limit=None, status="blocked")] == ["blocked"]

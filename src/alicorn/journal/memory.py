@@ -114,7 +114,7 @@ class InMemoryStore(JournalStore):
         staged = tx.summaries.get(stream) if isinstance(tx, _Staged) else None
         return staged if staged is not None else self._summaries.get(stream)
 
-    def _put_summary_txn(self, tx: _Staged, summary: RunSummary) -> None:
+    def _put_summary_txn(self, tx: _Staged, summary: RunSummary, previous: RunSummary | None = None) -> None:
         tx.summaries[summary.stream] = summary
 
     def _summaries_txn(self, tx: object, limit: int | None, status: str | None) -> list[RunSummary]:

@@ -732,7 +732,8 @@ class PostgresJournalStore(JournalStore):
             row = tx.execute(f"SELECT {_SUMMARY_COLUMNS} FROM {SUMMARY_TABLE} WHERE stream = %s", (stream,)).fetchone()
         return None if row is None else _summary(row)
 
-    def _put_summary_txn(self, tx: _Tx, summary: RunSummary) -> None:
+    def _put_summary_txn(self, tx: _Tx, summary: RunSummary, previous: RunSummary | None = None) -> None:
+        # PostgreSQL leaves the indexes alone by itself when their columns' values did not change (a HOT update).
         # Queued: it rides in the pipeline of the append's insert, or is sent before the commit (`_Tx.flush`).
         tx.queued.append((_UPSERT_SUMMARY, _summary_params(summary)))
 

@@ -418,10 +418,28 @@ class SQLiteStore(JournalStore):
             self._read_failed(exc, f"the run summary of {stream!r} cannot be read", stream)
         return None if row is None else self._summary(row)
 
-    def _put_summary_txn(self, tx: sqlite3.Connection, summary: RunSummary) -> None:
+    def _put_summary_txn(self, tx: sqlite3.Connection, summary: RunSummary, previous: RunSummary | None = None) -> None:
+        if previous is not None and (previous.status, previous.created) == (summary.status, summary.created):
+            # Most appends change neither indexed column. SQLite rewrites an index whose column an UPDATE sets, even
+            # to the same value (two more pages in the WAL, written and fsynced with every step), so only the
+            # columns that are in no index are set here.
+            tx.execute(
+                "UPDATE run_summaries SET goal = ?, nodes = ?, succeeded = ?, events = ?, bytes = ?, finished = ?, "
+                "last_seq = ?, archived_bytes = ? WHERE stream = ?",
+                (
+                    summary.goal,
+                    summary.nodes,
+                    summary.succeeded,
+                    summary.events,
+                    summary.bytes,
+                    summary.finished,
+                    summary.last_seq,
+                    summary.archived_bytes,
+                    summary.stream,
+                ),
+            )
+            return
         tx.execute(
-            # An upsert, not INSERT OR REPLACE: an index whose columns did not change (most appends change
-            # neither `created` nor `status`) is left as it is.
             f"INSERT INTO run_summaries ({_SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (stream) DO UPDATE SET status = excluded.status, goal = excluded.goal, "
             "nodes = excluded.nodes, succeeded = excluded.succeeded, events = excluded.events, "

@@ -259,9 +259,10 @@ class JournalStore(ABC):
         if self.summaries_kept:
             # The run's summary row, in this transaction: it commits with the events or not at all. Written before
             # them so an engine can send both in one round trip; a new stream has no row to read yet.
-            summary = advance(self._summary_txn(tx, stream) if actual else None, events)
+            previous = self._summary_txn(tx, stream) if actual else None
+            summary = advance(previous, events)
             if summary is not None:
-                self._put_summary_txn(tx, summary)
+                self._put_summary_txn(tx, summary, previous)
         self._insert_txn(tx, events)
         self.crash.hit("mid_append")
         return events
@@ -679,8 +680,9 @@ class JournalStore(ABC):
         """The run's summary row, or None (not a run, or no such stream)."""
 
     @abstractmethod
-    def _put_summary_txn(self, tx: Any, summary: RunSummary) -> None:
-        """Write the run's summary row (insert or replace), in the caller's write transaction."""
+    def _put_summary_txn(self, tx: Any, summary: RunSummary, previous: RunSummary | None = None) -> None:
+        """Write the run's summary row (insert or replace), in the caller's write transaction. `previous` is the row
+        as it was read in this transaction, when the caller has it: an engine may then write only what changed."""
 
     @abstractmethod
     def _summaries_txn(self, tx: Any, limit: int | None, status: str | None) -> list[RunSummary]:
