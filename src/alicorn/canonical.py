@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from json.encoder import encode_basestring
 from typing import Any
 
 _encoder = json.JSONEncoder(
@@ -17,6 +18,16 @@ _encoder = json.JSONEncoder(
 
 def dumps(value: Any) -> str:
     """Encode `value` as canonical JSON text. Raises ValueError for NaN/infinity, TypeError for non-JSON."""
+    return _encoder.encode(value)
+
+
+def dumps_str(value: str) -> str:
+    """`dumps` of a string: the same text, without the encoder's dispatch on the value's type (a journal event's
+    stream, kind, time and previous hash are encoded this way on every append). Anything but a str goes through
+    `dumps`, so the answer is always `dumps(value)`'s."""
+    if type(value) is str:
+        # What JSONEncoder.encode does for a str when ensure_ascii is off.
+        return encode_basestring(value)
     return _encoder.encode(value)
 
 

@@ -352,12 +352,17 @@ _FORMAT_HINTS = (
 )  # fmt: skip
 
 
+#: The hints as one alternation each: one scan of the lowered text instead of one `in` test per hint (every journaled
+#: event is probed, so this is on every step's path). The same answer as `any(hint in lowered for hint in hints)`.
+_FORMAT_HINT_SCAN = re.compile("|".join(map(re.escape, _FORMAT_HINTS)))
+_CREDENTIAL_HINT_SCAN = re.compile("|".join(map(re.escape, _CREDENTIAL_HINTS)))
+
+
 def might_hold_credential(text: str, categories: frozenset[str] = CREDENTIAL_CATEGORIES) -> bool:
     """False when `text` cannot hold anything a detector of `categories` finds (a fast test before
     `scrub_secrets`); the format detectors alone need fewer hints than the keyword ones."""
-    lowered = text.lower()
-    hints = _FORMAT_HINTS if categories <= FORMAT_CREDENTIALS else _CREDENTIAL_HINTS
-    return any(hint in lowered for hint in hints)
+    scan = _FORMAT_HINT_SCAN if categories <= FORMAT_CREDENTIALS else _CREDENTIAL_HINT_SCAN
+    return scan.search(text.lower()) is not None
 
 
 def scrub_secrets(text: str, categories: frozenset[str] = SECRET_CATEGORIES) -> tuple[str, int]:

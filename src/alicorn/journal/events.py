@@ -69,7 +69,7 @@ def seal(stream: str, seq: int, prev: str, draft: Draft, data_text: str | None =
         data_text = canonical.dumps(draft.data)
     # The canonical JSON of the body {stream, seq, kind, at, data, prev}, its keys in sorted order, assembled around
     # the data's text so the data is encoded once (a test checks it equals canonical.dumps of the body).
-    encode = canonical.dumps
+    encode = canonical.dumps_str
     body_text = (
         f'{{"at":{encode(draft.at)},"data":{data_text},"kind":{encode(draft.kind)},"prev":{encode(prev)},'
         f'"seq":{int(seq)},"stream":{encode(stream)}}}'

@@ -13,7 +13,7 @@ Only a stream whose first event is `run.created` is a run; other streams (conver
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from alicorn.journal.events import Event
 
@@ -71,14 +71,19 @@ def advance(previous: RunSummary | None, events: Sequence[Event]) -> RunSummary 
         elif kind == "run.finished":
             status, finished = str(event.data.get("status", status)), event.at
         size += _size(event)
-    return replace(
-        summary,
-        status=status,
-        succeeded=succeeded,
-        finished=finished,
-        events=summary.events + len(events),
-        bytes=summary.bytes + size,
-        last_seq=events[-1].seq if events else summary.last_seq,
+    # Built directly, not with dataclasses.replace (which inspects the fields on every call): once per append.
+    return RunSummary(
+        summary.stream,
+        status,
+        summary.goal,
+        summary.nodes,
+        succeeded,
+        summary.events + len(events),
+        summary.bytes + size,
+        summary.created,
+        finished,
+        events[-1].seq if events else summary.last_seq,
+        summary.archived_bytes,
     )
 
 
