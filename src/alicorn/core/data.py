@@ -95,9 +95,9 @@ def _candidates(path: Path, want: DataInput) -> list[Path]:
     own = path / want.file
     if own.is_file():
         return [own]
-    suffix = ".csv" if want.format == "csv" else ".json"
+    suffixes = {".csv"} if want.format == "csv" else {".json", *((".vtt", ".srt", ".txt") if want.captions else ())}
     try:
-        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == suffix)
+        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in suffixes)
     except OSError:
         return []
 
@@ -166,9 +166,11 @@ def locate(want: DataInput, sources: DataSources, texts: Sequence[str]) -> Locat
     return Located(want, (), "", tuple(problems), tuple(refused))
 
 
-def stage(located: Sequence[Located], into: Path) -> Path:
-    """Copy the chosen files under the names the plan reads; returns the data root (`into`)."""
+def stage(located: Sequence[Located], into: Path, documents: Mapping[Path, tuple[str, str]] | None = None) -> Path:
+    """Copy the chosen files under the names the plan reads; returns the data root (`into`). `documents` replaces a
+    file by (name, text) written in its place: a caption transcript staged as the pack's JSON."""
     into.mkdir(parents=True, exist_ok=True)
+    documents = documents or {}
     for item in located:
         want = item.input
         if not item.chosen:
@@ -180,6 +182,10 @@ def stage(located: Sequence[Located], into: Path) -> Path:
             shutil.copytree(item.chosen[0].path, target, symlinks=False)
         elif want.format == "json_files":
             for finding in item.chosen:
+                if finding.path in documents:
+                    name, text = documents[finding.path]
+                    (into / name).write_text(text, encoding="utf-8")
+                    continue
                 name = finding.files[0] if finding.files else finding.path.name
                 if finding.first is not None and not re.match(r"\d{4}-\d{2}-\d{2}", name):
                     name = f"{finding.first.isoformat()}-{name}"  # the transcript reader orders files by date
@@ -273,6 +279,7 @@ def evidence(located: Sequence[Located]) -> list[dict[str, Any]]:
                     **({"unknown": [list(u) for u in f.unknown]} if f.unknown else {}),
                     **({"delimiter": f.delimiter} if f.delimiter != "," else {}),
                     **({"renumbered": f.renumbered} if f.renumbered else {}),
+                    **({"captions": f.captions, "speakers": list(f.speakers)} if f.captions else {}),
                 }
                 for f in item.chosen
             ],

@@ -17,6 +17,7 @@ The run's data root is the staged folder; the report's evidence names every file
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -26,16 +27,22 @@ from alicorn.app import App
 from alicorn.context.artifacts import ArtifactStore
 from alicorn.context.tap import JournalTap
 from alicorn.core.advice import how_to_attach
+from alicorn.core.consent import consent_question, read_consent
 from alicorn.core.conversation import ConversationState
 from alicorn.core.data import DataSources, Located, evidence, locate, stage
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.report import Report
 from alicorn.i18n import tr, tr_marked
+from alicorn.models.intent.langid import identify
+from alicorn.packs.captions import read_captions, transcript_of
+from alicorn.packs.inputs import Finding
 from alicorn.packs.workflow import Workflow
 from alicorn.periods import Period, coverage
 
 #: How often Core asks for data before it stops asking and reports what is missing.
 MAX_DATA_QUESTIONS = 3
+#: How often Core asks for the consent a transcript does not record before it takes nobody's as given.
+MAX_CONSENT_QUESTIONS = 2
 
 
 def sources_for(app: App, state: ConversationState, intent: IntentEnvelope, samples: Path | None) -> DataSources:
@@ -194,9 +201,94 @@ def gather(
             )
         tap.append("clarification.asked", {"question": question, "data": missing})
         return False
-    root = stage(located, app.home / "inputs" / state.id)
-    tap.append("data.found", {"workflow": workflow.id, "root": str(root.resolve()), "inputs": evidence(located)})
+    captioned = {_shown(f): f for item in located for f in item.chosen if f.captions}
+    documents: dict[Path, tuple[str, str]] = {}
+    stated: dict[str, Any] = {}
+    if captioned:
+        stated_consent = _consents(state, captioned, tap, language)
+        if stated_consent is None:
+            return False
+        consents, by = stated_consent
+        documents, stated = _caption_documents(state, captioned, consents, by, tap.now(), language)
+    root = stage(located, app.home / "inputs" / state.id, documents)
+    found = evidence(located)
+    for item in found:
+        for file in item["files"]:
+            file.update(stated.get(file["name"], {}))
+    tap.append("data.found", {"workflow": workflow.id, "root": str(root.resolve()), "inputs": found})
     return True
+
+
+def _shown(finding: Finding) -> str:
+    return finding.files[0] if finding.files else finding.path.name
+
+
+def _consents(
+    state: ConversationState, captioned: dict[str, Finding], tap: JournalTap, language: str
+) -> tuple[dict[str, bool], str] | None:
+    """Each speaker's consent and who stated it, from the answer to Core's consent question; None when the question
+    was asked (again) now. A second answer that says nothing clear counts as nobody's consent."""
+    speakers = list(dict.fromkeys(name for f in captioned.values() for name in f.speakers))
+    asked = [i for i, q in enumerate(state.questions) if q.get("consent")]
+    answer = state.answers[asked[-1]] if asked and len(state.answers) > asked[-1] else None
+    if answer is not None:
+        read = read_consent(str(answer.get("text", "")), speakers)
+        by = str(answer.get("by") or "the person asked")
+        if read is not None:
+            return read, by
+        if len(asked) >= MAX_CONSENT_QUESTIONS:
+            return dict.fromkeys(speakers, False), by
+    question = consent_question({name: f.speakers for name, f in captioned.items()}, language)
+    if answer is not None:
+        question = tr(language, "I could not tell who agreed from “{answer}”.", answer=str(answer["text"])[:200]) + (
+            " " + question
+        )
+    tap.append(
+        "clarification.asked", {"question": question, "consent": {n: list(f.speakers) for n, f in captioned.items()}}
+    )
+    return None
+
+
+def _caption_documents(
+    state: ConversationState,
+    captioned: dict[str, Finding],
+    consents: dict[str, bool],
+    by: str,
+    now: str,
+    language: str,
+) -> tuple[dict[Path, tuple[str, str]], dict[str, dict[str, Any]]]:
+    """Each caption transcript as the pack's JSON (under a dated name), and what the report says of it."""
+    documents: dict[Path, tuple[str, str]] = {}
+    stated: dict[str, dict[str, Any]] = {}
+    for shown, finding in captioned.items():
+        captions = read_captions(finding.path.read_text(encoding="utf-8-sig"), shown)
+        day = captions.stated_date or date.fromisoformat(state.received_at[:10])
+        guessed = identify(" ".join(cue.text for cue in captions.cues[:200])).language
+        spoken = guessed if guessed in ("en", "pl", "ru") else language
+        own = {name: consents.get(name, False) for name in captions.speakers}
+        document = transcript_of(
+            captions,
+            title=re.sub(r"^\d{4}-\d{2}-\d{2}[-_ ]*", "", Path(shown).stem) or Path(shown).stem,
+            day=day,
+            language=spoken,
+            consents=own,
+            consent_at=now,
+            source=f"{shown}: {captions.kind} transcript with no ASR confidence; consent stated by {by} at {now}",
+        )
+        stem = Path(shown).stem
+        name = f"{stem}.json" if stem[:10] == day.isoformat() else f"{day.isoformat()}-{stem}.json"
+        documents[finding.path] = (name, json.dumps(document, ensure_ascii=False, indent=1))
+        stated[shown] = {
+            "consent": {
+                "by": by,
+                "agreed": [n for n, ok in own.items() if ok],
+                "not": [n for n, ok in own.items() if not ok],
+            },
+            "dated": "stated" if captions.stated_date else "request",
+            "staged_as": name,
+            "transcript_language": spoken,
+        }
+    return documents, stated
 
 
 def check_coverage(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from alicorn.core.consent import consent_said
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState
 from alicorn.core.report import OUTCOME_LABELS, Outcome, Report, run_facts
@@ -229,13 +230,49 @@ def read_lines(data: Mapping[str, Any] | None, language: str) -> list[str]:
                 "span": span if f["first"] else "—",
             }
             if item.get("format") == "json_files":
-                lines.append(tr(language, "given {input} ({source}): {path}, sha256 {sha}…, dates {span}", **values))
+                line = tr(language, "given {input} ({source}): {path}, sha256 {sha}…, dates {span}", **values)
+                lines.append("; ".join([line, *_captioned(f, language)]))
             else:
                 line = tr(
                     language, "read {input} ({source}): {path}, sha256 {sha}…, {rows} rows, dates {span}", **values
                 )
                 lines.append("; ".join([line, *_staging(f, language)]))
     return lines
+
+
+def _captioned(file: Mapping[str, Any], language: str) -> list[str]:
+    """What Core did with a caption or text transcript: its kind and speakers, whose consent was stated by whom, the
+    date it was given, and the name it was staged under (empty for the pack's own JSON)."""
+    if not file.get("captions"):
+        return []
+    said = [
+        tr(
+            language,
+            "a {kind} transcript with no ASR confidence, speakers: {speakers}",
+            kind=file["captions"],
+            speakers=", ".join(file.get("speakers", [])),
+        )
+    ]
+    consent = file.get("consent")
+    if isinstance(consent, Mapping):
+        said.append(
+            consent_said(
+                {**dict.fromkeys(consent.get("agreed", []), True), **dict.fromkeys(consent.get("not", []), False)},
+                str(consent.get("by", "")),
+                language,
+            )
+        )
+    if file.get("dated") == "request" and file.get("staged_as"):
+        said.append(
+            tr(
+                language,
+                "no date in the file: dated {day}, the day of the request",
+                day=str(file["staged_as"])[:10],
+            )
+        )
+    if file.get("staged_as"):
+        said.append(tr(language, "staged as {name}", name=file["staged_as"]))
+    return said
 
 
 def _staging(file: Mapping[str, Any], language: str) -> list[str]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from alicorn.i18n import N_
+from alicorn.packs.captions import NotCaptions, read_captions
 from alicorn.packs.stamps import day_of, read_column
 
 InputFormat = Literal["csv", "json", "json_files", "tree"]
@@ -32,6 +33,8 @@ InputFormat = Literal["csv", "json", "json_files", "tree"]
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 #: The most files a folder input may hold.
 MAX_TREE_FILES = 5000
+#: The most segments a caption or text transcript may hold (as the notes pack's transcript allows).
+MAX_CAPTION_SEGMENTS = 5000
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
@@ -58,6 +61,9 @@ class DataInput:
       knows and the other ways people write it ("car" for `vehicle`), matched ignoring case and separators; the
       staged copy writes the plan's word, and a value that is none of them is kept as written and said in the
       report's evidence (the plan will treat it as nothing it knows).
+    - `captions`: a `json_files` input of transcripts that also takes what meeting tools and people write (WebVTT,
+      SubRip, "Name: words" lines; `alicorn.packs.captions`): such a file fits with its speakers named, and Core
+      asks for their consent and stages it as the pack's JSON.
     """
 
     name: str
@@ -73,6 +79,7 @@ class DataInput:
     numbered: str | None = None
     values: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     number_fields: tuple[str, ...] = ()
+    captions: bool = False
 
     def value_of(self, name: str, value: str) -> str | None:
         """The plan's word for `value` of field `name` (itself when it is one), None when it knows none."""
@@ -127,6 +134,10 @@ class Finding:
     #: For a CSV: its separator, and how many numbers the staged copy writes with a decimal point.
     delimiter: str = ","
     renumbered: int = 0
+    #: For a caption or text transcript (`DataInput.captions`): its kind ("webvtt", "srt", "text") and its speakers'
+    #: names, in order; "" and () for anything else.
+    captions: str = ""
+    speakers: tuple[str, ...] = ()
 
     @property
     def as_is(self) -> bool:
@@ -369,6 +380,8 @@ def _json(path: Path, want: DataInput) -> Finding:
     if isinstance(read, Finding):
         return read
     text, raw = read
+    if want.captions and not text.lstrip().startswith(("{", "[")):
+        return _captions(path, text, raw)
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
@@ -381,6 +394,21 @@ def _json(path: Path, want: DataInput) -> Finding:
                     what=want.name)  # fmt: skip
     first, last = _days([doc.get(want.span_field)]) if want.span_field else (None, None)
     return Finding(path, None, hashlib.sha256(raw).hexdigest(), len(raw), 1, first, last, (path.name,))
+
+
+def _captions(path: Path, text: str, raw: bytes) -> Finding:
+    """A transcript as a meeting tool or a person wrote it: fits when it names its speakers."""
+    try:
+        read = read_captions(text, path.name)
+    except NotCaptions:
+        return _bad(path, N_("{file} is neither a JSON transcript nor captions Alicorn can read (WebVTT .vtt, "
+                             "SubRip .srt, or lines of “Name: words”, naming who speaks)"))  # fmt: skip
+    if len(read.cues) > MAX_CAPTION_SEGMENTS:
+        return _bad(path, N_("{file} holds {count} segments; the most a transcript may hold is {limit}: split it"),
+                    count=len(read.cues), limit=MAX_CAPTION_SEGMENTS)  # fmt: skip
+    day = read.stated_date
+    return Finding(path, None, hashlib.sha256(raw).hexdigest(), len(raw), len(read.cues), day, day, (path.name,),
+                   captions=read.kind, speakers=read.speakers)  # fmt: skip
 
 
 def _tree(path: Path, want: DataInput) -> Finding:

@@ -62,7 +62,7 @@ class Criteria(_Open):
 class ASegment(_Open):
     index: int = Field(ge=0)
     speaker: str
-    confidence: float = Field(ge=0, le=1)
+    confidence: float | None = Field(None, ge=0, le=1)  # None: the transcript reports none
     redacted: bool
 
 
@@ -75,7 +75,7 @@ class AParticipant(_Open):
 
 
 class AQuality(_Open):
-    mean_confidence: float
+    mean_confidence: float | None
     low_confidence_share: float
 
 
@@ -154,8 +154,27 @@ def _result(name: str, problems: list[Phrase], ok: Phrase, severity: Severity = 
 
 def _quality(art: ConversationArtifact, c: Criteria) -> CheckResult:
     segs = art.segments
-    mean = sum(s.confidence for s in segs) / len(segs)
-    low = [s.index for s in segs if s.confidence < c.min_confidence]
+    reported = [s.confidence for s in segs if s.confidence is not None]
+    if not reported:  # captions and typed minutes carry no ASR confidence: nothing says how good the words are
+        problems = [
+            phrase(
+                N_(
+                    "the transcript reports no ASR confidence for its {segments} segments, so its transcription "
+                    "quality was not measured"
+                ),
+                segments=len(segs),
+            )
+        ]
+        if art.quality.mean_confidence is not None:
+            problems.append(
+                phrase(
+                    N_("the reported mean ASR confidence {reported_mean:.3f} comes from no segment"),
+                    reported_mean=art.quality.mean_confidence,
+                )
+            )
+        return _result("transcription_quality", problems, phrase(""))
+    mean = sum(reported) / len(reported)
+    low = [s.index for s in segs if s.confidence is not None and s.confidence < c.min_confidence]
     share = len(low) / len(segs)
     problems = []
     if mean < c.min_confidence:
@@ -171,14 +190,19 @@ def _quality(art: ConversationArtifact, c: Criteria) -> CheckResult:
                 most=c.max_low_confidence_share,
             )
         )
-    if abs(art.quality.mean_confidence - mean) > 0.005 or abs(art.quality.low_confidence_share - share) > 0.005:
+    reported_mean = art.quality.mean_confidence
+    if (
+        reported_mean is None
+        or abs(reported_mean - mean) > 0.005
+        or abs(art.quality.low_confidence_share - share) > 0.005
+    ):
         problems.append(
             phrase(
                 N_(
                     "the reported quality (mean {reported_mean:.3f}, low share {reported_share:.3f}) does not match "
                     "the segments (mean {mean:.3f}, low share {share:.3f})"
                 ),
-                reported_mean=art.quality.mean_confidence,
+                reported_mean=reported_mean if reported_mean is not None else float("nan"),
                 reported_share=art.quality.low_confidence_share,
                 mean=mean,
                 share=share,
@@ -344,7 +368,7 @@ def _draft(art: ConversationArtifact, c: Criteria) -> CheckResult:
 
 
 def _evidence_confidence(art: ConversationArtifact, c: Criteria) -> CheckResult:
-    low = {s.index for s in art.segments if s.confidence < c.min_confidence}
+    low = {s.index for s in art.segments if s.confidence is not None and s.confidence < c.min_confidence}
     weak = [t.id for t in art.tasks if t.evidence and set(t.evidence) <= low]
     weak += [f"decision {n}" for n, d in enumerate(art.decisions, start=1) if d.evidence and set(d.evidence) <= low]
     shaky = [t.id for t in art.tasks if set(t.evidence) & low and t.id not in weak]

@@ -55,14 +55,18 @@ WORKFLOW = Workflow(
         DataInput(
             name="transcripts",
             what={
-                "en": "a conversation transcript (JSON: title, date, participants, segments)",
-                "pl": "transkrypcja rozmowy (JSON: title, date, participants, segments)",
-                "ru": "расшифровка разговора (JSON: title, date, participants, segments)",
+                "en": "a conversation transcript (WebVTT .vtt, SubRip .srt, “Name: words” text, or JSON: title, date, "
+                "participants, segments)",
+                "pl": "transkrypcja rozmowy (WebVTT .vtt, SubRip .srt, tekst „Imię: słowa” lub JSON: title, date, "
+                "participants, segments)",
+                "ru": "расшифровка разговора (WebVTT .vtt, SubRip .srt, текст «Имя: слова» или JSON: title, date, "
+                "participants, segments)",
             },
             file=".",
             format="json_files",
             fields=("date", "participants", "segments"),
             span_field="date",
+            captions=True,
         ),
     ),
 )

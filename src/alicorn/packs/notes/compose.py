@@ -9,6 +9,7 @@ frame (headings, greeting) follows the chosen language.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import Field
@@ -45,6 +46,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "not_discussed": "not discussed",
         "low": "low ASR confidence",
         "mean": "mean ASR confidence",
+        "unreported": "not reported by the transcript",
         "low_segments": "low-confidence segments",
         "unknown": "unidentified voices",
         "words_left_out": "words left out of this note and of the draft",
@@ -72,6 +74,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "not_discussed": "nie omawiano",
         "low": "niska pewność rozpoznania mowy",
         "mean": "średnia pewność rozpoznania mowy",
+        "unreported": "transkrypcja jej nie podaje",
         "low_segments": "fragmenty o niskiej pewności",
         "unknown": "niezidentyfikowane głosy",
         "words_left_out": "wypowiedzi pominięte w notatce i w projekcie odpowiedzi",
@@ -99,6 +102,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "not_discussed": "не обсуждалось",
         "low": "низкая уверенность распознавания",
         "mean": "средняя уверенность распознавания",
+        "unreported": "в расшифровке не указана",
         "low_segments": "фрагменты с низкой уверенностью",
         "unknown": "неопознанные голоса",
         "words_left_out": "высказывания исключены из заметки и черновика",
@@ -178,7 +182,7 @@ def write_note(inputs: WriteNoteInputs, ctx: OperationContext) -> WriteNoteOutpu
     out += [
         "",
         f"## {label['quality']}",
-        f"- {label['mean']}: {q.mean_confidence:.2f} ({q.segments})",
+        f"- {label['mean']}: {_mean(q.mean_confidence, label)} ({q.segments})",
         f"- {label['low_segments']}: {len(q.low_confidence_segments)} {cite(q.low_confidence_segments)}".rstrip(),
         f"- {label['unknown']}: {', '.join(q.unknown_speakers) or label['none']}",
     ]
@@ -278,3 +282,8 @@ DRAFT_REPLY = Operation(
     draft_reply,
     timeout_s=30,
 )
+
+
+def _mean(value: float | None, label: Mapping[str, str]) -> str:
+    """The mean ASR confidence as the note prints it; a transcript reporting none (captions, minutes) says so."""
+    return f"{value:.2f}" if value is not None else label["unreported"]

@@ -52,7 +52,9 @@ class FileSegment(Model):
     start_s: float = Field(ge=0, le=86400)
     end_s: float = Field(ge=0, le=86400)
     text: str = Field(max_length=10_000)
-    confidence: float = Field(ge=0, le=1, description="ASR confidence of the segment, 0-1")
+    confidence: float | None = Field(
+        None, ge=0, le=1, description="ASR confidence of the segment, 0-1; None where the source reports none"
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> FileSegment:
@@ -108,7 +110,7 @@ class Segment(Model):
     start_s: float = Field(ge=0)
     end_s: float = Field(ge=0)
     text: str = Field(max_length=10_000)
-    confidence: float = Field(ge=0, le=1)
+    confidence: float | None = Field(ge=0, le=1, description="None: the transcript reports no ASR confidence")
     low_confidence: bool
     redacted: bool
     reason: ExclusionReason | None = None
@@ -127,7 +129,9 @@ class Quality(Model):
     """How trustworthy the transcript is, as the ASR and diarization reported it."""
 
     segments: int = Field(ge=0)
-    mean_confidence: float = Field(ge=0, le=1)
+    mean_confidence: float | None = Field(
+        ge=0, le=1, description="over the segments that report one; None when none does (captions, typed minutes)"
+    )
     min_confidence: float = Field(ge=0, le=1, description="the threshold below which a segment is low-confidence")
     low_confidence_segments: Indices
     low_confidence_share: float = Field(ge=0, le=1)

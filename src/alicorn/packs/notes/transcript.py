@@ -149,7 +149,7 @@ def read_transcript(inputs: ReadTranscriptInputs, ctx: OperationContext) -> Read
                 end_s=seg.end_s,
                 text="" if reason else seg.text,
                 confidence=seg.confidence,
-                low_confidence=seg.confidence < inputs.min_confidence,
+                low_confidence=seg.confidence is not None and seg.confidence < inputs.min_confidence,
                 redacted=reason is not None,
                 reason=reason,
             )
@@ -177,13 +177,16 @@ def read_transcript(inputs: ReadTranscriptInputs, ctx: OperationContext) -> Read
 
 
 def measure(segments: list[Segment], min_confidence: float, known: set[str]) -> Quality:
-    """Transcript quality: mean ASR confidence, low-confidence segments and their share, unidentified voices."""
+    """Transcript quality: mean ASR confidence (over the segments that report one: None when none does), low-confidence
+    segments and their share, unidentified voices."""
     count = len(segments)
-    low = [s.index for s in segments if s.confidence < min_confidence]
+    reported = [s.confidence for s in segments if s.confidence is not None]
+    low = [s.index for s in segments if s.confidence is not None and s.confidence < min_confidence]
     unknown = [s for s in segments if s.speaker not in known]
+    mean = round(sum(reported) / len(reported), 4) if reported else (0.0 if not count else None)
     return Quality(
         segments=count,
-        mean_confidence=round(sum(s.confidence for s in segments) / count, 4) if count else 0.0,
+        mean_confidence=mean,
         min_confidence=min_confidence,
         low_confidence_segments=low,
         low_confidence_share=round(len(low) / count, 4) if count else 0.0,
