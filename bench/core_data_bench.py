@@ -450,6 +450,35 @@ def _transcript(language: str, title: str, day: date, rng: random.Random) -> dic
             "agenda": [title], "participants": participants, "segments": segments}  # fmt: skip
 
 
+#: `--shape own`: the form each language's transcripts are written in (WebVTT, SubRip, typed minutes).
+OWN_TRANSCRIPTS = {"en": "vtt", "pl": "srt", "ru": "txt"}
+#: `--shape own`: the answer to Core's consent question (in English, the fourth person did not consent).
+CONSENT_ANSWERS = {"en": "yes, except {fourth}", "pl": "tak, wszyscy", "ru": "да, все согласились"}
+
+
+def _clock(seconds: float, comma: bool = False) -> str:
+    whole = int(seconds)
+    text = f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}.{round(seconds % 1 * 1000):03d}"
+    return text.replace(".", ",") if comma else text
+
+
+def _as_written(doc: Mapping[str, Any], kind: str) -> str:
+    """A generated transcript as a `.vtt` (voices), an `.srt` ("Name: words") or typed minutes ("[hh:mm:ss] Name:
+    words"), with no consent and no confidence: what such files hold."""
+    names = {p["id"]: p["name"] for p in doc["participants"]}
+    lines = ["WEBVTT", ""] if kind == "vtt" else [f"{doc['title']}, {doc['date']}"] if kind == "txt" else []
+    for number, seg in enumerate(doc["segments"], start=1):
+        who, text = names[seg["speaker"]], seg["text"]
+        if kind == "vtt":
+            lines += [f"{_clock(seg['start_s'])} --> {_clock(seg['end_s'])}", f"<v {who}>{text}", ""]
+        elif kind == "srt":
+            timing = f"{_clock(seg['start_s'], True)} --> {_clock(seg['end_s'], True)}"
+            lines += [str(number), timing, f"{who}: {text}", ""]
+        else:
+            lines.append(f"[{_clock(seg['start_s'])[:8]}] {who}: {text}")
+    return "\n".join(lines) + "\n"
+
+
 def make_notes(folder: Path, rng: random.Random, language: str, today: date) -> Given:
     """A transcript in each language, and a second one in the request's language: Core takes the newest one in the
     request's language (alicorn.packs.notes.slots._latest), so that is the one the report must be about."""
@@ -468,7 +497,12 @@ def make_notes(folder: Path, rng: random.Random, language: str, today: date) -> 
         # The first Polish file's name has no date: Core names it by the transcript's date when it stages it.
         name = ("przeglad.json", f"{day.isoformat()}-dostawy.json")[k] if lang == "pl" else (
             f"{day.isoformat()}-{stems[lang][k]}.json")  # fmt: skip
-        (folder / name).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        if SHAPE == "own":  # as meeting tools and people write transcripts: captions, subtitles, typed minutes
+            name = f"{day.isoformat()}-{stems.get(lang, ('przeglad', 'dostawy'))[k]}.{OWN_TRANSCRIPTS[lang]}"
+            title = name[11:].rsplit(".", 1)[0]
+            (folder / name).write_text(_as_written(doc, OWN_TRANSCRIPTS[lang]), encoding="utf-8")
+        else:
+            (folder / name).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         names.append(name)
         meta.append((day, title, lang))
     newest = max(m for m in meta if m[2] == language)
@@ -623,6 +657,11 @@ def run_case(case: Case, homes: Path, workdir: Path, bundled: Mapping[str, str],
         started = time.perf_counter()
         try:
             turn = core.receive(envelope)
+            consent = (fold(app.store.read(turn.conversation)).questions or [{}])[-1].get("consent")
+            if turn.question is not None and consent:  # captions record no consent: the person answers Core
+                fourth = PEOPLE[case.language][3][1].split()[0]
+                answer = CONSENT_ANSWERS[case.language].format(fourth=fourth)
+                turn = core.reply(turn.conversation, answer, by=AUTHOR)
             for _ in range(3):  # a replan may wait for a human again
                 if turn.phase != "waiting":
                     break
