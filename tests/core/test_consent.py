@@ -168,3 +168,21 @@ def test_minutes_naming_no_speaker_are_refused_with_a_question_and_nothing_runs(
     )
     assert turn.question is not None and "minutes.txt is neither a JSON transcript nor captions" in turn.question
     assert not [i for i in core.app.store.streams() if i.stream.startswith("run-")]
+
+
+def test_two_transcripts_of_one_name_are_both_staged(tmp_path: Path) -> None:
+    core, store = _core(tmp_path)
+    first = _attached(store, tmp_path / "2026-11-30-call.vtt", CALL)
+    (tmp_path / "other").mkdir()
+    second = _attached(store, tmp_path / "other" / "2026-11-30-call.srt", ROZMOWA)
+    turn = core.receive(
+        IntentEnvelope(
+            utterance="Prepare a note and the tasks from the call", author="human:ann", attachments=(first, second)
+        )
+    )
+    assert turn.question is not None and "Anna Kowalczyk" in turn.question and "Marta Nowak" in turn.question
+    core.reply(turn.conversation, "yes", by="human:ann")
+    state = fold(core.app.store.read(turn.conversation))
+    assert state.data is not None
+    staged = sorted(p.name for p in Path(state.data["root"]).iterdir())
+    assert staged == ["2026-11-30-call-srt.json", "2026-11-30-call.json"]

@@ -277,6 +277,8 @@ def _caption_documents(
         )
         stem = Path(shown).stem
         name = f"{stem}.json" if stem[:10] == day.isoformat() else f"{day.isoformat()}-{stem}.json"
+        if name in {staged for staged, _text in documents.values()} or name in captioned:
+            name = f"{name[:-5]}-{Path(shown).suffix.lstrip('.') or 'text'}.json"  # call.vtt and call.srt: both kept
         documents[finding.path] = (name, json.dumps(document, ensure_ascii=False, indent=1))
         stated[shown] = {
             "consent": {
