@@ -19,13 +19,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from typing import Literal
 
 #: The speaker of a cue or line that names none: an unidentified voice.
 UNLABELLED = "unlabelled"
 #: The longest segment text kept (as `TranscriptFile` allows).
 MAX_TEXT = 10_000
 
-CaptionKind = str  # "webvtt" | "srt" | "text"
+CaptionKind = Literal["webvtt", "srt", "text"]
 
 _TIMING = re.compile(
     r"^\s*(?P<start>(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{1,3})\s*-->\s*(?P<end>(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{1,3})"
@@ -63,10 +64,6 @@ class Captions:
     def speakers(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(c.speaker for c in self.cues if c.speaker != UNLABELLED))
 
-    @property
-    def timed(self) -> bool:
-        return any(c.start_s is not None for c in self.cues)
-
 
 class NotCaptions(ValueError):
     """The text is none of the forms this module reads; the message says what was expected."""
@@ -77,6 +74,7 @@ def read_captions(text: str, name: str = "") -> Captions:
     "Name: words" lines. Raises NotCaptions when it is none of them, or names no speaker at all."""
     body = text.lstrip("\ufeff")
     lowered = name.lower()
+    kind: CaptionKind
     if body.lstrip().startswith("WEBVTT") or lowered.endswith(".vtt"):
         kind, cues = "webvtt", _timed_cues(body, webvtt=True)
     elif lowered.endswith(".srt") or _looks_timed(body):
@@ -104,7 +102,7 @@ def stated_date(name: str, text: str) -> date | None:
 
 
 def _looks_timed(text: str) -> bool:
-    return sum(1 for line in text.splitlines()[:40] if _TIMING.match(line)) >= 1
+    return any(_TIMING.match(line) for line in text.splitlines()[:40])
 
 
 def _seconds(stamp: str) -> float:
@@ -120,11 +118,10 @@ def _timed_cues(text: str, *, webvtt: bool) -> list[Cue]:
     blocks = re.split(r"\n\s*\n", text.replace("\r\n", "\n").replace("\r", "\n"))
     for block in blocks:
         lines = [line for line in block.split("\n") if line.strip()]
-        timing_at = next((i for i, line in enumerate(lines) if _TIMING.match(line)), None)
-        if timing_at is None:
+        found = next(((i, m) for i, line in enumerate(lines) if (m := _TIMING.match(line))), None)
+        if found is None:
             continue  # the WEBVTT header, a NOTE, a STYLE or REGION block, or stray text
-        match = _TIMING.match(lines[timing_at])
-        assert match is not None
+        timing_at, match = found
         words = lines[timing_at + 1 :]
         if not words:
             continue
