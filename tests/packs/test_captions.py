@@ -117,8 +117,9 @@ def test_the_notes_input_takes_captions_and_names_their_speakers(tmp_path: Path)
     path = tmp_path / "budget.vtt"
     path.write_text(VTT, encoding="utf-8")
     finding = inspect(path, want)
-    assert finding.fits and finding.captions == "webvtt" and finding.rows == 3
-    assert finding.speakers == ("Iga Nowak", "Piotr Zieliński") and finding.first == date(2026, 11, 30)
+    assert finding.fits and finding.transcript is not None and finding.rows == 3
+    assert finding.transcript.kind == "webvtt"
+    assert finding.transcript.speakers == ("Iga Nowak", "Piotr Zieliński") and finding.first == date(2026, 11, 30)
     prose = tmp_path / "notes.txt"
     prose.write_text("we talked about the budget and agreed on nothing.\n", encoding="utf-8")
     refused = inspect(prose, want)

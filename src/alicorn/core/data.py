@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from alicorn.packs.captions import stated_date
 from alicorn.packs.inputs import DataInput, Finding, inspect, staged_rows
 
 #: Words that look like a path: something with a slash or a file extension ("./logs/alarms.csv", "roster.csv").
@@ -120,7 +121,11 @@ def _named(findings: list[Finding], sources: DataSources) -> list[Finding]:
         problem = f.problem
         if problem is not None and problem.values.get("file") == f.path.name:
             problem = replace(problem, values={**problem.values, "file": name})
-        out.append(replace(f, problem=problem, files=(name,)))
+        named = replace(f, problem=problem, files=(name,))
+        if f.transcript is not None and (day := stated_date(name, "")) is not None:
+            # a caption transcript is dated by its name first ("2026-11-30-call.vtt"), and it was read stored by digest
+            named = replace(named, transcript=replace(f.transcript, stated_date=day), first=day, last=day)
+        out.append(named)
     return out
 
 
@@ -279,7 +284,9 @@ def evidence(located: Sequence[Located]) -> list[dict[str, Any]]:
                     **({"unknown": [list(u) for u in f.unknown]} if f.unknown else {}),
                     **({"delimiter": f.delimiter} if f.delimiter != "," else {}),
                     **({"renumbered": f.renumbered} if f.renumbered else {}),
-                    **({"captions": f.captions, "speakers": list(f.speakers)} if f.captions else {}),
+                    **(
+                        {"captions": f.transcript.kind, "speakers": list(f.transcript.speakers)} if f.transcript else {}
+                    ),
                 }
                 for f in item.chosen
             ],

@@ -34,7 +34,7 @@ from alicorn.core.intake import IntentEnvelope
 from alicorn.core.report import Report
 from alicorn.i18n import tr, tr_marked
 from alicorn.models.intent.langid import identify
-from alicorn.packs.captions import read_captions, transcript_of
+from alicorn.packs.captions import Captions, transcript_of
 from alicorn.packs.inputs import Finding
 from alicorn.packs.workflow import Workflow
 from alicorn.periods import Period, coverage
@@ -201,7 +201,7 @@ def gather(
             )
         tap.append("clarification.asked", {"question": question, "data": missing})
         return False
-    captioned = {_shown(f): f for item in located for f in item.chosen if f.captions}
+    captioned = {_shown(f): (f.path, f.transcript) for item in located for f in item.chosen if f.transcript}
     documents: dict[Path, tuple[str, str]] = {}
     stated: dict[str, Any] = {}
     if captioned:
@@ -224,11 +224,11 @@ def _shown(finding: Finding) -> str:
 
 
 def _consents(
-    state: ConversationState, captioned: dict[str, Finding], tap: JournalTap, language: str
+    state: ConversationState, captioned: dict[str, tuple[Path, Captions]], tap: JournalTap, language: str
 ) -> tuple[dict[str, bool], str] | None:
     """Each speaker's consent and who stated it, from the answer to Core's consent question; None when the question
     was asked (again) now. A second answer that says nothing clear counts as nobody's consent."""
-    speakers = list(dict.fromkeys(name for f in captioned.values() for name in f.speakers))
+    speakers = list(dict.fromkeys(name for _path, c in captioned.values() for name in c.speakers))
     asked = [i for i, q in enumerate(state.questions) if q.get("consent")]
     answer = state.answers[asked[-1]] if asked and len(state.answers) > asked[-1] else None
     if answer is not None:
@@ -238,30 +238,29 @@ def _consents(
             return read, by
         if len(asked) >= MAX_CONSENT_QUESTIONS:
             return dict.fromkeys(speakers, False), by
-    question = consent_question({name: f.speakers for name, f in captioned.items()}, language)
+    asked_about = {name: list(c.speakers) for name, (_path, c) in captioned.items()}
+    question = consent_question(asked_about, language)
     if answer is not None:
         question = tr(language, "I could not tell who agreed from “{answer}”.", answer=str(answer["text"])[:200]) + (
             " " + question
         )
-    tap.append(
-        "clarification.asked", {"question": question, "consent": {n: list(f.speakers) for n, f in captioned.items()}}
-    )
+    tap.append("clarification.asked", {"question": question, "consent": asked_about})
     return None
 
 
 def _caption_documents(
     state: ConversationState,
-    captioned: dict[str, Finding],
+    captioned: dict[str, tuple[Path, Captions]],
     consents: dict[str, bool],
     by: str,
     now: str,
     language: str,
 ) -> tuple[dict[Path, tuple[str, str]], dict[str, dict[str, Any]]]:
-    """Each caption transcript as the pack's JSON (under a dated name), and what the report says of it."""
+    """Each caption transcript as the pack's JSON (under a dated name), from the text `inspect` read and digested
+    (the file is not read again), and what the report says of it."""
     documents: dict[Path, tuple[str, str]] = {}
     stated: dict[str, dict[str, Any]] = {}
-    for shown, finding in captioned.items():
-        captions = read_captions(finding.path.read_text(encoding="utf-8-sig"), shown)
+    for shown, (path, captions) in captioned.items():
         day = captions.stated_date or date.fromisoformat(state.received_at[:10])
         guessed = identify(" ".join(cue.text for cue in captions.cues[:200])).language
         spoken = guessed if guessed in ("en", "pl", "ru") else language
@@ -279,7 +278,7 @@ def _caption_documents(
         name = f"{stem}.json" if stem[:10] == day.isoformat() else f"{day.isoformat()}-{stem}.json"
         if name in {staged for staged, _text in documents.values()} or name in captioned:
             name = f"{name[:-5]}-{Path(shown).suffix.lstrip('.') or 'text'}.json"  # call.vtt and call.srt: both kept
-        documents[finding.path] = (name, json.dumps(document, ensure_ascii=False, indent=1))
+        documents[path] = (name, json.dumps(document, ensure_ascii=False, indent=1))
         stated[shown] = {
             "consent": {
                 "by": by,

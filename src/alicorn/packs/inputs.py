@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from alicorn.i18n import N_
-from alicorn.packs.captions import NotCaptions, read_captions
+from alicorn.packs.captions import Captions, NotCaptions, read_captions
 from alicorn.packs.stamps import day_of, read_column
 
 InputFormat = Literal["csv", "json", "json_files", "tree"]
@@ -134,10 +134,9 @@ class Finding:
     #: For a CSV: its separator, and how many numbers the staged copy writes with a decimal point.
     delimiter: str = ","
     renumbered: int = 0
-    #: For a caption or text transcript (`DataInput.captions`): its kind ("webvtt", "srt", "text") and its speakers'
-    #: names, in order; "" and () for anything else.
-    captions: str = ""
-    speakers: tuple[str, ...] = ()
+    #: For a caption or text transcript (`DataInput.captions`): what was read of it (kind, speakers, segments), so
+    #: it is staged from the very text that was checked and digested; None for anything else.
+    transcript: Captions | None = None
 
     @property
     def as_is(self) -> bool:
@@ -408,7 +407,7 @@ def _captions(path: Path, text: str, raw: bytes) -> Finding:
                     count=len(read.cues), limit=MAX_CAPTION_SEGMENTS)  # fmt: skip
     day = read.stated_date
     return Finding(path, None, hashlib.sha256(raw).hexdigest(), len(raw), len(read.cues), day, day, (path.name,),
-                   captions=read.kind, speakers=read.speakers)  # fmt: skip
+                   transcript=read)  # fmt: skip
 
 
 def _tree(path: Path, want: DataInput) -> Finding:
