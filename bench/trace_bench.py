@@ -1,8 +1,8 @@
 """Traces from the journal (alicorn.observe): what live export costs a durable run, what spans a run makes, and how
 fast spans load into ClickHouse.
 
-    .venv/bin/python bench/trace_bench.py            # N=1000-node chains, 7 pairs (about a minute)
-    .venv/bin/python bench/trace_bench.py --quick    # N=200, 3 pairs
+    .venv/bin/python bench/trace_bench.py            # N=1000-node chains, 101 pairs (about 6 minutes)
+    .venv/bin/python bench/trace_bench.py --quick    # N=200, 3 pairs (a smoke run: it settles nothing)
     .venv/bin/python bench/trace_bench.py --thread   # also the in-process exporter (stores without a file)
 
 Figures, each against a baseline measured in the same run:
@@ -12,8 +12,10 @@ Figures, each against a baseline measured in the same run:
   loopback (a separate process, so its decoding does not share this interpreter) and without; runs alternate;
   the figure is the median of the per-pair ratios, with its 95% bootstrap interval (resampled pairs, a fixed
   seed). Target: < 3% of a durable step; the verdict says "ok" only when the whole interval is below it, "not
-  settled" when the interval straddles it. The load average before and after is printed: on a shared 2-core
-  machine the pairs swing far more than the overhead, so read the CPU figures too.
+  settled" when the interval straddles it. A pair's ratio swings by ±10% on a quiet 2-core machine (fsync), so
+  the default is 101 pairs: with 7 or 21 the interval was 5-12 points wide and could not settle a 3% target. The
+  load average before and after is printed: on a shared 2-core machine the pairs swing far more than the
+  overhead, so read the CPU figures too.
 - the exporter's CPU per node: in the exporter process itself (it counts its CPU after start-up; reading the
   journal and HTTP included), and its loop alone in this process (parse, project, encode 512 spans at a time) with the
   direct encoder and with the SDK's (`ReadableSpan` + the OTLP exporter's encoder, the path before it).
@@ -283,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="N=200 and 3 pairs")
     parser.add_argument("-n", type=int, default=1000, help="nodes per chain")
-    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--reps", type=int, default=101, help="pairs of runs (with and without export)")
     parser.add_argument("--copies", type=int, default=100, help="chain traces loaded into ClickHouse")
     parser.add_argument("--thread", action="store_true", help="also measure the in-process (thread) exporter")
     parser.add_argument(
