@@ -15,6 +15,7 @@ from alicorn.core.consent import read_consent
 from alicorn.core.conversation import fold
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.norbi import Norbi
+from alicorn.core.turn import Turn
 from alicorn.packs.catalog import bundled_workflows
 
 AS_OF = datetime(2026, 12, 1, 7, 30, tzinfo=UTC)
@@ -78,15 +79,18 @@ def test_an_answer_that_names_nobody_clearly_is_no_answer(answer: str) -> None:
     assert read_consent(answer, PEOPLE) is None
 
 
-def _core(tmp_path: Path) -> tuple[Norbi, ArtifactStore]:
+def _ask(tmp_path: Path, utterance: str, *files: tuple[str, str]) -> tuple[Norbi, Turn]:
+    """Ann's request to a fresh Core with `files` ((path under tmp_path, text), …) written and attached."""
     app = open_app(tmp_path / "home")
     core = Norbi(app, bundled_workflows(), clock=PinnedClock(AS_OF), workdir=tmp_path)
-    return core, ArtifactStore(app.home / "artifacts")
-
-
-def _attached(store: ArtifactStore, path: Path, text: str) -> str:
-    path.write_text(text, encoding="utf-8")
-    return store.put_file(path).sha256
+    store = ArtifactStore(app.home / "artifacts")
+    attached = []
+    for name, text in files:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        attached.append(store.put_file(path).sha256)
+    return core, core.receive(IntentEnvelope(utterance=utterance, author="human:ann", attachments=tuple(attached)))
 
 
 def _note(core: Norbi, conversation: str) -> str:
@@ -96,14 +100,8 @@ def _note(core: Norbi, conversation: str) -> str:
 
 
 def test_a_webvtt_call_is_the_input_after_its_speakers_consent_is_asked(tmp_path: Path) -> None:
-    core, store = _core(tmp_path)
-    sha = _attached(store, tmp_path / "call.vtt", CALL)
-    turn = core.receive(
-        IntentEnvelope(
-            utterance="From this call prepare a note, tasks and a draft reply, but do not send anything",
-            author="human:ann",
-            attachments=(sha,),
-        )
+    core, turn = _ask(
+        tmp_path, "From this call prepare a note, tasks and a draft reply, but do not send anything", ("call.vtt", CALL)
     )
     assert turn.question is not None and turn.report is None
     assert "call.vtt records no consent" in turn.question and "Anna Kowalczyk, Tom Reyes" in turn.question
@@ -124,14 +122,10 @@ def test_a_webvtt_call_is_the_input_after_its_speakers_consent_is_asked(tmp_path
 
 
 def test_a_polish_subrip_and_a_polish_answer(tmp_path: Path) -> None:
-    core, store = _core(tmp_path)
-    sha = _attached(store, tmp_path / "2026-11-30-dostawy.srt", ROZMOWA)
-    turn = core.receive(
-        IntentEnvelope(
-            utterance="Z tej rozmowy przygotuj notatkę, zadania i szkic odpowiedzi, ale niczego nie wysyłaj",
-            author="human:ann",
-            attachments=(sha,),
-        )
+    core, turn = _ask(
+        tmp_path,
+        "Z tej rozmowy przygotuj notatkę, zadania i szkic odpowiedzi, ale niczego nie wysyłaj",
+        ("2026-11-30-dostawy.srt", ROZMOWA),
     )
     assert turn.question is not None and "nie zawiera zgód" in turn.question
     assert "Marta Nowak, Łukasz Wójcik" in turn.question
@@ -146,11 +140,7 @@ def test_a_polish_subrip_and_a_polish_answer(tmp_path: Path) -> None:
 
 
 def test_an_unclear_answer_is_asked_again_then_nobodys_words_are_used(tmp_path: Path) -> None:
-    core, store = _core(tmp_path)
-    sha = _attached(store, tmp_path / "call.vtt", CALL)
-    turn = core.receive(
-        IntentEnvelope(utterance="Prepare a note and the tasks from this call", author="human:ann", attachments=(sha,))
-    )
+    core, turn = _ask(tmp_path, "Prepare a note and the tasks from this call", ("call.vtt", CALL))
     again = core.reply(turn.conversation, "what do you mean?", by="human:ann")
     assert again.question is not None and again.question.startswith("I could not tell who agreed")
     done = core.reply(turn.conversation, "hmm", by="human:ann")
@@ -161,24 +151,18 @@ def test_an_unclear_answer_is_asked_again_then_nobodys_words_are_used(tmp_path: 
 
 
 def test_minutes_naming_no_speaker_are_refused_with_a_question_and_nothing_runs(tmp_path: Path) -> None:
-    core, store = _core(tmp_path)
-    sha = _attached(store, tmp_path / "minutes.txt", "We discussed the budget. Nothing was decided.\n")
-    turn = core.receive(
-        IntentEnvelope(utterance="Prepare a note and the tasks from this call", author="human:ann", attachments=(sha,))
-    )
+    minutes = ("minutes.txt", "We discussed the budget. Nothing was decided.\n")
+    core, turn = _ask(tmp_path, "Prepare a note and the tasks from this call", minutes)
     assert turn.question is not None and "minutes.txt is neither a JSON transcript nor captions" in turn.question
     assert not [i for i in core.app.store.streams() if i.stream.startswith("run-")]
 
 
 def test_two_transcripts_of_one_name_are_both_staged(tmp_path: Path) -> None:
-    core, store = _core(tmp_path)
-    first = _attached(store, tmp_path / "2026-11-30-call.vtt", CALL)
-    (tmp_path / "other").mkdir()
-    second = _attached(store, tmp_path / "other" / "2026-11-30-call.srt", ROZMOWA)
-    turn = core.receive(
-        IntentEnvelope(
-            utterance="Prepare a note and the tasks from the call", author="human:ann", attachments=(first, second)
-        )
+    core, turn = _ask(
+        tmp_path,
+        "Prepare a note and the tasks from the call",
+        ("2026-11-30-call.vtt", CALL),
+        ("other/2026-11-30-call.srt", ROZMOWA),
     )
     assert turn.question is not None and "Anna Kowalczyk" in turn.question and "Marta Nowak" in turn.question
     core.reply(turn.conversation, "yes", by="human:ann")
