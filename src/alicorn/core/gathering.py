@@ -265,16 +265,16 @@ def _caption_documents(
         guessed = identify(" ".join(cue.text for cue in captions.cues[:200])).language
         spoken = guessed if guessed in ("en", "pl", "ru") else language
         own = {name: consents.get(name, False) for name in captions.speakers}
+        stem = Path(shown).stem
         document = transcript_of(
             captions,
-            title=re.sub(r"^\d{4}-\d{2}-\d{2}[-_ ]*", "", Path(shown).stem) or Path(shown).stem,
+            title=re.sub(r"^\d{4}-\d{2}-\d{2}[-_ ]*", "", stem) or stem,
             day=day,
             language=spoken,
             consents=own,
             consent_at=now,
             source=f"{shown}: {captions.kind} transcript with no ASR confidence; consent stated by {by} at {now}",
         )
-        stem = Path(shown).stem
         name = f"{stem}.json" if stem[:10] == day.isoformat() else f"{day.isoformat()}-{stem}.json"
         if name in {staged for staged, _text in documents.values()} or name in captioned:
             name = f"{name[:-5]}-{Path(shown).suffix.lstrip('.') or 'text'}.json"  # call.vtt and call.srt: both kept
