@@ -309,3 +309,50 @@ def test_a_step_that_keeps_the_run_status_writes_no_page_of_the_summary_indexes(
         # A change of status still moves the row in the status index.
         store.append("run-1", [Draft("run.blocked", "2026-12-01T08:00:02Z", {"nodes": ["b"], "reason": "r"})], expect=2)
         assert [s.status for s in store.run_summaries(limit=None, status="blocked")] == ["blocked"]
+
+
+def _run_created() -> Draft:
+    plan = {"goal": "g", "nodes": [{"node_id": "a"}, {"node_id": "b"}, {"node_id": "c"}]}
+    return Draft("run.created", "2026-12-01T08:00:00Z", {"plan": plan})
+
+
+def _succeeded(node: str) -> list[Draft]:
+    return [Draft("node.succeeded", "2026-12-01T08:00:01Z", {"node": node, "attempt": 1})]
+
+
+def test_a_store_reads_again_what_another_connection_appended(tmp_path: Path) -> None:
+    """A store remembers the head and summary row its own appends left, and trusts them only while no other
+    connection has committed: another process's step must be seen, in the expected seq, the chain and the summary."""
+    with SQLiteStore(tmp_path / "j.db") as a, SQLiteStore(tmp_path / "j.db", create=False) as b:
+        a.append("run-1", [_run_created()], expect=0)
+        a.append("run-1", _succeeded("a"), expect=1)
+        assert a.head("run-1") is not None
+        (theirs,) = b.append("run-1", _succeeded("b"), expect=2)
+        with pytest.raises(ConcurrentAppendError):
+            a.append("run-1", _succeeded("c"), expect=2)
+        (mine,) = a.append("run-1", _succeeded("c"), expect=3)
+        assert a.head("run-1") == Head(4, mine.hash)
+        (last,) = b.append("run-1", _succeeded("a"), expect=4)
+        assert a.head("run-1") == Head(5, last.hash)
+        assert mine.prev == theirs.hash
+        (summary,) = a.run_summaries(limit=None)
+        assert (summary.succeeded, summary.events, summary.last_seq) == (4, 5, 5)
+        assert verify_journal(a).ok
+
+
+def test_a_runs_own_steps_read_neither_its_head_nor_its_summary(tmp_path: Path) -> None:
+    """What a step costs: while only this store writes, an append reads neither the stream's last event nor its
+    summary row (it remembers both from its previous commit), and a control stream's head costs no transaction."""
+    with SQLiteStore(tmp_path / "j.db") as store:
+        store.append("run-1", [_run_created()], expect=0)
+        assert store.head("run-1.control") is None
+        statements: list[str] = []
+        store._conn.set_trace_callback(statements.append)  # not raw_connection(): that turns remembering off
+        store.append("run-1", _succeeded("a"), expect=1)
+        assert store.head("run-1.control") is None
+        assert [s for s in statements if s.lstrip().upper().startswith(("SELECT", "BEGIN"))] == ["BEGIN IMMEDIATE"]
+        store._conn.set_trace_callback(None)
+        # The raw connection can write behind the store's back: from then on it reads again.
+        store.raw_connection().execute("DELETE FROM events WHERE stream = 'run-1' AND seq = 2")
+        with pytest.raises(ConcurrentAppendError):
+            store.append("run-1", _succeeded("b"), expect=2)

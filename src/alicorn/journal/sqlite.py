@@ -37,7 +37,16 @@ from alicorn.errors import (
     environment_failure,
 )
 from alicorn.journal.events import Event, parse_line
-from alicorn.journal.store import Head, JournalStore, Salvage, SalvagedStream, Segment, StreamInfo, check_stream_name
+from alicorn.journal.store import (
+    Head,
+    JournalStore,
+    Known,
+    Salvage,
+    SalvagedStream,
+    Segment,
+    StreamInfo,
+    check_stream_name,
+)
 from alicorn.journal.summaries import RunSummary
 
 FORMAT = "alicorn-journal"
@@ -49,6 +58,8 @@ _MISSING = "events are missing from what the file returns"
 
 #: How long a connection waits for another process's lock before giving up (seconds); tests shorten it.
 BUSY_TIMEOUT_S = 30.0
+#: At most this many streams' heads are remembered per connection (then forgotten all at once, and read again).
+_KNOWN_STREAMS = 4096
 
 _SCHEMA = """
 CREATE TABLE alicorn_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -120,6 +131,12 @@ class SQLiteStore(JournalStore):
         self.read_only = read_only
         self._lock = threading.RLock()
         self._closed = False
+        # What this connection knows of streams without reading them (`_known_txn`): each entry is true as of the
+        # `PRAGMA data_version` it carries, and that version changes the moment any other connection commits.
+        self._known: dict[str, tuple[int, Known]] = {}
+        self._remembers = True  # off once the raw connection is handed out (`raw_connection`)
+        self._staged: dict[str, Known] = {}  # what the open write transaction will make known once it commits
+        self._txn_version: int | None = None  # data_version read in the open write transaction
         try:
             self._conn = _open(self.path, create and not read_only, read_only)
         except BaseException:
@@ -248,6 +265,14 @@ class SQLiteStore(JournalStore):
             except BaseException:
                 self._rollback()
                 raise
+            finally:
+                staged, version = self._staged, self._txn_version
+                self._staged, self._txn_version = {}, None
+            if staged and version is not None and self._remembers:  # committed: now what this connection knows
+                if len(self._known) + len(staged) > _KNOWN_STREAMS:
+                    self._known.clear()
+                for stream, known in staged.items():
+                    self._known[stream] = (version, known)
 
     @contextmanager
     def _read_transaction(self) -> Iterator[sqlite3.Connection]:
@@ -289,6 +314,33 @@ class SQLiteStore(JournalStore):
         if not (isinstance(row[0], int) and isinstance(row[1], str)):
             raise self._damaged(f"the last event of {stream!r} has a damaged row", stream=stream)
         return Head(row[0], row[1])
+
+    def _known_txn(self, tx: sqlite3.Connection, stream: str) -> Known | None:
+        if self._txn_version is None:
+            self._txn_version = int(tx.execute("PRAGMA data_version").fetchone()[0])
+        entry = self._known.get(stream)
+        return entry[1] if entry is not None and entry[0] == self._txn_version else None
+
+    def _appended_txn(self, tx: sqlite3.Connection, known: Known, stream: str) -> None:
+        self._staged[stream] = known
+
+    def head(self, stream: str) -> Head | None:
+        # A run's driver asks for its control stream's head every poll interval, and mostly nothing changed: one
+        # PRAGMA answers that, instead of a read transaction. The version is read before the head, so a head is
+        # never remembered with a version newer than itself.
+        with self._lock:
+            with self._translated("reading the journal"):
+                version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            entry = self._known.get(stream)
+            if entry is not None and entry[0] == version:
+                return entry[1].head
+            head = super().head(stream)
+            if not self._remembers:
+                return head
+            if len(self._known) >= _KNOWN_STREAMS:
+                self._known.clear()
+            self._known[stream] = (version, Known(head))
+            return head
 
     def _insert_txn(self, tx: sqlite3.Connection, events: list[Event]) -> None:
         tx.executemany(
@@ -485,6 +537,7 @@ class SQLiteStore(JournalStore):
         return RunSummary(*row)  # type: ignore[arg-type]
 
     def _archive_txn(self, tx: sqlite3.Connection, segment: Segment) -> None:
+        self._known.pop(segment.stream, None)  # its live head is gone; read again whatever this commits
         tx.execute(
             "INSERT INTO archives VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -574,7 +627,12 @@ class SQLiteStore(JournalStore):
     # ---- raw access for tests and forensic tools ---------------------------------------------------------------
 
     def raw_connection(self) -> sqlite3.Connection:
-        """The underlying connection. Only for tamper tests and forensics: writing through it breaks the chain."""
+        """The underlying connection. Only for tamper tests and forensics: writing through it breaks the chain.
+        Its writes do not change this connection's `data_version`, so from now on this store remembers nothing it
+        would have to trust them not to have changed (every append and `head` reads again)."""
+        with self._lock:
+            self._remembers = False
+            self._known.clear()
         return self._conn
 
 

@@ -74,6 +74,16 @@ class Head:
 
 
 @dataclass(frozen=True, slots=True)
+class Known:
+    """A stream's state as one engine connection last committed or read it: its head and its run-summary row
+    (`summary_read`: whether `summary` is the row, or was never read)."""
+
+    head: Head | None
+    summary: RunSummary | None = None
+    summary_read: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class StreamInfo:
     """What the store knows about one stream without folding it."""
 
@@ -245,7 +255,8 @@ class JournalStore(ABC):
     def _append_txn(self, tx: Any, stream: str, drafts: list[Draft], texts: list[str], expect: int) -> list[Event]:
         """One append inside the open write transaction `tx`: its checks, its guard, its rows (`texts`: the drafts'
         data, encoded by `encoded`)."""
-        head = self._head_txn(tx, stream)
+        known = self._known_txn(tx, stream)
+        head = known.head if known is not None else self._head_txn(tx, stream)
         # An archived stream has no live events, so only a stream without a live head needs this look-up.
         if head is None and self._archive_record_txn(tx, stream) is not None:
             raise StreamArchivedError(f"stream {stream!r} is archived (finished runs are read-only)")
@@ -256,15 +267,22 @@ class JournalStore(ABC):
         if guard is not None:
             guard(tx)
         events = chain(stream, actual, head.hash if head else None, drafts, texts)
+        summary = None
         if self.summaries_kept:
             # The run's summary row, in this transaction: it commits with the events or not at all. Written before
             # them so an engine can send both in one round trip; a new stream has no row to read yet.
-            previous = self._summary_txn(tx, stream) if actual else None
+            if not actual:
+                previous = None
+            elif known is not None and known.summary_read:
+                previous = known.summary
+            else:
+                previous = self._summary_txn(tx, stream)
             summary = advance(previous, events)
             if summary is not None:
                 self._put_summary_txn(tx, summary, previous)
         self._insert_txn(tx, events)
         self.crash.hit("mid_append")
+        self._appended_txn(tx, Known(Head(events[-1].seq, events[-1].hash), summary, self.summaries_kept), stream)
         return events
 
     # ---- group commit -----------------------------------------------------------------------------------------
@@ -650,6 +668,16 @@ class JournalStore(ABC):
 
     @abstractmethod
     def _head_txn(self, tx: Any, stream: str) -> Head | None: ...
+
+    def _known_txn(self, tx: Any, stream: str) -> Known | None:
+        """What an engine knows, without reading, of `stream` in the open write transaction `tx`: its head and
+        (when `summary_read`) its summary row, or None when it must read them. Knowing is optional: an engine that
+        answers must be certain no write it did not see has happened since (SQLite: `PRAGMA data_version`)."""
+        return None
+
+    def _appended_txn(self, tx: Any, known: Known, stream: str) -> None:
+        """`stream`'s append in `tx` ended with `known`: an engine that remembers it does so once `tx` commits."""
+        return None
 
     @abstractmethod
     def _insert_txn(self, tx: Any, events: list[Event]) -> None: ...
