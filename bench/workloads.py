@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from alicorn.journal.events import Draft
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.ops.registry import Registry
 from alicorn.plan.dsl import Node, Plan, goal_digest
@@ -126,6 +127,20 @@ def raw_batched_floor(path: Path, steps: int, rows_per_step: int = 3) -> float:
         return time.perf_counter() - started
     finally:
         conn.close()
+
+
+def journal_alone(path: Path, journal: SQLiteStore, run_id: str) -> float:
+    """Seconds to append the events of `run_id` (read from `journal`) again, as drafts, to a fresh SQLite journal
+    at `path` in one append: the journal's own work for those events (redaction probe, canonical JSON, hash chain,
+    run summary, insert, one durable commit) with no runtime deciding anything: the floor under a grouped chain."""
+    drafts = [Draft(e.kind, e.at, e.data) for e in journal.read(run_id)]
+    store = SQLiteStore(path)
+    try:
+        started = time.perf_counter()
+        store.append(run_id, drafts, expect=0)
+        return time.perf_counter() - started
+    finally:
+        store.close()
 
 
 def raw_read(path: Path, run_id: str) -> int:
