@@ -6,6 +6,7 @@ Both readers share `lexicon`'s vocabulary; this module is the one that uses them
 
 from __future__ import annotations
 
+from alicorn.models.intent.diacritics import restored
 from alicorn.models.intent.fallback import embedded_readings
 from alicorn.models.intent.idioms import judged
 from alicorn.models.intent.langid import identify
@@ -28,6 +29,8 @@ def positioned_readings(
     """(token position, reading) for every reading, sorted by position (see `read_actions`)."""
     words = words_of(text)
     language = language or identify(text).language
+    if language == "pl":
+        words = restored(words)  # "nie wysylaj": typed without Polish letters, read as "nie wysyłaj"
     found = chain_readings(words, language)
     # "Stronę zostaw bez zmian": inside a kept state the words say what is kept, not an edit of a document
     kept = kept_spans(words)
