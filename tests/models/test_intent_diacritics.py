@@ -23,6 +23,8 @@ NEEDS_RESTORING = [
     ("Wysyłka do klienta nie wchodzi w grę.", [X]),
     ("Nie odłączaj chłodziarki od zasilania.", [F]),  # "odłącz-": a device verb
     ("Chłodnie zostają w rękach technika.", [F]),  # "rękach": someone else's domain
+    ("Czy nie zainstalowaliśmy już tej wersji na serwerze?", []),  # "-liśmy": a past tense asks, it forbids nothing
+    ("Czy nie opublikowałaś już grafiku?", []),  # "-łaś"
 ]
 #: Read right folded already; they must stay so.
 READ_EITHER_WAY = [
@@ -32,6 +34,7 @@ READ_EITHER_WAY = [
     ("Rozsyłanie grafików do ludzi to moja działka.", [X]),
     ("Sterowników na hali nie aktualizuj, dopóki nie wrócę.", [INST]),
     ("Przeanalizuj wczorajsze alarmy i powiedz, które wymagają reakcji.", []),
+    ("Maila do klienta na razie wstrzymaj.", [X]),  # "maila" is no past tense of "mail"
 ]
 
 
@@ -65,3 +68,12 @@ def test_a_stem_restored_in_front_of_an_ending_alternates_as_polish_writes_it() 
     # "zostań" is a word of the readers, "zostanie" is not a misspelt "zostańie"; "testów" but "testowych"
     assert restored(["zostan", "zostanie", "testow", "testowych"])[1:] == ["zostanie", "testów", "testowych"]
     assert restored(["wysylaj", "wlaczaj"]) == ["wysyłaj", "włączaj"]
+
+
+def test_a_past_ending_is_written_back_only_after_an_actions_stem() -> None:
+    assert restored(["opublikowalismy", "wysylala", "zainstalowaly"]) == [
+        "opublikowaliśmy",
+        "wysyłała",
+        "zainstalowały",
+    ]
+    assert restored(["maila", "sala", "publikacja"]) == ["maila", "sala", "publikacja"]

@@ -2,12 +2,13 @@
 given their marks back, so a message written on a keyboard without Polish letters is read as the same message.
 
 The readers know Polish by their own words and stems ("wysył", "żadnych", "się"). Their vocabulary is gathered here
-from the readers' modules (every Polish word with a diacritic in their word lists), folded (ą→a, ł→l, ż→z …), and a
-token of a message that carries no Polish diacritic at all is restored when its folded form is such a word, or
-starts with such a stem (the longest, at least `MIN_STEM` letters, optionally after a verb prefix: "przesylaj"; a
-stem's last letter alternates as Polish writes it: "zostań" but "zostanie"). A
-folded form that two different words share ("zle": "źle" or "złe") restores nothing. A message that has a single
-Polish diacritic was typed with them: its words are left as written.
+from the readers' word lists (every Polish word with a diacritic), folded (ą→a, ł→l, ż→z …). A token of a message
+that carries no Polish diacritic at all is restored when its folded form is such a word, or starts with such a stem
+(the longest, at least `MIN_STEM` letters, optionally after a verb prefix: "przesylaj"); a stem's end alternates as
+Polish writes it ("zostań" but "zostanie"). A past-tense ending after an action's stem is written back too
+("opublikowalismy": "opublikowaliśmy"), since the readers tell a past tense by it. A folded form that two words
+share ("zle": "źle" or "złe") restores nothing, and neither does a plain word the readers list apart from its
+marked twin ("moja", "moją"). A message that has a single Polish diacritic was typed with them: it is left as written.
 """
 
 from __future__ import annotations
@@ -49,17 +50,34 @@ def _restore(word: str, whole: dict[str, str], stems: dict[str, str]) -> str:
         for end in range(len(rest), MIN_STEM - 1, -1):
             stem = stems.get(rest[:end])
             if stem is not None:
-                return word[:start] + _joined(stem, rest[end:])
+                return _past_restored(word[:start] + _joined(stem, rest[end:]))
+    return _past_restored(word)
+
+
+#: The endings of the Polish past tense, folded, and as written (longest first): "uruchomilo" is "uruchomiło".
+_PAST_ENDINGS = (
+    ("lysmy", "łyśmy"), ("liscie", "liście"), ("lyscie", "łyście"), ("lismy", "liśmy"),
+    ("lem", "łem"), ("les", "łeś"), ("lam", "łam"), ("las", "łaś"), ("la", "ła"), ("lo", "ło"), ("ly", "ły"),
+)  # fmt: skip
+
+
+def _past_restored(word: str) -> str:
+    """A word ending as a folded past tense after an action's stem, with the ending written as Polish writes it: the
+    readers tell a past tense ("czy nie opublikowaliśmy…?": it describes) by those letters."""
+    for folded, written in _PAST_ENDINGS:
+        if word.endswith(folded) and len(word) > len(folded) + 2:
+            stem = word[: -len(folded)]  # "opublikowa" is an action's stem; "mai" (of "maila") is not
+            return stem + written if lexicon._is_action_stem(stem) else word
     return word
 
 
 def _joined(stem: str, ending: str) -> str:
-    """`stem` followed by `ending`, with the alternations at a stem's end: a soft consonant before "i" is written
-    plain ("zostań" + "ie": "zostanie"), and an "ó" of the last syllable opens to "o" when an ending follows
-    ("testów" + "ych": "testowych", "odłóż" + "yć": "odłożyć")."""
+    """`stem` followed by `ending`, with the alternations at a stem's end: a soft consonant before a vowel is written
+    plain ("zostań" + "ie": "zostanie", "usuń" + "ęła": "usunęła"), and an "ó" of the last syllable opens to "o"
+    when an ending follows ("testów" + "ych": "testowych", "odłóż" + "yć": "odłożyć")."""
     if not ending:
         return stem
-    if stem[-1] in "ńśćź" and ending[0] == "i":
+    if stem[-1] in "ńśćź" and ending[0] in "aeiouyąęó":
         stem = stem[:-1] + fold(stem[-1])
     for back in (1, 2):
         if len(stem) >= back and stem[-back] == "ó":
