@@ -268,11 +268,8 @@ class SQLiteStore(JournalStore):
             finally:
                 staged, version = self._staged, self._txn_version
                 self._staged, self._txn_version = {}, None
-            if staged and version is not None and self._remembers:  # committed: now what this connection knows
-                if len(self._known) + len(staged) > _KNOWN_STREAMS:
-                    self._known.clear()
-                for stream, known in staged.items():
-                    self._known[stream] = (version, known)
+            if staged and version is not None:  # committed: now what this connection knows
+                self._remember(version, staged)
 
     @contextmanager
     def _read_transaction(self) -> Iterator[sqlite3.Connection]:
@@ -321,26 +318,30 @@ class SQLiteStore(JournalStore):
         entry = self._known.get(stream)
         return entry[1] if entry is not None and entry[0] == self._txn_version else None
 
-    def _appended_txn(self, tx: sqlite3.Connection, known: Known, stream: str) -> None:
-        self._staged[stream] = known
+    def _appended_txn(self, tx: sqlite3.Connection, stream: str, last: Event, summary: RunSummary | None) -> None:
+        self._staged[stream] = Known(Head(last.seq, last.hash), summary, self.summaries_kept)
 
     def head(self, stream: str) -> Head | None:
         # A run's driver asks for its control stream's head every poll interval, and mostly nothing changed: one
         # PRAGMA answers that, instead of a read transaction. The version is read before the head, so a head is
         # never remembered with a version newer than itself.
         with self._lock:
-            with self._translated("reading the journal"):
-                version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            version = self.data_version()
             entry = self._known.get(stream)
             if entry is not None and entry[0] == version:
                 return entry[1].head
             head = super().head(stream)
-            if not self._remembers:
-                return head
-            if len(self._known) >= _KNOWN_STREAMS:
-                self._known.clear()
-            self._known[stream] = (version, Known(head))
+            self._remember(version, {stream: Known(head)})
             return head
+
+    def _remember(self, version: int, known: dict[str, Known]) -> None:
+        """Keep `known` as true at `version` (under the lock); nothing once the raw connection was handed out."""
+        if not self._remembers:
+            return
+        if len(self._known) + len(known) > _KNOWN_STREAMS:
+            self._known.clear()
+        for stream, entry in known.items():
+            self._known[stream] = (version, entry)
 
     def _insert_txn(self, tx: sqlite3.Connection, events: list[Event]) -> None:
         tx.executemany(

@@ -282,7 +282,7 @@ class JournalStore(ABC):
                 self._put_summary_txn(tx, summary, previous)
         self._insert_txn(tx, events)
         self.crash.hit("mid_append")
-        self._appended_txn(tx, Known(Head(events[-1].seq, events[-1].hash), summary, self.summaries_kept), stream)
+        self._appended_txn(tx, stream, events[-1], summary)
         return events
 
     # ---- group commit -----------------------------------------------------------------------------------------
@@ -675,8 +675,9 @@ class JournalStore(ABC):
         answers must be certain no write it did not see has happened since (SQLite: `PRAGMA data_version`)."""
         return None
 
-    def _appended_txn(self, tx: Any, known: Known, stream: str) -> None:
-        """`stream`'s append in `tx` ended with `known`: an engine that remembers it does so once `tx` commits."""
+    def _appended_txn(self, tx: Any, stream: str, last: Event, summary: RunSummary | None) -> None:
+        """`stream`'s append in `tx` ended with `last` and left `summary` (the row, when `summaries_kept`): an engine
+        that remembers them (`_known_txn`) does so once `tx` commits."""
         return None
 
     @abstractmethod

@@ -79,10 +79,7 @@ def _joined(stem: str, ending: str) -> str:
         return stem
     if stem[-1] in "ńśćź" and ending[0] in "aeiouyąęó":
         stem = stem[:-1] + fold(stem[-1])
-    for back in (1, 2):
-        if len(stem) >= back and stem[-back] == "ó":
-            stem = stem[:-back] + "o" + stem[len(stem) - back + 1 :]
-    return stem + ending
+    return stem[:-2] + stem[-2:].replace("ó", "o") + ending
 
 
 @cache
@@ -102,8 +99,7 @@ def _vocabulary() -> tuple[dict[str, str], dict[str, str]]:
     for words in collections:
         folded_marked = {fold(word) for word in words if _MARKED.intersection(word)}
         plain_alone.update(word for word in words if word in marked and word not in folded_marked)
-    whole = {folded: next(iter(words)) for folded, words in marked.items() if len(words) == 1}
-    whole = {folded: word for folded, word in whole.items() if folded not in plain_alone}
+    whole = {folded: min(words) for folded, words in marked.items() if len(words) == 1 and folded not in plain_alone}
     stems = {folded: word for folded, word in whole.items() if len(folded) >= MIN_STEM}
     return whole, stems
 
