@@ -135,6 +135,13 @@ def nearest_class(phrase: str) -> Nearest:
     return Nearest(scores[0][1], round(scores[0][0], 4), round(scores[1][0], 4))
 
 
+#: Verbs of attitude: negated, they reassure ("don't worry", "nie martw się", "не переживай").
+_ATTITUDES = (
+    "worry", "panic", "mind", "fret", "stress", "martw", "przejmuj", "bój", "boj", "obawiaj", "волнуй", "пережива",
+    "беспоко", "бойся", "пугай",
+)  # fmt: skip
+
+
 def unclaimed_scopes(words: list[str], language: str, claimed: set[int]) -> list[tuple[int, str]]:
     """(verb position, phrase) for each negated command whose verb no class claims, in a clause with no reading."""
     sentence = _sentences(words)
@@ -155,6 +162,8 @@ def unclaimed_scopes(words: list[str], language: str, claimed: set[int]) -> list
             j += 1
         if j >= end or not words[j][0].isalpha() or _is_past(words[j]) or action_of(words, j) is not None:
             continue
+        if words[j].startswith(_ATTITUDES):
+            continue  # "не переживай насчёт нагрузки", "don't worry about the server": a reassurance forbids nothing
         if words[j] in _MODALS or words[j].startswith(_NEGATIVE_VERBS) or words[j] in _STOP_WORDS:
             # "nie musisz czekać", "не забудь разослать": the chains read those, for better or worse; a negated
             # stop word ("don't hold them back for my review", "не жди меня") stops nothing and forbids nothing

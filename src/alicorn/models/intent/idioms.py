@@ -57,7 +57,7 @@ _REFUSALS: tuple[tuple[str, ...], ...] = (
 _DOMAIN_NOUNS = (
     "=job", "=responsibility", "=call", "=area", "=department", "=territory", "=remit", "=domain", "=task",
     "działka", "działką", "sprawa", "zadanie", "broszka", "działce", "зона", "дело", "задача", "епархия",
-    "ответственность", "вотчина",
+    "ответственность", "вотчина", "=business", "=concern", "obowiązek", "забота", "обязанность",
     # a choice someone else makes: "her choice and her click", "to jej wybór", "это его выбор"
     "=choice", "=decision", "wybór", "decyzja", "выбор", "решение",
 )

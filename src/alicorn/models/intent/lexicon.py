@@ -50,7 +50,8 @@ installation" forbid; "don't forget to send", "nie musisz wstrzymywać publikacj
          ─► the forms said without a negation over the action (delegation to oneself, a kept state, confinement,
              draft only, a deferral after its action, an approval condition, a refused venue): `prohibitive`.
          ─► action words → effect classes (publication, external_transmission, installation, physical,
-             local_write, code_execution: "run / uruchom / запусти" without a device near), matched by stem
+             local_write, code_execution: "run / uruchom / запусти" without a device near, and building, compiling
+             or testing software: "no builds", "testy pomiń", "без сборки"), matched by stem
              after stripping Polish/Russian verb prefixes, so "opublikuj", "wysłać",
              "отправляй", "установкой" all match. Some words need their context: a verb of operating is physical
              with a device after it ("trigger the sirens", "lock the gates", "zablokuj bramę", "запусти сирену"), and
@@ -100,11 +101,15 @@ _N_WORDS = {
 #: Verbs whose meaning negates what they govern: cessation, deferral, omission, hesitation. Prefix stems.
 _NEGATIVE_VERBS = (
     "avoid", "cease", "defer", "delay", "forget", "hesitat", "neglect", "omit", "paus", "postpon", "refrain", "skip",
-    "stop", "wait",
+    "stop", "wait", "forgo", "forego",
+    # letting go of a step: "testy na razie odpuść", "darujmy sobie budowanie", "сборку пока отставить"
+    "odpuść", "odpuśc", "odpusc", "odpuszcz", "daruj", "отставить", "отставь",
     "czekaj", "czekać", "czekac", "czekani", "odczek", "odkład", "odłoż", "odłóż", "poczek", "pomiń", "pomin", "pomij",
     "powstrzym", "przesta", "unikaj", "wahaj", "wahani", "wstrzym", "zaczek", "zapomin", "zapomn", "zatrzym", "zwlek",
     "воздерж", "дождат", "дождис", "дождит", "дожида", "жди", "ждать", "забуд", "забыв", "забыть", "задерж", "избега",
-    "медли", "останов", "отлож", "откладыв", "перестан", "повремен", "погоди", "подожд", "прекрат", "приостанов",
+    "медли", "останов", "отлож", "откладыв", "повремен", "погоди", "подожд", "прекрат", "приостанов",
+    # stopping, not "перестановочный" (a permutation)
+    "перестань", "перестать", "перестанем", "переставай",
     "пропуск", "пропуст", "стесня", "сдержива", "тянуть", "тяни", "затягив", "медлить", "procrastinat",
 )
 #: Two-word operators: "hold off", "hold back", "put off".
@@ -212,6 +217,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "dzwoń", "dzwon", "отправ", "отсыл", "отошл", "посыл", "пошли", "пересыл", "перешл", "рассыл", "разошл",
         "подел", "делис", "сообщ", "уведом", "звон", "пиши", "писать", "отвеч", "ответь", "мейл", "письм",
         "разосл", "присл", "!скинь", "!скинуть", "!скидыв", "!podeślij", "!podsył", "!podsyl",
+        # contacting: "ни с кем из них не связывайся", "свяжись с поставщиком"
+        "свяж", "связыва", "связат",
         # "кинь ссылку тестировщикам": throwing a link is sending it
         "!кидай", "!кидать", "!кинь", "!киньте", "!кинуть",
         # the imperfective of sending: "напрямую туда ничего не шли", "не шлите им черновик"
@@ -238,6 +245,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=shred", "niszcz", "zniszcz", "уничтож",
         "!przenieś", "!przenies", "!przenoś", "!przenos", "przesuw", "przesuń", "!wymaż", "!wymaz", "napraw",
         "popraw", "!сотри", "!стира", "!стере", "перемещ", "перемест", "переимен", "правк", "исправ",
+        # replacing: "oryginału nie podmieniaj", "не подменяй исходник", "don't replace the original"
+        "=replace", "podmien", "podmień", "podmieni", "zamien", "zamień", "zamieni", "подмен", "замен",
 ),
 }
 #: Words that are physical only with a physical object nearby ("open the door", "otwórz bramę", "lock the gates",
@@ -252,6 +261,9 @@ _PHYSICAL_OPEN = (
     "подним", "подними", "опуск", "опусти", "вруб", "выруб",
     # steering a device: "nie steruj szlabanem", "don't operate the pumps", "не управляй воротами"
     "sterow", "steruj", "=control", "=operate", "obsługuj", "управля", "управл",
+    # resetting, silencing and disabling a device: "don't reset the sensors", "nie wyciszaj czujek", "не отключай"
+    "=reset", "=silence", "=mute", "=disable", "=enable", "=acknowledge", "resetuj", "zresetuj", "wycisz",
+    "wyciszaj", "сброс", "сбрас", "отключ", "заглуш", "квитир",
 )
 _PHYSICAL_OBJECTS = (
     "door", "gate", "=lock", "window", "valve", "camera", "kamer", "камер", "barrier", "garage", "heating", "light",
@@ -272,6 +284,8 @@ _PHYSICAL_OBJECTS = (
     # machines and door systems by name: "the washer line", "домофоны", "domofon"
     "washer", "dryer", "=oven", "=mixer", "pralnic", "suszar", "piekarnik", "стиральн", "сушил", "печь", "intercom",
     "domofon", "домофон",
+    # sensors and detectors: "don't reset the sensors", "czujników nie wyciszaj", "датчики не отключай"
+    "sensor", "detector", "czujnik", "czujk", "czujek", "detektor", "датчик", "извещател", "детектор",
 )
 #: Nominal negations: "no sirens", "żadnych syren", "никаких сирен", "without locking the doors".
 _NOMINAL = {
@@ -384,8 +398,23 @@ _EXECUTING = (
     "=run", "=running", "=rerun", "=execute", "execut", "=launch", "uruchom", "urucham", "odpal", "запуск", "запуст",
     "прогон", "прогнат", "прогони",
 )
-#: Verbs of carrying out that run code only with code as their object ("wykonaj skrypt", "выполнять его").
-_EXECUTING_WITH_CODE = ("wykon", "выполн", "=trigger", "=start", "=puść", "=puszczaj")
+#: Building, compiling and testing software run its code (a build runs the project's scripts, a test its code):
+#: "skip the build", "no builds", "nie buduj", "testy pomiń", "без сборки", "не тестируй". With a device near, a
+#: test operates the device ("test the sirens"); "the building" after a determiner is a house.
+_BUILDING = (
+    "=build", "=rebuild", "=compile", "=recompile", "=test", "=retest", "buduj", "zbuduj", "przebud", "budowa",
+    "zbudowa", "kompil", "skompil", "przekompil", "testy", "testów", "testow", "testuj", "testach", "testami",
+    "przetest", "сборк", "пересборк", "пересобер", "пересобир", "билд", "компил", "скомпил", "перекомпил", "тест",
+    "протест", "оттест",
+)  # fmt: skip
+#: Adjective endings: "telefony testowe", "środowisko testowe", "тестовый сервер" name a thing, not a step.
+_ADJECTIVE_ENDINGS = (
+    "owy", "owa", "owe", "owej", "owego", "owych", "owym", "owymi", "ową", "овый", "овая", "овое", "овой", "овых",
+    "овым", "овую", "овые", "ового", "овыми",
+)  # fmt: skip
+#: Verbs of carrying out that run code only with code as their object ("wykonaj skrypt", "выполнять его"); Russian
+#: "собрать" builds only with code as its object ("собери его"), else it gathers ("собери данные").
+_EXECUTING_WITH_CODE = ("wykon", "выполн", "=trigger", "=start", "=puść", "=puszczaj", "собер", "собир", "собра")
 _CODE_OBJECTS = (
     "script", "=code", "program", "migration", "=job", "=tool", "=it", "=test", "=tests", "skrypt", "=kod", "=kodu",
     "=go", "migracj", "narzędzi", "test", "скрипт", "=код", "=кода", "программ", "миграц", "=его", "=него", "тест",
@@ -599,10 +628,13 @@ def _is_past(word: str) -> bool:
 #: Adverbs that begin like an action's stem: "wyłącznie do mnie" (only to me), "do piątku włącznie" (inclusive),
 #: "по пятницу включительно", "исключительно мне" name no action.
 _NOT_ACTION_WORDS = {"wyłącznie", "wylacznie", "włącznie", "wlacznie", "включительно", "исключительно"}
+#: Words that begin like a sending stem and name no sending: "nie przesłodzone" (too sweet), "wysłuchaj" (listen),
+#: "przesłuchanie" (a hearing).
+_NOT_ACTION_PREFIXES = ("przesłodz", "przeslodz", "przesłuch", "przesluch", "wysłuch", "wysluch")
 
 
 def _is_action_stem(word: str) -> bool:
-    if word in _NOT_ACTION_WORDS:
+    if word in _NOT_ACTION_WORDS or word.startswith(_NOT_ACTION_PREFIXES):
         return False
     return any(_stem_match(stem, word) for stems in _ACTIONS.values() for stem in stems)
 
@@ -614,7 +646,7 @@ _VERB_NOUNS = {"text", "call", "message", "reply", "contact", "texts", "calls", 
 def action_of(words: list[str], index: int) -> EffectClass | None:
     """The effect class of the action word at `index`, or None (also for a past tense: it describes)."""
     word = words[index]
-    if not word[0].isalnum() or word in _NOT_ACTION_WORDS:
+    if not word[0].isalnum() or word in _NOT_ACTION_WORDS or word.startswith(_NOT_ACTION_PREFIXES):
         return None
     if _whole(_PLACING, word) and _venue_near(words, index, _CHATS):
         return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
@@ -629,7 +661,9 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
             return None if _is_past(word) else effect
-    window = words[index + 1 : index + 5]
+    # two verbs sharing one object reach it past the second: "don't reset or silence any of the sensors"
+    reach = 7 if index + 2 < len(words) and words[index + 1] in _CONTINUE else 5
+    window = words[index + 1 : index + reach]
     window = window[: next((k for k, w in enumerate(window) if w in _CLAUSE_BREAK), len(window))]
     if any(_stem_match(stem, word) for stem in _PHYSICAL_OPEN):
         # the device after the verb, or fronted before it in its clause ("Ворота не закрывай", "Szlabanem nie steruj")
@@ -649,6 +683,18 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return None  # "run it past me", "run it by me": shown to someone, not executed
     if _whole(_EXECUTING, word) and not any(_device(w) for w in words[max(0, index - 4) : index + 5]):
         return "code_execution"  # "don't run it", "nie odpalaj go", "не запускай": a device would make it physical
+    if _whole(_BUILDING, word):
+        near = words[max(0, index - 4) : index + 5]
+        if any(_device(w) for w in near):
+            return "physical" if _whole(("=test", "=retest", "test", "тест", "протест", "przetest"), word) else None
+        if word in ("building", "buildings") and index and words[index - 1] in _DETERMINERS:
+            return None  # "outside the building", "our building": a house, not a build
+        if word.endswith(_ADJECTIVE_ENDINGS):
+            return None
+        governing = next((w for w in reversed(words[max(0, index - 3) : index]) if w not in _DETERMINERS), None)
+        if index and words[index - 1] in _DETERMINERS and governing is not None and _is_action_stem(governing):
+            return None  # "install the build", "send the test results": the object of another action
+        return "code_execution"
     if _whole(_EXECUTING_WITH_CODE, word) and any(
         _whole(_CODE_OBJECTS, w) for w in words[max(0, index - 3) : index + 4]
     ):
@@ -834,6 +880,8 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
             return None  # "did we not publish it?": an inverted question asks, it does not forbid
     if word in _PARTICLES or word in _N_WORDS:
         return word, 1
+    if word in ("doesn't", "doesnt") and _gate_after(words, index):
+        return word, 1  # "it doesn't go on the tablets until after Easter": a rule laid down, as "does not" is
     if (word, after) in _NEGATIVE_PAIRS:
         return f"{word} {after}", 2
     if any(word.startswith(stem) for stem in _NEGATIVE_VERBS):
@@ -846,6 +894,11 @@ def _gated_present(words: list[str], index: int) -> bool:
     clause is a rule laid down, not a description ("it does not work since Monday")."""
     if index == 0 or words[index - 1] not in ("does", "do"):
         return False
+    return _gate_after(words, index)
+
+
+def _gate_after(words: list[str], index: int) -> bool:
+    """An "until", "till", "unless" or "before" after `index` in its clause."""
     end = next((k for k in range(index, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
     return any(w in ("until", "till", "unless", "before") for w in words[index + 1 : end])
 
@@ -863,6 +916,8 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
     operators = [first[0]]
     negations = 1
     i = slot = start + first[1]  # `slot`: where the verb a verbal negation governs stands ("don't [use]")
+    if first[0] in ("without", "bez", "без") and _past_clause_before(words, start, language):
+        return _Chain(tuple(operators), None, None, 0, i)  # "we shipped it without any tests": it describes
     steps = 0
     while i < len(words) and steps < _REACH:
         word = words[i]
@@ -875,6 +930,9 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             break
         if word in _DESCRIBING_AUX:
             return _Chain(tuple(operators), None, None, 0, i)  # "не был отправлен": it describes
+        if word in _ABOUT and i > start and (_whole(_SHOWING, words[i - 1]) or words[i - 1].startswith(_NOT_HANDLING)):
+            # "nic nie mów o zmianach", "don't tell them about the changes": the topic of speech is not an action
+            return _Chain(tuple(operators), None, None, negations, i, spent=True)
         found = _operator(words, i)
         if found is not None and operators[0] in ("without", "bez", "без") and i > start + 1:
             # "Без моего ведома никому её не рассылай", "bez zgody nie publikuj": the prepositional phrase is a
@@ -891,8 +949,8 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
         past = _is_past(word) and not _subjunctive(words, i)
         if verbal and operators[-1] in ("nie", "не") and word[0].isalpha() and past:
             return _Chain(tuple(operators), None, None, 0, i)  # "так и не пришёл, …": a past tense describes
-        if _is_action_stem(word) and _reported_past(words, operators, slot, i, language):
-            return _Chain(tuple(operators), None, None, 0, i)  # "last year nobody sent it": a past fact
+        if _reported_past(words, operators, slot, i, language):
+            return _Chain(tuple(operators), None, None, 0, i)  # "last year nobody sent it / ran any tests": a past fact
         if _is_action_stem(word):
             effect = action_of(words, i)
             if effect is None or (verbal and operators[-1] in ("nie", "не") and _describes(word)):
@@ -918,7 +976,27 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
 
 
 #: English past forms of actions that do not end in -ed.
-_EN_IRREGULAR_PAST = {"sent", "told", "gave", "shown", "wrote", "written", "ran", "rang", "forwarded", "shared"}
+_EN_IRREGULAR_PAST = {
+    "sent", "told", "gave", "shown", "wrote", "written", "ran", "rang", "forwarded", "shared", "built", "put", "did",
+    "made", "got", "went", "took",
+}  # fmt: skip
+_EN_SUBJECTS = {"i", "we", "you", "they", "he", "she", "it", "nobody", "someone", "somebody", "everyone", "who"}
+
+
+def _past_clause_before(words: list[str], start: int, language: str) -> bool:
+    """The verb before the "without" at `start`, in its clause, is a past tense: "we rolled it out without any tests",
+    "wdrożyliśmy bez testów", "выкатили без тестов" tell what happened; "ship it without tests" forbids."""
+    for k in range(start - 1, -1, -1):
+        word = words[k]
+        if word in _CLAUSE_BREAK:
+            return False
+        if language == "en":
+            past = word in _EN_IRREGULAR_PAST or (word.endswith("ed") and not word.endswith("eed"))
+            if past and k and words[k - 1] in _EN_SUBJECTS:
+                return True
+        elif _is_past(word) and not _subjunctive(words, k):
+            return True
+    return False
 
 
 def _reported_past(words: list[str], operators: list[str], slot: int, index: int, language: str) -> bool:
@@ -1061,6 +1139,30 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
     return gated
 
 
+#: "until" in Polish and Russian: the negation of its clause asserts nothing ("пока Тимур не посмотрит").
+_UNTIL_EXPLETIVE = {"пока", "dopóki", "dopoki", "aż", "az"}
+_QUOTES = {"«", "»", '"', "“", "”", "„"}
+
+
+def _expletive(words: list[str], index: int) -> bool:
+    """ "пока Тимур не посмотрит изменения", "dopóki Tomek nie przejrzy zmian": the "не"/"nie" of an until-clause
+    with its own subject negates nothing (the clause is a gate, read by `_conditions`); "пока ничего не отправляй"
+    and "пока не публикуй" (for now, don't) keep their negation."""
+    if words[index] not in ("не", "nie"):
+        return False
+    for k in range(index - 1, max(-1, index - 5), -1):
+        if words[k] in _CLAUSE_BREAK:
+            return False
+        if words[k] in _UNTIL_EXPLETIVE:
+            between = words[k + 1 : index]
+            if not between or any(w in _N_WORDS or w in _PARTICLES for w in between):
+                return False
+            # "пока я не скажу «отправляй»": the command the gate waits for is what is held back until then
+            end = next((j for j in range(index + 1, len(words)) if words[j] in _CLAUSE_BREAK), len(words))
+            return not any(w in _QUOTES for w in words[index + 1 : end])
+    return False
+
+
 def words_of(text: str) -> list[str]:
     """The tokens of `text` as the readers walk them: a negated necessity after its action moved before it."""
     return _front_postposed(tokens(text))
@@ -1078,10 +1180,18 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
             effect = action_of(words, index - 1)
             if effect is not None:
                 found.append((index - 1, ForbiddenAction(effect, word, words[index - 1])))
-        if index in consumed or _operator(words, index) is None:
+        if index in consumed or _operator(words, index) is None or _expletive(words, index):
             continue
         chain = _walk(words, index, language)
         consumed.update(range(index, chain.end))
+        if chain.index is not None:
+            # a negative-concord word after the negated verb, in its clause, is an argument of that one negation
+            # ("nie wysyłaj nikomu wyników wdrożenia", "не отправляй никому отчёт об установке"), not a new one
+            for j in range(chain.index + 1, len(words)):
+                if words[j] in _CLAUSE_BREAK or words[j] in _COORDINATORS:
+                    break
+                if words[j] in _N_WORDS:
+                    consumed.add(j)
         trigger = " … ".join(chain.operators)
         if chain.index is None and chain.negations % 2 == 1 and not chain.spent:
             # "publish it later, not now": a verbless negated clause of temporal words is elliptic for the clause
@@ -1286,6 +1396,8 @@ _DATA_OBJECTS = (
     "=original", "orygina", "оригинал", "исходник", "=sources", "źródłow", "zrodlow", "protok", "протокол", "=copy",
     "=master", "=folder", "folder", "katalog", "папк", "каталог", "выгрузк", "eksport", "=export",
     "magazynow", "=inventory", "=stock", "остатк",
+    # diminutives: "исходную табличку не трогай", "tabelki nie ruszaj"
+    "табличк", "tabelk",
 )
 _TOUCH_NEGATIONS = {
     "not", "don't", "dont", "never", "without", "mustn't", "shouldn't", "no", "nie", "bez", "не", "без", "нельзя",
@@ -1307,12 +1419,17 @@ def _whole(stems: tuple[str, ...], word: str) -> bool:
     return any(_stem_match(stem, word) if stem.startswith("=") else word.startswith(stem) for stem in stems)
 
 
-def _recipient(words: list[str], index: int) -> bool:
-    """A recipient at `index`: "to the client", "do klienta", a Russian dative ("клиенту", "всем")."""
+def _recipient(words: list[str], index: int, language: str = "") -> bool:
+    """A recipient at `index`: "to the client", "do klienta", a Russian dative ("клиенту", "всем"), a Polish one
+    ("kierowcom", "szefowi", "wszystkim") when the message is Polish."""
     word = words[index]
     after = [w for w in words[index + 1 : index + 3] if w not in _DETERMINERS][:1]
     if word in ("to", "do", "для", "dla"):
         return bool(after) and after[0][0].isalpha() and not after[0].startswith(_TIME_NOUNS)
+    if language == "pl" and (
+        word in ("im", "mu", "jej", "wszystkim") or (len(word) > 4 and word.endswith(("om", "owi")))
+    ):
+        return not word.startswith(_TIME_NOUNS) and (not index or words[index - 1] not in ("w", "na", "po", "o"))
     cyrillic = any("\u0400" <= ch <= "\u04ff" for ch in word)
     previous = words[index - 1] if index else ""
     dative = word in ("всем", "ему", "ей", "им") or (
@@ -1377,7 +1494,7 @@ def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
             nobody = any(words[k] in _NOBODY for k in range(start, end)) or (
                 "one" in words[index:end] and "no" in words[index:end]
             )
-            told = negated and any(_recipient(words, k) for k in range(start, end) if k != index)
+            told = negated and any(_recipient(words, k, language) for k in range(start, end) if k != index)
             if (negated and (nobody or told)) or any(words[k : k + 2] == ["no", "one"] for k in range(index, end)):
                 found.append((index, ForbiddenAction("external_transmission", f"{word} (to nobody)", word)))
         # "the supplier must never lay eyes on it", "not a single driver hears about this", "nikt się nie dowie",
@@ -1446,7 +1563,7 @@ def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
                     found.append((target, ForbiddenAction(effect, f"{word} … {operator[0]}", words[target])))
         # 5. "a report to the client is not needed", "raport do klienta nie jest potrzebny", "отчёт клиенту не нужен"
         if _whole(_OUTBOUND_NOUNS, word):
-            recipient = next((j for j in range(index + 1, min(end, index + 5)) if _recipient(words, j)), None)
+            recipient = next((j for j in range(index + 1, min(end, index + 5)) if _recipient(words, j, language)), None)
             if recipient is not None:
                 needless = any(
                     (found_ := _negated_necessity(words, k)) is not None and found_[1][0] in ("no", "nie", "не")

@@ -200,8 +200,10 @@ _PREDICATIVE = {
 }
 _DRAFT = ("=draft", "szkic", "robocz", "черновик", "набросок", "=sketch", "naszkic")
 _ONLY = {"only", "just", "tylko", "jedynie", "wyłącznie", "только", "лишь"}
-#: Omission and hesitation verbs are negative operators to the chains, but not deferrals of what comes before them.
-_NOT_DEFERRAL = ("forget", "zapom", "забуд", "забыв", "забыть", "hesitat", "wahaj", "стесня", "skip", "pomi", "пропус")
+#: Forgetting and hesitating are negative operators to the chains, but they do not put off what comes before them.
+#: Skipping does: the step fronted in its own clause is left out ("Testy pomiń", "Отправку пропусти"), so skipping
+#: is read by `_deferred_after` like waiting.
+_NOT_DEFERRAL = ("forget", "zapom", "забуд", "забыв", "забыть", "hesitat", "wahaj", "стесня")
 _EN_DEFERRAL = {"waits", "postponed", "deferred", "delayed"}
 #: Letting a thing rest defers it: "тесты пусть пока спят", "Пусть пока полежит текстом", "niech testy śpią".
 _LET = {"пусть", "пускай", "niech", "let"}
@@ -297,6 +299,10 @@ def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenActi
     return found
 
 
+#: Prepositions of place: after a named thing they say where it is.
+_LOCATIVE = {"on", "in", "at", "inside", "na", "w", "we", "на", "в", "во"}
+
+
 def _named_effects(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
     """What the words in [start, end) name, as the effect class a change to it would be."""
     named: list[tuple[int, EffectClass]] = []
@@ -304,6 +310,8 @@ def _named_effects(words: list[str], start: int, end: int) -> list[tuple[int, Ef
         word = words[j]
         if not word[0].isalpha():
             continue
+        if named and word in _LOCATIVE:
+            break  # "the config files on the web servers": where the named thing is, not a second thing
         if _device(word):
             named.append((j, "physical"))
         elif _whole(_VENUES, word):
@@ -351,6 +359,16 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
         if not named and pronoun and start:
             before = next((k + 1 for k in range(start - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
             named = _named_effects(words, before, start)  # "that log is the only copy, so it stays as it is"
+        if not named and index == verb + 1 and start == verb:
+            # "A sam log? Po co go ruszać, zostaw jak jest", "The old export - leave as is": the state follows its verb
+            # with nothing between, so what is kept is the thing named last, at most three clauses back
+            end = start
+            for _ in range(3):
+                if named or end <= 0:
+                    break
+                begin = next((k + 1 for k in range(end - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+                named = _named_effects(words, begin, end)
+                end = begin
         if not named and start and words[start - 1] in ("–", "—", "-"):
             # "Plik z umowami, z którego korzystamy, współdzielimy z kadrami – ma wyjść z tego nienaruszony": after a
             # dash the sentence's subject is kept (from the sentence's start, at most fifteen words)
@@ -371,7 +389,9 @@ def _kept_state(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
     found: list[tuple[int, ForbiddenAction]] = []
     for _, phrase, verb, named in _kept_states(words):
         for j, effect in named:
-            found.append((j, ForbiddenAction(effect, f"{words[verb]} … {' '.join(phrase)} (kept)", words[j])))
+            # read where the keeping is said: the thing may be named in a question before it ("A sam log? … zostaw")
+            trigger = f"{words[verb]} … {' '.join(phrase)} (kept)"
+            found.append((max(j, verb), ForbiddenAction(effect, trigger, words[j])))
     return found
 
 
