@@ -134,6 +134,25 @@ def test_seed_command_builds_tests_and_packages_without_installing(tmp_path: Pat
     assert "Tests: 14 passed" in summary.lines[1] and summary.lines[-1].startswith("Not installed")
 
 
+def test_with_running_code_forbidden_the_diff_is_still_shown(tmp_path: Path) -> None:
+    # "show me the diff, skip the build and tests for now": the suite is left out, the diff does not need it
+    params = CandidateParameters()
+    built = WORKFLOW.build(params, frozenset({"code_execution", "installation"}))
+    assert [n.node_id for n in built.nodes] == ["create", "variant", "diff"]
+    assert built.removed[:2] == (
+        "tests (build.run_tests, code_execution): left out, the request forbids code_execution",
+        "package (build.package): left out, it needs tests, left out too",
+    )
+    state = run(tmp_path, params, forbidden=frozenset({"code_execution", "installation"}))
+    assert state.status == "succeeded" and list(state.nodes) == ["create", "variant", "diff"]
+    artifact = WORKFLOW.artifact_of(state)
+    assert artifact is not None
+    assert sorted(f["path"] for f in artifact["diff"]["files"]) == ["config.json", "data/demo_items.json"]
+    report = WORKFLOW.validator(artifact, WORKFLOW.criteria(params))
+    assert report.status != "complete"  # the suite did not run: the outcome says so
+    assert {c.name for c in report.checks if not c.passed} >= {"tests", "package"}
+
+
 def test_install_node_only_when_asked_and_allowed() -> None:
     assert "install" not in [n.node_id for n in plan_for(CandidateParameters()).nodes]
     assert WORKFLOW.build(CandidateParameters(), frozenset()).removed == ()

@@ -3,7 +3,8 @@
     create ─► variant ─► tests ─► diff ─► package [─► install]
 
 `create` copies the app into `candidate/` in the workspace, `variant` makes it a demo build, `tests` runs its suite
-(the run stops there if any test fails: nothing unproven is packaged), `diff` compares it with the source, and
+(the run stops there if any test fails: nothing unproven is packaged), `diff` compares it with the source (after the
+suite, or after the variant when running code is forbidden: the diff needs nothing the suite gives), and
 `package` archives it into `dist/`. `install` (effect `installation`) is in the plan only when the `install` slot
 asks for it and the request does not forbid installation; when installation is forbidden, `removed` says so.
 """
@@ -52,7 +53,7 @@ def package_name(p: CandidateParameters) -> str:
     return f"{stem[:50]}-{p.variant}"
 
 
-def _nodes(p: CandidateParameters, with_install: bool) -> list[Node]:
+def _nodes(p: CandidateParameters, with_install: bool, tested: bool = True) -> list[Node]:
     # Paths are literals, never references: Anvil judges a plan by where it reaches, and a path known only at run
     # time ("path:?") would need a human's approval for what is a plain local build.
     root = _val(CANDIDATE_DIR)
@@ -97,7 +98,9 @@ def _nodes(p: CandidateParameters, with_install: bool) -> list[Node]:
             "description": "Compare the candidate with its source: files, lines added and removed.",
             "inputs": {"source": _val(p.app), "root": root},
             "expected_outputs": ["files", "added", "removed", "text"],
-            "depends_on": ["tests"],  # after the suite, so anything it wrote shows in the diff
+            # after the suite, so anything it wrote shows in the diff; the diff needs nothing the suite gives, so
+            # with no suite (running code forbidden: "show me the diff, skip the tests") it follows the variant
+            "depends_on": ["tests"] if tested else ["variant"],
         },
         {
             "node_id": "package",
@@ -124,7 +127,8 @@ def _nodes(p: CandidateParameters, with_install: bool) -> list[Node]:
 def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
     """The candidate plan for these slots; `install` only when asked for and installation is not forbidden."""
     p = parameters(params)
-    built = without_forbidden(_nodes(p, with_install=p.install), forbidden, _EFFECTS)
+    nodes = _nodes(p, with_install=p.install, tested=_EFFECTS[RUN_TESTS.name] not in forbidden)
+    built = without_forbidden(nodes, forbidden, _EFFECTS)
     if "installation" in forbidden and not p.install:
         # Not asked for either, but say so: the report shows the build stopped before installation on purpose.
         note = f"install ({INSTALL.name}, installation): left out, the request forbids installation"
