@@ -23,7 +23,7 @@ from alicorn.models.router import Host
 from alicorn.ops.builtin import builtin_registry
 from alicorn.ops.registry import Operation, OperationContext, Registry
 from alicorn.packs.alarms import WORKFLOW as ALARMS
-from alicorn.packs.workflow import BuiltPlan, ResultSummary, Workflow
+from alicorn.packs.workflow import BuiltPlan, LeftOut, ResultSummary, Workflow
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
 from alicorn.testing.people import enrol
@@ -74,9 +74,9 @@ def _extract(text: str, language: str, now: datetime) -> dict[str, Any]:
 def _build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
     p = GreetParameters.model_validate(params.model_dump())
     nodes = [Node.model_validate({"node_id": "compose", "operation": "util.noop", "inputs": {}})]
-    removed = []
+    left_out = []
     if p.send and "external_transmission" in forbidden:
-        removed.append("send (test.notify, external_transmission): left out, the request forbids sending")
+        left_out.append(LeftOut("send", "test.notify", effect="external_transmission"))
     elif p.send:
         nodes.append(
             Node.model_validate(
@@ -88,7 +88,7 @@ def _build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
                 }
             )
         )
-    return BuiltPlan(tuple(nodes), tuple(removed))
+    return BuiltPlan(tuple(nodes), tuple(left_out))
 
 
 def _artifact(state: RunState) -> dict[str, Any] | None:

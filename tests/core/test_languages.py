@@ -212,3 +212,60 @@ def test_a_polish_ask_prints_no_code_or_english_word_where_it_says_what_it_under
     said = "\n".join(turn.understood)
     assert "zrozumiano: zadanie, język pl" in said and "wybrany przez: słowa prośby" in said, said
     assert "{" not in said and "lexicon" not in said and "words" not in said, said
+
+
+@pytest.mark.parametrize(
+    ("language", "request_text", "said"),
+    [
+        (
+            "pl",
+            "Przygotuj kandydata aplikacji app w wersji demo i pokaż różnice. Budowanie i testy na razie odpuść.",
+            "tests (build.run_tests, code_execution): pominięto, prośba zabrania code_execution",
+        ),
+        (
+            "ru",
+            "Подготовь кандидата приложения app в демо-версии и покажи дифф. Сборку и тесты пока отставить.",
+            "tests (build.run_tests, code_execution): пропущено, просьба запрещает code_execution",
+        ),
+    ],
+)
+def test_what_the_plan_left_out_is_said_in_the_requests_language(
+    tmp_path: Path, language: str, request_text: str, said: str
+) -> None:
+    import shutil
+    from datetime import UTC, datetime
+
+    from alicorn.app import open_app
+    from alicorn.clock import PinnedClock
+    from alicorn.core.intake import IntentEnvelope
+    from alicorn.core.norbi import Norbi
+    from alicorn.packs.candidate import WORKFLOW as CANDIDATE
+    from alicorn.packs.catalog import bundled_workflows
+
+    app = tmp_path / "mine" / "app"
+    shutil.copytree(CANDIDATE.data_dir / "app", app, ignore=shutil.ignore_patterns("__pycache__"))
+    clock = PinnedClock(datetime(2026, 12, 1, tzinfo=UTC))
+    core = Norbi(open_app(tmp_path / "home"), bundled_workflows(), clock=clock, workdir=tmp_path)
+    turn = core.receive(IntentEnvelope(utterance=request_text, author="human:ann", data=(str(app),)))
+    assert turn.report is not None and turn.report.language == language, turn.question
+    known = "\n".join(turn.report.known)
+    assert said in known, known
+    assert "left out" not in known and "the request forbids" not in known, known
+    # the diff needs nothing the suite gives: it still ran
+    assert any(job.startswith("diff") for job in turn.report.jobs_finished), turn.report.jobs_finished
+
+
+def test_an_older_journals_left_out_sentences_are_still_shown() -> None:
+    from alicorn.core.outcome import left_out_lines
+    from alicorn.packs.workflow import LeftOut
+
+    old = {"removed": ["send (notify, external_transmission): left out, the request forbids external_transmission"]}
+    assert left_out_lines(old, "pl") == [
+        "pominięto: send (notify, external_transmission): left out, the request forbids external_transmission"
+    ]
+    new = {**old, "left_out": [LeftOut("send", "notify", effect="external_transmission").to_json()]}
+    assert left_out_lines(new, "ru") == [
+        "send (notify, external_transmission): пропущено, просьба запрещает external_transmission"
+    ]
+    needs = {"left_out": [LeftOut("package", "build.package", needs=("tests",)).to_json()]}
+    assert left_out_lines(needs, "en") == ["package (build.package): left out, it needs tests, left out too"]

@@ -20,7 +20,7 @@ from alicorn.journal.memory import InMemoryStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.ops.registry import OperationContext, Registry
 from alicorn.packs.schedule import WORKFLOW
-from alicorn.packs.workflow import LANGUAGES, BuiltPlan
+from alicorn.packs.workflow import LANGUAGES, BuiltPlan, LeftOut
 from alicorn.plan.dsl import EffectClass, Plan, goal_digest
 from alicorn.plan.effects import plan_effects
 from alicorn.plan.validate import validate_plan
@@ -154,7 +154,7 @@ def test_the_seed_plan_follows_the_walk_through_without_publication() -> None:
     plan, result = built({"month": "2026-12"}, {"publication"})
     assert [n.node_id for n in plan.nodes] == WALK_THROUGH
     assert not any(n.operation == "schedule.publish" for n in plan.nodes)
-    assert result.removed == ("publish (publication): left out, the request forbids publication",)
+    assert result.removed == ("publish (schedule.publish, publication): left out, the request forbids publication",)
     assert "publication" not in plan_effects(plan, REGISTRY).to_json()
     critical = [n for n in plan.nodes if n.critical]
     assert [n.node_id for n in critical] == ["load", "candidates"] and all(n.stop for n in critical)
@@ -184,12 +184,13 @@ def test_no_publication_node_unless_asked() -> None:
 def test_forbidding_local_writes_drops_the_save_node() -> None:
     plan, result = built({"month": "2027-01"}, {"local_write"})
     assert "save" not in [n.node_id for n in plan.nodes]
-    assert result.removed[0].startswith("save (local_write)")
+    assert result.left_out[0] == LeftOut("save", "workspace.write_file", effect="local_write")
 
 
 def test_forbidding_reads_leaves_nothing_to_do() -> None:
     result = WORKFLOW.build(WORKFLOW.parameters.model_validate({"month": "2027-01"}), frozenset({"read"}))
-    assert result.nodes == () and "forbids read" in result.removed[0]
+    assert result.nodes == () and result.left_out == (LeftOut("*", effect="read"),)
+    assert result.removed == ("every node: the workflow needs read effects, and the request forbids them",)
 
 
 def test_criteria_follow_the_parameters() -> None:

@@ -14,7 +14,7 @@ from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState
 from alicorn.core.report import OUTCOME_LABELS, Outcome, Report, run_facts
 from alicorn.i18n import N_, tr, tr_marked
-from alicorn.packs.workflow import Workflow
+from alicorn.packs.workflow import LeftOut, Workflow
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, check
@@ -171,7 +171,7 @@ def final_report(
     plan_info = state.plans[-1] if state.plans else {}
     known = [goal_served(workflow, contract, language), *contract.sentences(language)]
     known.append(tr(language, "plan {source}: {n} nodes", source=plan_info.get("source", "?"), n=len(run.order)))
-    known += [tr(language, "left out: {what}", what=r) for r in plan_info.get("removed", [])]
+    known += left_out_lines(plan_info, language)
     known += [tr(language, "slot not taken as given: {what}", what=r) for r in (state.slots or {}).get("reverted", [])]
     metrics = dict(summary.metrics) if summary else {}
     metrics.update({"model_calls": state.model_calls, "tokens": state.tokens})
@@ -193,6 +193,15 @@ def final_report(
         artifacts=[run.workspace] if run.workspace else [],
         language=language,
     )
+
+
+def left_out_lines(plan_info: Mapping[str, Any], language: str) -> list[str]:
+    """What the plan left out, in `language`: from the structured `left_out` (since 2026-12-06; each sentence says
+    "left out" itself), or an older journal's English `removed` sentences, introduced in `language`."""
+    left_out = plan_info.get("left_out")
+    if left_out is not None:
+        return [LeftOut.from_json(item).sentence(language) for item in left_out]
+    return [tr(language, "left out: {what}", what=r) for r in plan_info.get("removed", [])]
 
 
 def goal_served(workflow: Workflow | None, contract: OutcomeContract, language: str) -> str:

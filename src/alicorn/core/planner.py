@@ -26,7 +26,7 @@ from alicorn.models.messages import ChatMessage, ChatRequest
 from alicorn.models.recorder import ModelClient
 from alicorn.models.structured import ask_structured
 from alicorn.ops.registry import Registry
-from alicorn.packs.workflow import Workflow
+from alicorn.packs.workflow import LeftOut, Workflow
 from alicorn.plan.dsl import EffectClass, Node, Plan
 from alicorn.plan.validate import validate_plan
 
@@ -46,7 +46,7 @@ class ProposedPlan:
     plan: Plan
     source: str  # "template:<id>" or "model:<profile>"
     repairs: int = 0
-    removed: tuple[str, ...] = ()
+    left_out: tuple[LeftOut, ...] = ()
     reverted: tuple[str, ...] = ()
     problems: tuple[str, ...] = field(default=())
 
@@ -57,7 +57,8 @@ class ProposedPlan:
             "goal_hash": self.plan.goal_hash,
             "source": self.source,
             "repairs": self.repairs,
-            "removed": list(self.removed),
+            "removed": [item.sentence() for item in self.left_out],  # English, as journals before `left_out` hold
+            "left_out": [item.to_json() for item in self.left_out],
             "reverted": list(self.reverted),
             "problems": list(self.problems),
         }
@@ -77,16 +78,16 @@ def plan_from_template(
     """The template's plan for `parameters`; a slot set by the model alone may not add an effect class."""
     forbidden = frozenset(contract.forbidden)
 
-    def build(values: Mapping[str, Any]) -> tuple[Plan, tuple[str, ...]]:
+    def build(values: Mapping[str, Any]) -> tuple[Plan, tuple[LeftOut, ...]]:
         built = workflow.build(workflow.parameters.model_validate(dict(values)), forbidden)
         if not built.nodes:
             raise PlanningError(
                 f"the request's constraints leave no step of workflow {workflow.id!r}: " + "; ".join(built.removed)
             )
         plan = Plan(goal=contract.goal, goal_hash=contract.goal_hash, nodes=list(built.nodes))
-        return validate_plan(plan, registry), built.removed
+        return validate_plan(plan, registry), built.left_out
 
-    plan, removed = build(parameters)
+    plan, left_out = build(parameters)
     reverted: list[str] = []
     fields = workflow.parameters.model_fields
     # The optional slots only the model set: they are what could add an effect nobody asked for in words.
@@ -104,7 +105,7 @@ def plan_from_template(
         check_plan(plan, contract, lambda name: registry.get(name).effect)
     except ContractBreach as exc:  # a template that ignores `forbidden` is a bug in the pack: refuse, loudly
         raise PlanningError(f"workflow {workflow.id!r} built a plan that breaks the contract: {exc}") from None
-    return ProposedPlan(plan, f"template:{workflow.id}", 0, removed, tuple(reverted))
+    return ProposedPlan(plan, f"template:{workflow.id}", 0, left_out, tuple(reverted))
 
 
 def settle_flags(

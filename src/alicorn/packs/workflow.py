@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from alicorn.i18n import tr
 from alicorn.ops.registry import Operation
 from alicorn.packs.inputs import DataInput
 from alicorn.plan.dsl import EffectClass, Node
@@ -56,7 +57,7 @@ class Workflow:
       `now` is the intake time (journaled), so "next month" / "yesterday" resolve the same way on replay.
     - `questions[slot][language]`: the clarifying question asked when a required slot is missing.
     - `build(params, forbidden)`: the nodes. Must leave out every node whose operation's effect class is in
-      `forbidden` (and say so in `removed`); optional effect nodes are included only when a slot asks for them.
+      `forbidden` (and say so in `left_out`); optional effect nodes are included only when a slot asks for them.
     - `artifact_of(state)`: the artifact the validator checks, read from the run's node outputs (None if absent).
     - `criteria(params)`: the acceptance criteria handed to the validator (JSON), part of the outcome contract.
     - `validator(artifact, criteria)`: one of alicorn.validate's `validate_<type>` functions.
@@ -146,11 +147,47 @@ class Workflow:
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """A template node left out of a plan, and why: its effect class is forbidden (`effect`), or it needs nodes that
+    were left out (`needs`). `node="*"` says the workflow could keep no node, since it needs `effect` to do anything.
+    Said in any language by `sentence`; journaled as `to_json` (with the English sentence, for older readers)."""
+
+    node: str
+    operation: str = ""  # the template's operation ("" only for node="*")
+    effect: str | None = None
+    needs: tuple[str, ...] = ()
+
+    def sentence(self, language: str = "en") -> str:
+        if self.node == "*":
+            return tr(language, "every node: the workflow needs {effect} effects, and the request forbids them",
+                      effect=self.effect)  # fmt: skip
+        if self.effect is not None:
+            return tr(language, "{node} ({operation}, {effect}): left out, the request forbids {effect}",
+                      node=self.node, operation=self.operation, effect=self.effect)  # fmt: skip
+        return tr(language, "{node} ({operation}): left out, it needs {needs}, left out too", node=self.node,
+                  operation=self.operation, needs=", ".join(self.needs))  # fmt: skip
+
+    def to_json(self) -> dict[str, Any]:
+        return {"node": self.node, "operation": self.operation, "effect": self.effect, "needs": list(self.needs)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LeftOut:
+        return cls(
+            str(data["node"]), str(data.get("operation") or ""), data.get("effect"), tuple(data.get("needs", ()))
+        )
+
+
+@dataclass(frozen=True)
 class BuiltPlan:
-    """A template's nodes, and the optional nodes it left out because their effect class is forbidden."""
+    """A template's nodes, and the nodes it left out because their effect class is forbidden (or they need one)."""
 
     nodes: tuple[Node, ...]
-    removed: tuple[str, ...] = ()  # sentences: "publish (publication): left out, the request forbids publication"
+    left_out: tuple[LeftOut, ...] = ()
+
+    @property
+    def removed(self) -> tuple[str, ...]:
+        """The left-out nodes in English sentences: "publish (schedule.publish, publication): left out, …"."""
+        return tuple(item.sentence() for item in self.left_out)
 
 
 def without_forbidden(
@@ -159,16 +196,16 @@ def without_forbidden(
     """`nodes` (in dependency order) less those whose effect class is forbidden and those upstream of which a node
     was left out, each removal said in a sentence. `effect_of` maps the template's operation names to their class."""
     kept: list[Node] = []
-    removed: list[str] = []
+    left_out: list[LeftOut] = []
     gone: set[str] = set()
     for node in nodes:  # in dependency order, so one pass sees every upstream decision
         effect = effect_of[node.operation]
         if effect in forbidden:
             gone.add(node.node_id)
-            removed.append(f"{node.node_id} ({node.operation}, {effect}): left out, the request forbids {effect}")
+            left_out.append(LeftOut(node.node_id, node.operation, effect=effect))
         elif lost := sorted(node.upstream() & gone):
             gone.add(node.node_id)
-            removed.append(f"{node.node_id} ({node.operation}): left out, it needs {', '.join(lost)}, left out too")
+            left_out.append(LeftOut(node.node_id, node.operation, needs=tuple(lost)))
         else:
             kept.append(node)
-    return BuiltPlan(nodes=tuple(kept), removed=tuple(removed))
+    return BuiltPlan(nodes=tuple(kept), left_out=tuple(left_out))

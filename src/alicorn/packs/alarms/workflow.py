@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.i18n import N_, tr, trn
 from alicorn.packs.inputs import DataInput
-from alicorn.packs.workflow import BuiltPlan, ResultSummary, Workflow
+from alicorn.packs.workflow import BuiltPlan, LeftOut, ResultSummary, Workflow
 from alicorn.periods import InvalidDate, parse_date_answer
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
@@ -221,9 +221,9 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
             },
         },
     ]
-    removed: list[str] = []
+    left_out: list[LeftOut] = []
     if "local_write" in forbidden:
-        removed.append("save (workspace.write_file, local_write): left out, the request forbids local writes")
+        left_out.append(LeftOut("save", "workspace.write_file", effect="local_write"))
     else:
         nodes.append(
             {
@@ -232,7 +232,7 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
                 "inputs": {"path": {"value": f"alarms-{p.day}.txt"}, "content": _ref("render", "text")},
             }
         )
-    return BuiltPlan(tuple(Node.model_validate(n) for n in nodes), tuple(removed))
+    return BuiltPlan(tuple(Node.model_validate(n) for n in nodes), tuple(left_out))
 
 
 def artifact_of(state: RunState) -> dict[str, Any] | None:

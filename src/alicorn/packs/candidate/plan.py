@@ -6,7 +6,7 @@
 (the run stops there if any test fails: nothing unproven is packaged), `diff` compares it with the source (after the
 suite, or after the variant when running code is forbidden: the diff needs nothing the suite gives), and
 `package` archives it into `dist/`. `install` (effect `installation`) is in the plan only when the `install` slot
-asks for it and the request does not forbid installation; when installation is forbidden, `removed` says so.
+asks for it and the request does not forbid installation; when installation is forbidden, `left_out` says so.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from alicorn.packs.candidate.ops import APPLY_VARIANT, CREATE_CANDIDATE, DIFF
 from alicorn.packs.candidate.release import INSTALL, PACKAGE
 from alicorn.packs.candidate.runner import RUN_TESTS
 from alicorn.packs.candidate.slots import CandidateParameters
-from alicorn.packs.workflow import BuiltPlan, ResultSummary, without_forbidden
+from alicorn.packs.workflow import BuiltPlan, LeftOut, ResultSummary, without_forbidden
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ValidationReport
@@ -131,8 +131,8 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
     built = without_forbidden(nodes, forbidden, _EFFECTS)
     if "installation" in forbidden and not p.install:
         # Not asked for either, but say so: the report shows the build stopped before installation on purpose.
-        note = f"install ({INSTALL.name}, installation): left out, the request forbids installation"
-        return BuiltPlan(nodes=built.nodes, removed=(*built.removed, note))
+        note = LeftOut("install", INSTALL.name, effect="installation")
+        return BuiltPlan(nodes=built.nodes, left_out=(*built.left_out, note))
     return built
 
 

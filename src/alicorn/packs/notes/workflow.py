@@ -23,7 +23,7 @@ from alicorn.packs.notes.send import SEND_REPLY
 from alicorn.packs.notes.slots import NotesParams
 from alicorn.packs.notes.tasks import EXTRACT_TASKS
 from alicorn.packs.notes.transcript import READ_TRANSCRIPT
-from alicorn.packs.workflow import BuiltPlan, ResultSummary
+from alicorn.packs.workflow import BuiltPlan, LeftOut, ResultSummary
 from alicorn.plan.dsl import Check, EffectClass, Node, StopCondition
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ValidationReport
@@ -139,22 +139,22 @@ def _nodes(p: NotesParams) -> list[Node]:
 
 def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
     """The template's nodes for `params`; a node whose effect class is forbidden is left out, with every node that
-    needs its output (a node that only waited for it keeps running), and each removal is said in `removed`."""
+    needs its output (a node that only waited for it keeps running), and each removal is said in `left_out`."""
     p = params if isinstance(params, NotesParams) else NotesParams.model_validate(params.model_dump())
     nodes = _nodes(p)
-    dropped: dict[str, str] = {}
+    dropped: dict[str, LeftOut] = {}
     for node in nodes:  # in order, so a node's sources are decided before it
         effect = _EFFECTS[node.operation]
         if effect in forbidden:
-            dropped[node.node_id] = f"{node.node_id} ({effect}): left out, the request forbids {effect}"
+            dropped[node.node_id] = LeftOut(node.node_id, node.operation, effect=effect)
         elif needs := sorted({r.node for r in node.refs()} & set(dropped)):
-            dropped[node.node_id] = f"{node.node_id}: left out, it needs {', '.join(needs)}, which was left out"
+            dropped[node.node_id] = LeftOut(node.node_id, node.operation, needs=tuple(needs))
     kept = [
         n.model_copy(update={"depends_on": [d for d in n.depends_on if d not in dropped]})
         for n in nodes
         if n.node_id not in dropped
     ]
-    return BuiltPlan(nodes=tuple(kept), removed=tuple(dropped.values()))
+    return BuiltPlan(nodes=tuple(kept), left_out=tuple(dropped.values()))
 
 
 def criteria(params: BaseModel) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 The plan follows the seed's walk-through: load and validate the HR data, generate candidate schedules, check them
 against labour law, simulate coverage, compare costs, present the comparison and save it. A publication node is added
-only when the request asks to publish and publication is not forbidden; otherwise `removed` says why it is absent.
+only when the request asks to publish and publication is not forbidden; otherwise `left_out` says why it is absent.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from alicorn.packs.schedule.load import LOAD_INPUTS
 from alicorn.packs.schedule.present import MONTHS, PRESENT
 from alicorn.packs.schedule.publish import PUBLISH
 from alicorn.packs.schedule.solve import GENERATE_VARIANTS
-from alicorn.packs.workflow import BuiltPlan, ResultSummary
+from alicorn.packs.workflow import BuiltPlan, LeftOut, ResultSummary
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ValidationReport
@@ -75,10 +75,7 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
     if essential:
         return BuiltPlan(
             nodes=(),
-            removed=(
-                f"every node: the schedule workflow must read HR data and compute, and the request forbids "
-                f"{' and '.join(essential)} effects, so there is nothing it may do",
-            ),
+            left_out=(LeftOut("*", effect=" and ".join(essential)),),  # it must read HR data and compute
         )
     loaded = {name: _ref("load", name) for name in ("rules", "employees", "vacations")}
     variants = _ref("candidates", "variants")
@@ -151,11 +148,9 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
             "completion": _check("lines", "gte", 10),
         },
     ]
-    removed: list[str] = []
+    left_out: list[LeftOut] = []
     if "local_write" in forbidden:
-        removed.append(
-            "save (local_write): left out, the request forbids writing files; the comparison stays in the run's output"
-        )
+        left_out.append(LeftOut("save", "workspace.write_file", effect="local_write"))  # the comparison stays an output
     else:
         nodes.append(
             {
@@ -168,7 +163,7 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
             }
         )
     if "publication" in forbidden:
-        removed.append("publish (publication): left out, the request forbids publication")
+        left_out.append(LeftOut("publish", PUBLISH.name, effect="publication"))
     elif p.publish:
         nodes.append(
             {
@@ -187,7 +182,7 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
                 "depends_on": ["present"],
             }
         )
-    return BuiltPlan(nodes=tuple(Node.model_validate(n) for n in nodes), removed=tuple(removed))
+    return BuiltPlan(nodes=tuple(Node.model_validate(n) for n in nodes), left_out=tuple(left_out))
 
 
 def criteria(params: BaseModel) -> dict[str, Any]:
