@@ -52,6 +52,20 @@ from tests.models.support import INST, C, F, L, P, X
         # a state said right after its verb keeps the thing named last, even in a question before it
         ("The old export? Leave as is.", [L]),
         ("Журнал? Оставь как есть.", [L]),
+        # a public venue beside a chat in one clause: put up for all, not only sent to a group
+        ("Протокол на сайт и в телеграм-канал завода не выкладывать.", [P]),
+        # rolling out (ru)
+        ("Не раскатывай это на кассы.", [INST]),
+        # a condition gates every action named as a noun with the gated one
+        ("Publikacja grafiku i jego wysyłka tylko po mojej akceptacji.", [P, X]),
+        # a refusal answers the question before it
+        ("Publishing it on the website? Out of the question.", [P]),
+        ("Рассылка клиентам? Исключено.", [X]),
+        # a device kept in its position
+        ("The barrier stays down.", [F]),
+        ("Шлагбаум остаётся опущенным.", [F]),
+        # the topic before a dash is what waits
+        ("Ставить новую версию – подожди до моего ОК.", [INST]),
         # "doesn't" with a gate after it lays down a rule, as "does not" does
         ("The package doesn't go on the office laptops until IT has checked it.", [INST]),
         # an until-clause that names the command it waits for holds that command back
@@ -93,6 +107,12 @@ def test_steps_devices_and_recipients(text: str, effects: list[str]) -> None:
         ("Не переживай насчёт сервера, гоняй тесты сколько нужно.", []),
         # ... while "the rest" kept names nothing
         ("Popraw plik konfiguracyjny, resztę zostaw jak jest.", []),
+        # a device naming a record is the record; a command after a dash is its own; "Marek" is no modal ("ma")
+        ("Keep the camera log untouched.", [L]),
+        ("Черновик можно не придерживать - отправляй всем.", []),
+        ("The machine is off.", []),
+        # ... and a condition on the second of two commands is the second's alone
+        ("Write the summary and send it only once I approve.", [X]),
         # a permutation test is not "stop" (перестань)
         ("Что такое перестановочный тест?", []),
     ],

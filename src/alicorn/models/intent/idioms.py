@@ -194,10 +194,16 @@ def _refused(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidden
             # "The barrier itself: hands off", "Szlaban — ręce precz": what is refused stands before the colon
             start = _clause(words, start - 1)[0]
             named = _named(words, start, end)
+        asked = start
+        if not named and start > 0 and words[start - 1] == "?" and sentence[start - 1] == sentence[index] - 1:
+            # "Instalacja na serwerze? Nie ma mowy", "Publishing it? Out of the question": the question names it
+            start = next((k + 1 for k in range(start - 2, -1, -1) if sentence[k] != sentence[start - 1]), 0)
+            named = _named(words, start, end)
         for j, effect in named:
             if not start <= j < index and not index + len(phrase) <= j < end:
                 continue
-            found.append((j, ForbiddenAction(effect, f"{' '.join(phrase)} (refused)", words[j])))
+            # read where the refusal is said (a question before it asks nothing by itself)
+            found.append((max(j, asked), ForbiddenAction(effect, f"{' '.join(phrase)} (refused)", words[j])))
     return found
 
 

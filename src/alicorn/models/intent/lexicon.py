@@ -227,7 +227,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
     "installation": (
         "install", "reinstal", "deploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back", "instal",
         "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
-        "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "выкат", "выкатыв", "обнов", "!ставь",
+        "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "выкат", "выкатыв", "раскат", "обнов",
+        "!ставь",
         "!ставит", "!ставл", "=flash", "flashing", "прошив",
         "!поставь", "!поставит", "!поставл", "выкач",
 ),
@@ -500,6 +501,14 @@ def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES)
     return any(_whole(venues, w) for w in words[start:end] if w != words[index])
 
 
+def _public_venue_in_clause(words: list[str], index: int) -> bool:
+    """A venue everyone reads anywhere in the clause of `index`: "на сайт и в телеграм-канал … не выкладывать" puts
+    it up for all, not only in a chat."""
+    start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+    end = next((k for k in range(index + 1, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
+    return any(_whole(_VENUES, w) for w in words[start:end] if w != words[index])
+
+
 def _anywhere_near(words: list[str], index: int) -> bool:
     """ "nowhere", "anywhere", "nigdzie", "никуда" within four words of `index`, in its clause."""
     for step in (-1, 1):
@@ -648,7 +657,7 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     word = words[index]
     if not word[0].isalnum() or word in _NOT_ACTION_WORDS or word.startswith(_NOT_ACTION_PREFIXES):
         return None
-    if _whole(_PLACING, word) and _venue_near(words, index, _CHATS):
+    if _whole(_PLACING, word) and _venue_near(words, index, _CHATS) and not _public_venue_in_clause(words, index):
         return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
     if (_whole(_UPDATING, word) or _whole(_PLACING, word)) and _venue_near(words, index, _SERVERS):
         return "installation"  # "update the app on the server", "wrzucę na produkcję"
@@ -928,6 +937,9 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             break
         if word in _COORDINATORS:
             break
+        dash = word in ("-", "–", "—") and i + 1 < len(words) and language != "en"
+        if dash and imperative_form(words[i + 1], language):
+            break  # "черновик можно не придерживать - отправляй всем": a new command after the dash
         if word in _DESCRIBING_AUX:
             return _Chain(tuple(operators), None, None, 0, i)  # "не был отправлен": it describes
         if word in _ABOUT and i > start and (_whole(_SHOWING, words[i - 1]) or words[i - 1].startswith(_NOT_HANDLING)):
@@ -1136,7 +1148,25 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
                     target -= back
                     break
             gated.append((target, f"{trigger} (condition)"))
+            # "Размещение графика на сайте и его рассылка … только после согласования": every action coordinated
+            # with the gated one in its clause waits for the same condition
+            # (actions named as nouns or infinitives: in "Write the summary and send it only once I approve" the
+            # condition is the second command's alone)
+            for j in range(target - 1, max(-1, target - 10), -1):
+                if clause[j] != clause[target]:
+                    break
+                coordinated = any(w in _CONTINUE for w in words[j + 1 : target])
+                if coordinated and action_of(words, j) is not None and _nominal_action(words[j], language):
+                    gated.append((j, f"{trigger} (condition)"))
     return gated
+
+
+def _nominal_action(word: str, language: str) -> bool:
+    """An action named as a thing, not commanded: "publishing", "publication", "размещение", "wysyłka",
+    "публиковать" (not "publish", "wyślij", "разошли")."""
+    if language == "en":
+        return word.endswith(("ing", "ion", "ions"))
+    return not imperative_form(word, language)
 
 
 #: "until" in Polish and Russian: the negation of its clause asserts nothing ("пока Тимур не посмотрит").

@@ -76,9 +76,17 @@ _KEEP_STATE = (
     "=leave", "=keep", "=stay", "=remain", "=must", "zostaw", "pozostaw", "zostać", "zostanie", "zostaje", "zostają",
     "zostaną", "pozostaje", "pozostanie", "pozostają", "niech", "оставь", "оставьте", "оставить", "оставлять",
     "останется", "остается", "остаются", "останутся", "пусть", "przetrw", "=survive",
-    # a modal of a state to come out in: "ma wyjść z tego nienaruszony", "должен остаться целым"
-    "ma", "mają", "musi", "muszą", "должен", "должна", "должно", "должны",
 )
+#: A modal of a state to come out in, as whole words ("ma wyjść z tego nienaruszony", "должен остаться целым"; not
+#: "Marek", "majątek").
+_STATE_MODALS = {"ma", "mają", "musi", "muszą", "должен", "должна", "должно", "должны"}
+#: A device's position: "the barrier stays down", "szlaban zostaje opuszczony", "шлагбаум остаётся опущенным"; read
+#: near its verb only ("stays on 4.2 until Marek has signed off" keeps nothing off).
+_POSITIONS: tuple[tuple[str, ...], ...] = (
+    ("down",), ("locked",), ("off",), ("opuszczony",), ("opuszczona",), ("opuszczone",), ("wyłączony",),
+    ("wyłączona",), ("wyłączone",), ("zablokowany",), ("zablokowana",), ("опущенным",), ("выключенным",),
+    ("выключенной",), ("запертым",), ("запертой",), ("запертыми",),
+)  # fmt: skip
 _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("as", "it", "is"), ("as", "they", "are"), ("as", "is"), ("as", "it", "was"), ("alone",), ("untouched",),
     ("unchanged",), ("intact",), ("the", "same"),
@@ -88,6 +96,7 @@ _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("empty",), ("pusta",), ("puste",),
     ("pusty",), ("пустой",), ("пустым",), ("shut",), ("closed",), ("zamknięta",), ("zamknięte",), ("zamknięty",),
     ("закрытыми",), ("закрытым",), ("закрытой",),
+    *_POSITIONS,
     ("as", "we", "found", "it"), ("byte", "for", "byte"), ("w", "tym", "samym", "stanie"), ("в", "том", "виде"),
     ("как", "есть"), ("как", "было"), ("в", "покое"), ("без", "изменений"), ("нетронутым",), ("нетронутыми",),
     ("нетронутой",), ("в", "том", "же", "виде"),
@@ -312,8 +321,8 @@ def _named_effects(words: list[str], start: int, end: int) -> list[tuple[int, Ef
             continue
         if named and word in _LOCATIVE:
             break  # "the config files on the web servers": where the named thing is, not a second thing
-        if _device(word):
-            named.append((j, "physical"))
+        if _device(word) and not (j + 1 < end and _whole(_DOCUMENTS, words[j + 1])):
+            named.append((j, "physical"))  # not "the alarm log", "the camera export": a device naming a record
         elif _whole(_VENUES, word):
             named.append((j, "publication"))
         elif _whole(_SERVERS, word) or _whole(_VERSIONS, word):
@@ -346,12 +355,14 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
             (
                 k
                 for k in range(index - 1, max(-1, index - 10), -1)
-                if sentence[k] == sentence[index] and _whole(_KEEP_STATE, words[k])
+                if sentence[k] == sentence[index] and (_whole(_KEEP_STATE, words[k]) or words[k] in _STATE_MODALS)
             ),
             None,
         )
         if verb is None or words[verb].endswith("ed") or _is_past(words[verb]):
             continue  # "all doors stayed shut": a report of how the night went
+        if phrase in _POSITIONS and index - verb > 4:
+            continue
         start = next((k + 1 for k in range(verb - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
         named = _named_effects(words, start, index)
         # a pronoun, or a "so" that points back ("keep them that way", "пусть так и остаётся"): the clause before
@@ -360,13 +371,17 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
             before = next((k + 1 for k in range(start - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
             named = _named_effects(words, before, start)  # "that log is the only copy, so it stays as it is"
         if not named and index == verb + 1 and start == verb:
-            # "A sam log? Po co go ruszać, zostaw jak jest", "The old export - leave as is": the state follows its verb
-            # with nothing between, so what is kept is the thing named last, at most three clauses back
+            # "A sam log? Po co go ruszać, zostaw jak jest", "The old export? Leave as is": the state follows its verb
+            # with nothing between, so what is kept is the thing named last, at most three clauses back, in its
+            # sentence or in a question just before it
+            first = next((k + 1 for k in range(start - 1, -1, -1) if words[k] in _SENTENCE_END), 0)
+            if first and words[first - 1] == "?":
+                first = next((k + 1 for k in range(first - 2, -1, -1) if words[k] in _SENTENCE_END), 0)
             end = start
             for _ in range(3):
-                if named or end <= 0:
+                if named or end <= first:
                     break
-                begin = next((k + 1 for k in range(end - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+                begin = max(first, next((k + 1 for k in range(end - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0))
                 named = _named_effects(words, begin, end)
                 end = begin
         if not named and start and words[start - 1] in ("–", "—", "-"):
@@ -483,6 +498,8 @@ def _deferred_after(words: list[str], language: str) -> list[tuple[int, Forbidde
         if not _deferral_verb(words, index, language):
             continue
         start, _ = _clause_span(words, index)
+        if start == index and start > 1 and words[start - 1] in ("–", "—"):
+            start = _clause_span(words, start - 2)[0]  # "ставить новую версию – подожди": the topic before the dash
         if any(w in _NEGATING or w in ("no", "nie", "не") for w in words[start:index]):
             continue  # "С установкой тянуть не нужно" (fronted: "не нужно с установкой тянуть"): not deferred
         hit = None
