@@ -15,6 +15,7 @@ from alicorn.core import cli, render
 from alicorn.core.decided import choice_said, kind_said, signals_said
 from alicorn.core.report import Report, fallback, run_facts
 from alicorn.core.turn import Turn
+from alicorn.i18n import tr
 from alicorn.journal.memory import InMemoryStore
 from alicorn.ops.builtin import builtin_registry
 from alicorn.runtime.state import EffectState, NodeState, RunState
@@ -253,6 +254,10 @@ def test_what_the_plan_left_out_is_said_in_the_requests_language(
     assert "left out" not in known and "the request forbids" not in known, known
     # the diff needs nothing the suite gives: it still ran
     assert any(job.startswith("diff") for job in turn.report.jobs_finished), turn.report.jobs_finished
+    # the suite did not fail: it was not run, and the evidence says why, in the request's language
+    tests = next(line for line in turn.report.evidence if line.startswith("tests:"))
+    assert tests == f"tests: {tr(language, 'NOT RUN')} — {said}", tests
+    assert turn.report.outcome == "partial" and turn.report.conflicts == [], turn.report.conflicts
 
 
 def test_an_older_journals_left_out_sentences_are_still_shown() -> None:

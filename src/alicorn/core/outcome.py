@@ -155,8 +155,19 @@ def final_report(
         if outcome != "complete":
             label = tr_marked(language, OUTCOME_LABELS.get(outcome, outcome))
             headline = tr(language, "{outcome} result: {headline}", outcome=label, headline=headline)
-    ok, failed = tr(language, "ok"), tr(language, "FAILED")
-    evidence = [f"{c.name}: {ok if c.passed else failed} — {c.sentence(language)}" for c in validation.checks]
+    plan_info = state.plans[-1] if state.plans else {}
+    # a check on a step the plan left out because the request forbade it did not fail: it was not run, and says why
+    left_out = {item.node: item for item in map(LeftOut.from_json, plan_info.get("left_out") or [])}
+    ok, failed, not_run = tr(language, "ok"), tr(language, "FAILED"), tr(language, "NOT RUN")
+
+    def said(c: CheckResult) -> str:
+        return left_out[c.name].sentence(language) if not c.passed and c.name in left_out else c.sentence(language)
+
+    def verdict(c: CheckResult) -> str:
+        return ok if c.passed else not_run if c.name in left_out else failed
+
+    evidence = [f"{c.name}: {verdict(c)} — {said(c)}" for c in validation.checks]
+    not_run_sentences = {c.sentence(language) for c in validation.checks if not c.passed and c.name in left_out}
     evidence += read_lines(state.data, language)
     evidence += [
         tr(
@@ -168,7 +179,6 @@ def final_report(
         for n in run.order
         if run.nodes[n].status == "failed"
     ]
-    plan_info = state.plans[-1] if state.plans else {}
     known = [goal_served(workflow, contract, language), *contract.sentences(language)]
     known.append(tr(language, "plan {source}: {n} nodes", source=plan_info.get("source", "?"), n=len(run.order)))
     known += left_out_lines(plan_info, language)
@@ -183,12 +193,13 @@ def final_report(
         run=run.run_id,
         result=list(summary.lines[1:]) if summary is not None else [],
         known=known,
-        missing=[f"{c.name}: {c.sentence(language)}" for c in validation.checks if not c.passed],
+        missing=[f"{c.name}: {said(c)}" for c in validation.checks if not c.passed],
         jobs_finished=facts["finished"],
         decisions_needed=facts["decisions"],
         pending_effects=facts["pending"] or [tr(language, "none")],
         evidence=evidence,
-        conflicts=list(summary.conflicts) if summary else [],
+        # a step not run by the request's own prohibition is no conflict (the pack says its failed checks as ones)
+        conflicts=[c for c in (summary.conflicts if summary else ()) if c not in not_run_sentences],
         metrics=metrics,
         artifacts=[run.workspace] if run.workspace else [],
         language=language,
