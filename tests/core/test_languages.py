@@ -258,6 +258,9 @@ def test_what_the_plan_left_out_is_said_in_the_requests_language(
     tests = next(line for line in turn.report.evidence if line.startswith("tests:"))
     assert tests == f"tests: {tr(language, 'NOT RUN')} — {said}", tests
     assert turn.report.outcome == "partial" and turn.report.conflicts == [], turn.report.conflicts
+    # the app given with --data is read as a folder, and the evidence says so (not one file of it)
+    read = next(line for line in turn.report.evidence if line.startswith(("odczytano app", "прочитано app")))
+    assert str(app) in read and {"pl": "folder", "ru": "папка"}[language] in read and "README" not in read, read
 
 
 def test_an_older_journals_left_out_sentences_are_still_shown() -> None:

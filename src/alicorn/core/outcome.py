@@ -235,8 +235,9 @@ def _where(file: Mapping[str, Any]) -> str:
 
 
 def read_lines(data: Mapping[str, Any] | None, language: str) -> list[str]:
-    """One evidence line per file given to the run: where it came from, its path, digest, rows and span. Logs and
-    tables are read whole; of several transcripts the run reads the one its parameters name, so they are "given"."""
+    """One evidence line per file given to the run: where it came from, its path, digest, rows and span (for a source
+    tree: the folder, its file count and its digest). Logs and tables are read whole; of several transcripts the run
+    reads the one its parameters name, so they are "given"."""
     lines = []
     for item in (data or {}).get("inputs", []):
         for f in item["files"]:
@@ -249,7 +250,12 @@ def read_lines(data: Mapping[str, Any] | None, language: str) -> list[str]:
                 "rows": f["rows"],
                 "span": span if f["first"] else "—",
             }
-            if item.get("format") == "json_files":
+            if item.get("format") == "tree":  # a source tree: the folder, its file count and its tree digest
+                folder = {"path": f["path"], "files": f["rows"], "sha": values["sha"]}
+                line = tr(language, "read {input} ({source}): the folder {path}, {files} files, tree sha256 {sha}…",
+                          input=item["input"], source=item["source"], **folder)  # fmt: skip
+                lines.append(line)
+            elif item.get("format") == "json_files":
                 line = tr(language, "given {input} ({source}): {path}, sha256 {sha}…, dates {span}", **values)
                 lines.append("; ".join([line, *_captioned(f, language)]))
             else:
