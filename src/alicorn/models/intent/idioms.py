@@ -33,6 +33,7 @@ from alicorn.models.intent.lexicon import (
     _SERVERS,
     _VENUES,
     ForbiddenAction,
+    _clause_span,
     _device,
     _sentences,
     _whole,
@@ -152,12 +153,6 @@ def _at(words: list[str], index: int, phrase: tuple[str, ...]) -> bool:
     return tuple(words[index : index + len(phrase)]) == phrase
 
 
-def _clause(words: list[str], index: int) -> tuple[int, int]:
-    start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
-    end = next((k for k in range(index, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
-    return start, end
-
-
 def _named(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
     """The actions in [start, end), else what a change to the things named there would be."""
     actions = [(j, e) for j in range(start, end) if words[j][0].isalpha() and (e := action_of(words, j))]
@@ -188,16 +183,16 @@ def _refused(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidden
         phrase = next((p for p in _REFUSALS if _at(words, index, p)), None)
         if phrase is None:
             continue
-        start, end = _clause(words, index)
+        start, end = _clause_span(words, index)
         named = _named(words, start, end)
         if not named and start > 0 and words[start - 1] in (":", "—", "–", "-"):
             # "The barrier itself: hands off", "Szlaban — ręce precz": what is refused stands before the colon
-            start = _clause(words, start - 1)[0]
+            start = _clause_span(words, start - 1)[0]
             named = _named(words, start, end)
         asked = start
         if not named and start > 0 and words[start - 1] == "?" and sentence[start - 1] == sentence[index] - 1:
             # "Instalacja na serwerze? Nie ma mowy", "Publishing it? Out of the question": the question names it
-            start = next((k + 1 for k in range(start - 2, -1, -1) if sentence[k] != sentence[start - 1]), 0)
+            start = sentence.index(sentence[start - 1])
             named = _named(words, start, end)
         for j, effect in named:
             if not start <= j < index and not index + len(phrase) <= j < end:
@@ -255,7 +250,7 @@ def _kept_inside(words: list[str], sentence: list[int]) -> list[tuple[int, Forbi
         keeping = _whole(_KEEPING_INSIDE, word)
         if not _whole(_STAYING, word) and not keeping:
             continue
-        _, end = _clause(words, index)
+        _, end = _clause_span(words, index)
         for j in range(index + 1, min(end, index + (6 if keeping else 3))):
             phrase = next((p for p in _INSIDE if _at(words, j, p)), None)
             if phrase is not None:
@@ -294,11 +289,11 @@ def _feared(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenA
         phrase = next((p for p in _TROUBLE if _at(words, index, p)), None)
         if phrase is None:
             continue
-        start, _ = _clause(words, index)
+        start, _ = _clause_span(words, index)
         condition = next((k for k in range(start, index) if words[k] in _IF), None)
         if condition is None and start > 1 and sentence[start - 2] == sentence[index]:
             # "If it goes on the website, it'll be a disaster": the condition is the clause before
-            before, _ = _clause(words, start - 1)
+            before, _ = _clause_span(words, start - 1)
             if words[before] in _IF:
                 condition, start = before, before
         subject = condition is None and index and words[index - 1] in _PREDICTING
@@ -335,9 +330,9 @@ def _read_only(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidd
         phrase = next((p for p in _READ_ONLY if _at(words, index, p)), None)
         if phrase is None or not index or words[index - 1] not in _COPULAS:
             continue
-        start, _ = _clause(words, index - 1)
+        start, _ = _clause_span(words, index - 1)
         if start == index - 1 and start > 0 and words[start - 1] in ("—", "–", "-", ":"):
-            start = _clause(words, start - 1)[0]  # "Обе таблицы — только на чтение": the subject before the dash
+            start = _clause_span(words, start - 1)[0]  # "Обе таблицы — только на чтение": the subject before the dash
         for j in range(start, index):
             if words[j][0].isalpha() and _whole(_DATA_OBJECTS, words[j]):
                 found.append((j, ForbiddenAction("local_write", f"{' '.join(phrase)} (read-only)", words[j])))
@@ -351,7 +346,7 @@ def _kept_off(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidde
     for index, word in enumerate(words):
         if not _whole(_KEEPING_OFF, word) or (index and words[index - 1] in _NOT):
             continue
-        _, end = _clause(words, index)
+        _, end = _clause_span(words, index)
         for j in range(index + 1, min(end, index + 5)):
             phrase = next((p for p in _OFF if _at(words, j, p)), None)
             if phrase is None:
@@ -373,7 +368,7 @@ def _ours_only(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidd
     for index, word in enumerate(words):
         if not (index and words[index - 1] in _OURS and _whole(_DOMAIN_NOUNS, word)):
             continue
-        _, end = _clause(words, index + 2)
+        _, end = _clause_span(words, index + 2)
         rest = [k for k in range(index + 1, end) if words[k][0].isalpha()]
         if not rest or words[index + 1] not in _COPULAS or any(action_of(words, k) for k in rest):
             continue  # "our job is to send it": the action is ours

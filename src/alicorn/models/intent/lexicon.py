@@ -298,11 +298,15 @@ _DO_VERBS = {
     "touch", "mess", "fiddle", "tamper", "do", "rób", "róbcie", "ruszaj", "ruszajcie", "dotykaj", "dotykajcie",
     "трогай", "трогайте", "делай", "делайте", "касайся", "лезь",
 }
+#: Verbs of attitude: negated, they reassure ("don't worry", "nie martw się", "не переживай").
+_ATTITUDES = (
+    "worry", "panic", "mind", "care", "fret", "stress", "martw", "przejmuj", "bój", "obawiaj", "волнуй", "пережива",
+    "беспоко", "бойся",
+)
 #: Verbs of attitude or speech: a device they name is talked about, not operated ("don't worry about the gate").
 _NOT_HANDLING = (
-    "worry", "panic", "mind", "care", "fret", "stress", "think", "wonder", "assume", "expect", "blame", "mention",
-    "talk", "speak", "tell", "say", "martw", "przejmuj", "bój", "obawiaj", "myśl", "wspomin", "mów", "gadaj",
-    "волнуй", "пережива", "беспоко", "бойся", "думай", "парь", "говори", "упомин", "рассказыв",
+    *_ATTITUDES, "think", "wonder", "assume", "expect", "blame", "mention", "talk", "speak", "tell", "say", "myśl",
+    "wspomin", "mów", "gadaj", "думай", "парь", "говори", "упомин", "рассказыв",
 )
 #: Prepositions of a topic: "about the gate", "o bramie", "про ворота".
 _ABOUT = {"about", "regarding", "of", "o", "про", "об", "о", "насчет", "temat", "sprawie"}
@@ -501,11 +505,17 @@ def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES)
     return any(_whole(venues, w) for w in words[start:end] if w != words[index])
 
 
+def _clause_span(words: list[str], index: int) -> tuple[int, int]:
+    """[start, end) of the clause `index` is in: between the clause breaks around it."""
+    start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+    end = next((k for k in range(index, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
+    return start, end
+
+
 def _public_venue_in_clause(words: list[str], index: int) -> bool:
     """A venue everyone reads anywhere in the clause of `index`: "на сайт и в телеграм-канал … не выкладывать" puts
     it up for all, not only in a chat."""
-    start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
-    end = next((k for k in range(index + 1, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
+    start, end = _clause_span(words, index)
     return any(_whole(_VENUES, w) for w in words[start:end] if w != words[index])
 
 
@@ -995,6 +1005,11 @@ _EN_IRREGULAR_PAST = {
 _EN_SUBJECTS = {"i", "we", "you", "they", "he", "she", "it", "nobody", "someone", "somebody", "everyone", "who"}
 
 
+def _en_past(word: str) -> bool:
+    """An English past form: irregular ("sent", "ran") or in -ed (not "need", "feed")."""
+    return word in _EN_IRREGULAR_PAST or (word.endswith("ed") and not word.endswith("eed"))
+
+
 def _past_clause_before(words: list[str], start: int, language: str) -> bool:
     """The verb before the "without" at `start`, in its clause, is a past tense: "we rolled it out without any tests",
     "wdrożyliśmy bez testów", "выкатили без тестов" tell what happened; "ship it without tests" forbids."""
@@ -1003,8 +1018,7 @@ def _past_clause_before(words: list[str], start: int, language: str) -> bool:
         if word in _CLAUSE_BREAK:
             return False
         if language == "en":
-            past = word in _EN_IRREGULAR_PAST or (word.endswith("ed") and not word.endswith("eed"))
-            if past and k and words[k - 1] in _EN_SUBJECTS:
+            if _en_past(word) and k and words[k - 1] in _EN_SUBJECTS:
                 return True
         elif _is_past(word) and not _subjunctive(words, k):
             return True
@@ -1016,8 +1030,7 @@ def _reported_past(words: list[str], operators: list[str], slot: int, index: int
     posted the rota" report what happened ("no reports sent before Monday" is a nominal prohibition: not here)."""
     if language != "en":
         return False
-    word = words[index]
-    past = word in _EN_IRREGULAR_PAST or (word.endswith("ed") and not word.endswith("eed"))
+    past = _en_past(words[index])
     subject = operators[-1] in ("nobody", "never", "no-one", "neither") or (
         operators[-1] == "no" and words[slot : slot + 1] == ["one"]
     )

@@ -40,6 +40,7 @@ from alicorn.models.intent.lexicon import (
     _SERVERS,
     _VENUES,
     ForbiddenAction,
+    _clause_span,
     _device,
     _first_person,
     _is_past,
@@ -259,12 +260,6 @@ def constructions(words: list[str], language: str) -> list[tuple[int, ForbiddenA
     return found
 
 
-def _clause_span(words: list[str], index: int) -> tuple[int, int]:
-    start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
-    end = next((k for k in range(index, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
-    return start, end
-
-
 def _actions(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
     return [(j, e) for j in range(start, end) if (e := action_of(words, j)) is not None]
 
@@ -374,14 +369,14 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
             # "A sam log? Po co go ruszać, zostaw jak jest", "The old export? Leave as is": the state follows its verb
             # with nothing between, so what is kept is the thing named last, at most three clauses back, in its
             # sentence or in a question just before it
-            first = next((k + 1 for k in range(start - 1, -1, -1) if words[k] in _SENTENCE_END), 0)
+            first = sentence.index(sentence[verb])
             if first and words[first - 1] == "?":
-                first = next((k + 1 for k in range(first - 2, -1, -1) if words[k] in _SENTENCE_END), 0)
+                first = sentence.index(sentence[first - 1])
             end = start
             for _ in range(3):
                 if named or end <= first:
                     break
-                begin = max(first, next((k + 1 for k in range(end - 2, -1, -1) if words[k] in _CLAUSE_BREAK), 0))
+                begin = max(first, _clause_span(words, end - 1)[0])
                 named = _named_effects(words, begin, end)
                 end = begin
         if not named and start and words[start - 1] in ("–", "—", "-"):
