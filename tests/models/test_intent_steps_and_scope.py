@@ -105,6 +105,7 @@ def test_steps_devices_and_recipients(text: str, effects: list[str]) -> None:
         ("It doesn't work since Monday, find out why.", []),
         # a reassurance forbids nothing, even where no reader claims its verb
         ("Не переживай насчёт сервера, гоняй тесты сколько нужно.", []),
+        ("Don't care about the noticeboard, just write the rota.", []),
         # ... while "the rest" kept names nothing
         ("Popraw plik konfiguracyjny, resztę zostaw jak jest.", []),
         # a device naming a record is the record; a command after a dash is its own; "Marek" is no modal ("ma")

@@ -23,6 +23,7 @@ import numpy as np
 
 from alicorn.models.intent.cues import imperative_form
 from alicorn.models.intent.lexicon import (
+    _ATTITUDES,
     _CLAUSE_BREAK,
     _DETERMINERS,
     _N_WORDS,
@@ -135,11 +136,8 @@ def nearest_class(phrase: str) -> Nearest:
     return Nearest(scores[0][1], round(scores[0][0], 4), round(scores[1][0], 4))
 
 
-#: Verbs of attitude: negated, they reassure ("don't worry", "nie martw się", "не переживай").
-_ATTITUDES = (
-    "worry", "panic", "mind", "fret", "stress", "martw", "przejmuj", "bój", "boj", "obawiaj", "волнуй", "пережива",
-    "беспоко", "бойся", "пугай",
-)  # fmt: skip
+#: Negated, these reassure: the lexicon's verbs of attitude, and forms it does not need ("nie boj się", "не пугайся").
+_REASSURING = (*_ATTITUDES, "boj", "пугай")
 
 
 def unclaimed_scopes(words: list[str], language: str, claimed: set[int]) -> list[tuple[int, str]]:
@@ -162,7 +160,7 @@ def unclaimed_scopes(words: list[str], language: str, claimed: set[int]) -> list
             j += 1
         if j >= end or not words[j][0].isalpha() or _is_past(words[j]) or action_of(words, j) is not None:
             continue
-        if words[j].startswith(_ATTITUDES):
+        if words[j].startswith(_REASSURING):
             continue  # "не переживай насчёт нагрузки", "don't worry about the server": a reassurance forbids nothing
         if words[j] in _MODALS or words[j].startswith(_NEGATIVE_VERBS) or words[j] in _STOP_WORDS:
             # "nie musisz czekać", "не забудь разослать": the chains read those, for better or worse; a negated
