@@ -167,6 +167,18 @@ def test_a_path_outside_the_project_is_refused(tmp_path: Path) -> None:
     assert "outside the project's folders" in turn.question and _runs(app) == []
 
 
+def test_a_folder_outside_the_project_is_named_once_for_all_the_inputs_found_in_it(tmp_path: Path) -> None:
+    outside = _schedule_data(tmp_path / "elsewhere")
+    project = tmp_path / "project"
+    project.mkdir()
+    app, core = _core(tmp_path / "home", workdir=project)
+    turn = _ask(core, "Prepare three variants of next month's work schedule", data=(str(outside),))
+    assert turn.phase == "asking" and turn.question is not None
+    assert turn.question.count("outside the project's folders") == 1, turn.question
+    assert turn.question.count("I need") == 1 and all(w in turn.question for w in ("CSV: employee, from", "JSON"))
+    assert _runs(app) == []
+
+
 def test_data_that_does_not_cover_the_period_is_missing_data_with_the_span_found(tmp_path: Path) -> None:
     log = alarm_log(tmp_path / "old.csv", ["2026-11-29"])
     app, core = _core(tmp_path / "home")

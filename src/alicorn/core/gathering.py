@@ -90,8 +90,9 @@ def data_question(
     worded for the channel the request came through (alicorn.core.advice: a command, the upload field, a route)."""
     lines = []
     missing = [item for item in located if not item.found and item.input.required]
-    # inputs simply not found are named in one sentence; one that was found wrong or refused gets its own, with why
-    plain = [item for item in missing if not item.problems and not item.refused]
+    # inputs simply not found are named in one sentence, and so are those found only outside the project (each such
+    # path said once after them); one that was found wrong gets its own sentence, with why
+    plain = [item for item in missing if not item.problems]
     if plain:
         lines.append(
             tr(
@@ -101,6 +102,8 @@ def data_question(
                 workflow=tr_marked(language, workflow.title),
             )
         )
+    outside = dict.fromkeys(path for item in plain for path in item.refused[:3])
+    lines.extend(_outside_sentence(path, language) for path in outside)
     for item in missing:
         if item in plain:
             continue
@@ -116,17 +119,17 @@ def data_question(
             problem = finding.problem
             if problem is not None:
                 lines.append(tr_marked(language, problem.message, **dict(problem.values)).rstrip(".") + ".")
-        for path in item.refused[:3]:
-            lines.append(
-                tr(
-                    language,
-                    "{path} is outside the project's folders; move it there or add its folder to "
-                    "roots in alicorn.toml.",
-                    path=path,
-                )
-            )
+        lines.extend(_outside_sentence(path, language) for path in item.refused[:3])
     lines.append(how_to_attach(language, channel, conversation))
     return " ".join(lines)
+
+
+def _outside_sentence(path: object, language: str) -> str:
+    return tr(
+        language,
+        "{path} is outside the project's folders; move it there or add its folder to roots in alicorn.toml.",
+        path=path,
+    )
 
 
 def coverage_of(workflow: Workflow, values: dict[str, Any], data: dict[str, Any]) -> dict[str, Any] | None:
