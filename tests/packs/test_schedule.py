@@ -26,6 +26,7 @@ from alicorn.plan.effects import plan_effects
 from alicorn.plan.validate import validate_plan
 from alicorn.runtime.executor import Approval, Executor, RunEnvironment
 from alicorn.runtime.state import RunState
+from alicorn.validate.schedule_issues import as_phrase, data_issue_in
 
 SEED = "Prepare three variants of next month's work schedule, take vacations into account, and do not publish changes."
 NOW = datetime(2026, 11, 29, 9, 30)
@@ -599,7 +600,7 @@ def write_data(root: Path, **files: str) -> Path:
     return root
 
 
-def test_load_reports_bad_rows_without_crashing(tmp_path: Path) -> None:
+def test_load_reports_bad_rows_without_crashing(tmp_path: Path, december: dict[str, Any]) -> None:
     data = write_data(
         tmp_path / "data",
         employees_csv="id,name,competences,contract_hours,hourly_cost\nP1,Ala,picker;Crane Op!,40,30\n"
@@ -624,6 +625,15 @@ def test_load_reports_bad_rows_without_crashing(tmp_path: Path) -> None:
         assert needle in issues, needle
     assert [e["id"] for e in out["employees"]] == ["P1"] and out["employees"][0]["competences"] == ["picker"]
     assert out["demand_total"] == 4  # the four Wednesdays of January 2027
+    lines = [*out["issues"], *december["artifact"]["issues"]]
+    assert len(lines) == 13
+    for line in lines:  # each problem is one of the sentences a report can say in the request's language
+        read = as_phrase(line)
+        assert not isinstance(read, str), line
+        assert read["message"].format(**read["values"]) == line
+        polish, russian = data_issue_in(line, "pl"), data_issue_in(line, "ru")
+        assert ", wiersz " in polish and ", строка " in russian and " line " not in polish + russian, (polish, russian)
+    assert data_issue_in("an older loader's line", "pl") == "an older loader's line"
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from alicorn.i18n import N_
 from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, check, joined, parse_artifact, phrase
+from alicorn.validate.schedule_issues import as_phrase
 
 KIND: ArtifactType = "schedule"
 SHOWN = 3  # offenders named in a failed check's detail
@@ -401,7 +402,7 @@ def validate_schedule(artifact: Mapping[str, Any] | None, criteria: Mapping[str,
             N_("{count} data problem(s) reported: {issues}"),
             "warning",
             count=len(issues),
-            issues="; ".join(issues[:SHOWN]),
+            issues=[as_phrase(issue) for issue in issues[:SHOWN]],
         )
     )
     return ValidationReport.of(KIND, checks)

@@ -35,6 +35,24 @@ from alicorn.packs.schedule.models import (
     Vacation,
     month_days,
 )
+from alicorn.validate.schedule_issues import (
+    COMPETENCE_UNHELD,
+    COMPETENCES_UNREADABLE,
+    DAY_UNREADABLE,
+    DEMAND_TWICE,
+    EMPLOYEE_AGAIN,
+    EMPLOYEE_ID_UNREADABLE,
+    EMPLOYEE_TERMS_INVALID,
+    MORE_PROBLEMS,
+    NO_COMPETENCES,
+    REQUIRED_UNREADABLE,
+    SHIFT_UNKNOWN,
+    VACATION_BACKWARDS,
+    VACATION_DATES_UNREADABLE,
+    VACATION_OF_STRANGER,
+    VACATIONS_OVERLAP,
+    data_issue,
+)
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -117,25 +135,24 @@ def _rules(ctx: OperationContext, relative: str) -> Rules:
 def _employees(ctx: OperationContext, relative: str, issues: list[str]) -> dict[str, Employee]:
     found: dict[str, Employee] = {}
     for line, row in _rows(ctx, relative, ("id", "name", "competences", "contract_hours", "hourly_cost")):
-        where = f"{relative} line {line}"
         ident = row["id"]
         if not _KEY.match(ident):
-            issues.append(f"{where}: employee id {ident!r} is empty or not a plain code; the row is ignored")
+            issues.append(data_issue(EMPLOYEE_ID_UNREADABLE, file=relative, line=line, ident=repr(ident)))
             continue
         if ident in found:
-            issues.append(f"{where}: employee {ident} appears again; the first row is kept")
+            issues.append(data_issue(EMPLOYEE_AGAIN, file=relative, line=line, ident=ident))
             continue
         hours, cost = _number(row["contract_hours"]), _number(row["hourly_cost"])
         if hours is None or not 0 <= hours <= 80 or cost is None or not 0 <= cost <= 10_000:
-            issues.append(f"{where}: employee {ident} has no valid contract hours or hourly cost; not scheduled")
+            issues.append(data_issue(EMPLOYEE_TERMS_INVALID, file=relative, line=line, ident=ident))
             continue
         tokens = sorted({t.strip().lower() for t in row["competences"].split(";") if t.strip()})
         bad = [t for t in tokens if not _KEY.match(t)]
         if bad:
-            issues.append(f"{where}: employee {ident} has unreadable competences {bad}; they are ignored")
+            issues.append(data_issue(COMPETENCES_UNREADABLE, file=relative, line=line, ident=ident, bad=bad))
         competences = [t for t in tokens if t not in bad]
         if not competences:
-            issues.append(f"{where}: employee {ident} has no competences recorded, so cannot be scheduled")
+            issues.append(data_issue(NO_COMPETENCES, file=relative, line=line, ident=ident))
         name = row["name"] or ident
         found[ident] = Employee(
             id=ident, name=name[:120], competences=competences, contract_hours=hours, hourly_cost=cost
@@ -150,18 +167,26 @@ def _employees(ctx: OperationContext, relative: str, issues: list[str]) -> dict[
 def _vacations(ctx: OperationContext, relative: str, known: dict[str, Employee], issues: list[str]) -> list[Vacation]:
     spans: dict[str, list[tuple[date, date, int]]] = defaultdict(list)
     for line, row in _rows(ctx, relative, ("employee", "from", "to")):
-        where = f"{relative} line {line}"
         who = row["employee"]
         if who not in known:
-            issues.append(f"{where}: employee {who or '(empty)'} is not in the contracts; the vacation is ignored")
+            issues.append(data_issue(VACATION_OF_STRANGER, file=relative, line=line, ident=who or "(empty)"))
             continue
         try:
             first, last = date.fromisoformat(row["from"]), date.fromisoformat(row["to"])
         except ValueError:
-            issues.append(f"{where}: vacation of {who} has dates {row['from']!r}-{row['to']!r}, not YYYY-MM-DD")
+            issues.append(
+                data_issue(
+                    VACATION_DATES_UNREADABLE,
+                    file=relative,
+                    line=line,
+                    ident=who,
+                    first=repr(row["from"]),
+                    last=repr(row["to"]),
+                )
+            )
             continue
         if last < first:
-            issues.append(f"{where}: vacation of {who} ends ({last}) before it starts ({first}); ignored, fix it")
+            issues.append(data_issue(VACATION_BACKWARDS, file=relative, line=line, ident=who, first=first, last=last))
             continue
         spans[who].append((first, last, line))
     merged: list[Vacation] = []
@@ -170,8 +195,17 @@ def _vacations(ctx: OperationContext, relative: str, known: dict[str, Employee],
         for first, last, line in sorted(spans[who]):
             if current is not None and first <= current[1]:
                 issues.append(
-                    f"{relative} line {line}: vacation of {who} {first}..{last} overlaps the one from line "
-                    f"{current[2]} ({current[0]}..{current[1]}); merged"
+                    data_issue(
+                        VACATIONS_OVERLAP,
+                        file=relative,
+                        line=line,
+                        ident=who,
+                        first=first,
+                        last=last,
+                        earlier_line=current[2],
+                        earlier_first=current[0],
+                        earlier_last=current[1],
+                    )
                 )
                 current = (current[0], max(current[1], last), current[2])
                 continue
@@ -205,20 +239,21 @@ def _demand(
     closed_dates: set[date] = set()
     shifts = {s.id for s in rules.shifts}
     for line, row in _rows(ctx, relative, ("day", "shift", "competence", "required")):
-        where = f"{relative} line {line}"
         spec, shift, competence = _day_spec(row["day"]), row["shift"], row["competence"].lower()
         number = _number(row["required"])
         if spec is None:
-            issues.append(f"{where}: day {row['day']!r} is neither a weekday (mon, mon-fri) nor a date; ignored")
+            issues.append(data_issue(DAY_UNREADABLE, file=relative, line=line, day=repr(row["day"])))
             continue
         if number is None or number < 0 or number != int(number) or number > 100:
-            issues.append(f"{where}: required {row['required']!r} is not a whole number from 0 to 100; ignored")
+            issues.append(data_issue(REQUIRED_UNREADABLE, file=relative, line=line, required=repr(row["required"])))
             continue
         if shift == "*" and competence == "*" and number == 0 and isinstance(spec, date):
             closed_dates.add(spec)
             continue
         if shift not in shifts or not _KEY.match(competence):
-            issues.append(f"{where}: shift {shift!r} or competence {competence!r} is not known to the rules; ignored")
+            issues.append(
+                data_issue(SHIFT_UNKNOWN, file=relative, line=line, shift=repr(shift), competence=repr(competence))
+            )
             continue
         if isinstance(spec, date):
             fresh = (spec, shift, competence) not in dated
@@ -228,7 +263,9 @@ def _demand(
             for weekday in spec:
                 weekly.setdefault((weekday, shift, competence), int(number))
         if not fresh:
-            issues.append(f"{where}: demand for {row['day']} {shift} {competence} is given twice; first row kept")
+            issues.append(
+                data_issue(DEMAND_TWICE, file=relative, line=line, day=row["day"], shift=shift, competence=competence)
+            )
     cells: list[DemandCell] = []
     closed: list[date] = []
     overridden = {d for d, _, _ in dated} | closed_dates
@@ -264,7 +301,7 @@ def load_inputs(inputs: LoadInputs, ctx: OperationContext) -> LoadOutputs:
     vacations = [v for v in vacations if v.end >= days[0] and v.start <= days[-1]]
     held = {c for e in employees.values() for c in e.competences}
     for competence in sorted({c.competence for c in demand} - held):
-        issues.append(f"{inputs.demand}: demand for competence {competence!r}, which no employee has")
+        issues.append(data_issue(COMPETENCE_UNHELD, file=inputs.demand, competence=repr(competence)))
     away: dict[str, set[date]] = defaultdict(set)
     for vacation in vacations:
         away[vacation.employee].update(vacation.days())
@@ -273,7 +310,7 @@ def load_inputs(inputs: LoadInputs, ctx: OperationContext) -> LoadOutputs:
         for _, e in sorted(employees.items())
     ]
     if len(issues) > MAX_ISSUES:
-        issues = [*issues[: MAX_ISSUES - 1], f"... and {len(issues) - MAX_ISSUES + 1} more data problems"]
+        issues = [*issues[: MAX_ISSUES - 1], data_issue(MORE_PROBLEMS, count=len(issues) - MAX_ISSUES + 1)]
     return LoadOutputs(
         month=inputs.month,
         rules=rules,

@@ -23,6 +23,7 @@ from alicorn.packs.workflow import BuiltPlan, LeftOut, ResultSummary
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ValidationReport
+from alicorn.validate.schedule_issues import data_issue_in
 
 OPERATIONS: tuple[Operation, ...] = (
     LOAD_INPUTS, GENERATE_VARIANTS, CHECK_LABOUR_LAW, SIMULATE_COVERAGE, COMPARE_COSTS, PRESENT, PUBLISH,
@@ -335,7 +336,7 @@ def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport, lang
     conflicts = (
         *failures,
         *(str(c) for c in artifact.get("conflicts", [])),
-        *(tr(language, "data: {issue}", issue=i) for i in issues),
+        *(tr(language, "data: {issue}", issue=data_issue_in(i, language)) for i in issues),
     )
     metrics = {
         "month": month,
