@@ -12,6 +12,7 @@ from rich.console import Console
 
 from alicorn.anvil.people import People
 from alicorn.core import cli, render
+from alicorn.core.contract import Constraint, OutcomeContract
 from alicorn.core.decided import choice_said, kind_said, signals_said
 from alicorn.core.report import Report, fallback, run_facts
 from alicorn.core.turn import Turn
@@ -61,6 +62,51 @@ def test_the_report_reads_in_its_language(language: str) -> None:
     lines = [line for line in text.splitlines() if not line.startswith("  ")]
     assert [line[: len(title)] for line, title in zip(lines, SECTIONS[language], strict=True)] == SECTIONS[language]
     assert "the headline, written by the pack" in text and "  - k" in text
+
+
+def test_records_among_the_metrics_read_one_line_each_without_their_english_labels() -> None:
+    variants = [
+        {"variant": 1, "label": "Lowest cost", "objective": "lowest_cost", "total_cost": 100.5},
+        {"variant": 2, "label": "Night shifts shared evenly", "objective": "fair_nights", "total_cost": 120.0},
+    ]
+    report = _report("pl").model_copy(update={"metrics": {"month": "2027-01", "variants": variants, "tokens": 0}})
+    lines = report.text().splitlines()
+    at = lines.index("miary: month=2027-01, variants=2, tokens=0")
+    assert lines[at + 1 :] == [
+        "  - variants 1: variant=1, objective=lowest_cost, total_cost=100.5",
+        "  - variants 2: variant=2, objective=fair_nights, total_cost=120.0",
+    ]
+    assert "{" not in report.text() and "Lowest cost" not in report.text()
+
+
+@pytest.mark.parametrize(
+    ("language", "forbidden", "stated"),
+    [
+        ("en", "constraint: no publication (nie publikuj)", "constraint: overtime < 200 h (the request's words)"),
+        ("pl", "warunek: zakaz: publication (nie publikuj)", "warunek: overtime < 200 h (słowa prośby)"),
+        ("ru", "условие: запрет: publication (nie publikuj)", "условие: overtime < 200 h (слова запроса)"),
+    ],
+)
+def test_a_contracts_constraints_read_in_the_requests_language(language: str, forbidden: str, stated: str) -> None:
+    contract = OutcomeContract(
+        goal="g",
+        result="document",
+        constraints=[
+            Constraint(kind="forbid_effect", value="no publication", source="nie publikuj"),
+            Constraint(kind="stated", value="overtime < 200 h", source="words"),
+        ],
+    )
+    lines = contract.sentences(language)
+    assert forbidden in lines and stated in lines
+
+
+def test_a_refusal_names_the_failed_check_in_the_requests_language() -> None:
+    from alicorn.core.followup import _said
+    from alicorn.validate.base import check
+
+    journaled = check("data", False, "{count} data problem(s) reported: {issues}", "warning", count=1, issues=["x"])
+    assert _said(journaled.model_dump(mode="json"), "pl").startswith("zgłoszone problemy z danymi (1)")
+    assert _said({"name": "data", "detail": "older"}, "pl") == "older"
 
 
 def test_a_report_without_a_language_is_english() -> None:

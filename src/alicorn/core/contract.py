@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn import canonical
 from alicorn.anvil.budget import Budget
-from alicorn.i18n import tr
+from alicorn.i18n import N_, tr, tr_marked
 from alicorn.plan.dsl import EffectClass, Plan
 from alicorn.validate.constraints import Measure, read_bound
 
@@ -38,6 +38,14 @@ class Constraint(BaseModel):
     kind: Literal["forbid_effect", "stated"]
     value: str
     source: str
+
+
+#: A constraint's source when it is not the request's own words, as a contract's sentences say it.
+CONSTRAINT_SOURCES = {
+    "the request's envelope": N_("the request's envelope"),
+    "envelope": N_("the request's envelope"),
+    "words": N_("the request's words"),
+}
 
 
 class OutcomeContract(BaseModel):
@@ -79,8 +87,17 @@ class OutcomeContract(BaseModel):
             values = ", ".join(f"{k}={v}" for k, v in sorted(self.parameters.items()))
             lines.append(tr(language, "parameters: {values}", values=values))
         for constraint in self.constraints:
+            value = constraint.value
+            if constraint.kind == "forbid_effect" and value.startswith("no "):
+                value = tr(language, "no {effect}", effect=value.removeprefix("no "))
+            source = CONSTRAINT_SOURCES.get(constraint.source)
             lines.append(
-                tr(language, "constraint: {value} ({source})", value=constraint.value, source=constraint.source)
+                tr(
+                    language,
+                    "constraint: {value} ({source})",
+                    value=value,
+                    source=tr_marked(language, source) if source else constraint.source,
+                )
             )
         lines.append(tr(language, "forbidden effects: {classes}", classes=", ".join(self.forbidden) or none))
         lines.append(tr(language, "deadline: {deadline}", deadline=self.deadline or tr(language, "none stated")))

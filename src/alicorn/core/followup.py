@@ -33,6 +33,7 @@ from alicorn.plan.dsl import EffectClass, Node, Plan
 from alicorn.plan.validate import validate_plan
 from alicorn.runtime.state import RunState
 from alicorn.runtime.state import fold as fold_run
+from alicorn.validate.base import CheckResult
 
 FOLLOW_UP = "follow-up:"
 
@@ -114,7 +115,7 @@ class FollowUps:
             items = str((check.get("values") or {}).get("items", ""))
             if check.get("name") == "constraint" and items and item is not None and item not in items.split(", "):
                 continue  # the constraint is broken by other items, not by the one acted on
-            reasons.append(f"{check.get('name')}: {check.get('detail')}")
+            reasons.append(f"{check.get('name')}: {_said(check, language)}")
         if not reasons:
             return None
         return tr(language, "the result's checks failed ({reasons}), and an effect may not depend on a result that "
@@ -155,3 +156,11 @@ def _kept(stated: tuple[Constraint, ...], contract: OutcomeContract) -> tuple[Co
     """The first request's stated constraints still bind the follow-up (once each)."""
     have = {c.value for c in contract.constraints}
     return tuple(c for c in stated if c.value not in have)
+
+
+def _said(check: dict[str, Any], language: str) -> str:
+    """A journaled check's sentence in `language` (its English detail if it does not read as a check)."""
+    try:
+        return CheckResult.model_validate(check).sentence(language)
+    except ValueError:
+        return str(check.get("detail", ""))

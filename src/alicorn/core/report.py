@@ -52,6 +52,11 @@ STATE_LABELS: dict[str, str] = {
 }
 
 
+#: Keys of a metrics record that hold a display label (English prose, shown translated in the result lines): the
+#: metrics line, in the report's language, leaves them out and keeps the record's identifiers.
+PROSE_METRIC_KEYS = frozenset({"label"})
+
+
 def _label(labels: dict[str, str], key: str, language: str) -> str:
     return tr_marked(language, labels[key]) if key in labels else key
 
@@ -102,9 +107,26 @@ class Report(BaseModel):
                 lines.append(title)
                 lines.extend(f"  - {item}" for item in items)
         if self.metrics:
-            figures = ", ".join(f"{k}={v}" for k, v in self.metrics.items())
-            lines.append(tr(lang, "metrics: {figures}", figures=figures))
+            lines.extend(_metric_lines(self.metrics, lang))
         return "\n".join(lines)
+
+
+def _figures(values: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in values.items() if k not in PROSE_METRIC_KEYS)
+
+
+def _metric_lines(metrics: dict[str, Any], language: str) -> list[str]:
+    """The metrics as `key=value`; a list of records (a schedule's variants) as a count on the metrics line and one
+    indented line per record, so the text never shows a Python structure."""
+    flat: dict[str, Any] = {}
+    records: list[str] = []
+    for key, value in metrics.items():
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            flat[key] = len(value)
+            records.extend(f"  - {key} {n}: {_figures(item)}" for n, item in enumerate(value, 1))
+        else:
+            flat[key] = value
+    return [tr(language, "metrics: {figures}", figures=_figures(flat)), *records]
 
 
 def run_facts(state: RunState, language: str = "en") -> dict[str, list[str]]:
