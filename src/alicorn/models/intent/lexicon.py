@@ -229,7 +229,7 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
         "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "выкат", "выкатыв", "раскат", "обнов",
         "!ставь",
-        "!ставит", "!ставл", "=flash", "flashing", "прошив",
+        "!ставит", "!ставл", "!ставим", "=flash", "flashing", "прошив",
         "!поставь", "!поставит", "!поставл", "выкач",
 ),
     "physical": (
@@ -238,7 +238,7 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "включ", "выключ", "physical", "fizyczn", "физическ",
 ),
     "local_write": (
-        "modify", "=change", "=edit", "overwrite", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
+        "modify", "=change", "=edit", "overwrit", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
         "edytuj", "edyt", "nadpis", "usuw", "usuń", "zapisuj", "zapisz", "измен", "меняй", "менять", "редакт",
         "перезапис", "удал", "сохран", "записыв", "запиш", "!правь", "!править", "!правьте", "!поправь", "!правок",
         # removal, moving and fixing, both aspects in pl/ru ("kasuj/skasuj", "przenoś/przenieś", "стирай/сотри")
@@ -265,6 +265,8 @@ _PHYSICAL_OPEN = (
     # resetting, silencing and disabling a device: "don't reset the sensors", "nie wyciszaj czujek", "не отключай"
     "=reset", "=silence", "=mute", "=disable", "=enable", "=acknowledge", "resetuj", "zresetuj", "wycisz",
     "wyciszaj", "сброс", "сбрас", "отключ", "заглуш", "квитир",
+    # rebooting and reconfiguring one: "датчики не перезагружать и не перенастраивать", "nie restartuj czujek"
+    "перезагр", "перенастр", "restartuj", "zrestartuj",
 )
 _PHYSICAL_OBJECTS = (
     "door", "gate", "=lock", "window", "valve", "camera", "kamer", "камер", "barrier", "garage", "heating", "light",
@@ -287,6 +289,11 @@ _PHYSICAL_OBJECTS = (
     "domofon", "домофон",
     # sensors and detectors: "don't reset the sensors", "czujników nie wyciszaj", "датчики не отключай"
     "sensor", "detector", "czujnik", "czujk", "czujek", "detektor", "датчик", "извещател", "детектор",
+    # lifts, cranes, sluices and snow cannons: "windy nie uruchamiaj", "the inlet sluice", "снежные пушки"
+    "=lift", "=lifts", "=winda", "=windy", "=windę", "=windzie", "crane", "dźwig", "hoist", "sluice", "śluz", "шлюз",
+    "cannon", "armat", "пушк", "escalator",
+    # an alarm as the device that rings: "тревогу не отключай, пусть звенит"
+    "тревог",
 )
 #: Nominal negations: "no sirens", "żadnych syren", "никаких сирен", "without locking the doors".
 _NOMINAL = {
@@ -324,6 +331,11 @@ _DESTINATION = {"do", "poza", "zewnątrz", "к", "наружу", "за"}
 #: website", "не должен попасть на наш сайт", "nie może trafić na stronę", "не должно дойти до клиентов".
 _ARRIVING_EN = {
     "go", "goes", "get", "gets", "reach", "reaches", "land", "lands", "leak", "leaks", "end", "ends", "make", "find",
+}  # fmt: skip
+#: English past forms of arriving that a wish uses for what must not happen ("I'd rather nothing went out").
+_EN_WISHED_PAST = {
+    "went": "go", "got": "get", "reached": "reach", "landed": "land", "leaked": "leak", "ended": "end", "made": "make",
+    "found": "find",
 }  # fmt: skip
 _ARRIVING = (
     "попаст", "попад", "дойт", "дойд", "доход", "утеч", "утек", "просоч", "dostać", "dostanie", "dostaną",
@@ -419,10 +431,19 @@ _ADJECTIVE_ENDINGS = (
 )  # fmt: skip
 #: Verbs of carrying out that run code only with code as their object ("wykonaj skrypt", "выполнять его"); Russian
 #: "собрать" builds only with code as its object ("собери его"), else it gathers ("собери данные").
-_EXECUTING_WITH_CODE = ("wykon", "выполн", "=trigger", "=start", "=puść", "=puszczaj", "собер", "собир", "собра")
+_EXECUTING_WITH_CODE = (
+    "wykon", "выполн", "=trigger", "=start", "puść", "puszcz", "puści", "собер", "собир", "собра", "=restart",
+    "restartu", "перезапус",
+)
 _CODE_OBJECTS = (
     "script", "=code", "program", "migration", "=job", "=tool", "=it", "=test", "=tests", "skrypt", "=kod", "=kodu",
     "=go", "migracj", "narzędzi", "test", "скрипт", "=код", "=кода", "программ", "миграц", "=его", "=него", "тест",
+    "=joba", "=jobie", "=joby", "джоб", "=джоба", "=задание", "=задачу",
+)
+#: What an update installs: "no updating the firmware", "don't update the driver", "nie aktualizuj sterowników".
+_SOFTWARE = (
+    "firmware", "driver", "software", "=app", "=apps", "=os", "sterownik", "oprogramow", "драйвер", "прошивк",
+    "=по",
 )
 #: Verbs of placing: a publication when the place is a venue everyone reads ("post it on the board").
 _PLACING = (
@@ -623,6 +644,8 @@ def _stem_match(stem: str, word: str) -> bool:
         base = stem[1:]
         if word in (base, base + "s", base + "es", base + "ed", base + "d", base + "ing", base[:-1] + "ing"):
             return True
+        if base.endswith(("ite", "ide")) and word == base[:-1] + base[-2] + "en":
+            return True  # "overwritten", "rewritten", "hidden"
         # a short verb doubles its last consonant: "putting", "setting", "stopped", "pinned"
         doubled = len(base) <= 4 and base[-1] not in "aeiouwxy"
         return doubled and word in (base + base[-1] + "ing", base + base[-1] + "ed")
@@ -671,12 +694,19 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
     if (_whole(_UPDATING, word) or _whole(_PLACING, word)) and _venue_near(words, index, _SERVERS):
         return "installation"  # "update the app on the server", "wrzucę na produkcję"
+    if _whole(_UPDATING, word) and _updates_software(words, index):
+        return "installation"  # "no updating the firmware", "the driver: don't update it"
     if word == "public" and index + 1 < len(words) and words[index + 1][0].isalpha():
         return None  # "public holidays", "public transport": an adjective ("make it public", "go public" publish)
     if word in _VERB_NOUNS and index and words[index - 1] in ("the", "a", "an", "this", "that", "my", "our", "your"):
         return None  # "just the text", "a call with the client": the noun, not the verb
     if index > 1 and words[index - 1] == "-" and words[index - 2] in ("mid", "half"):
         return None  # "we're mid-run till sunday": a state, not the verb
+    if _whole(_CLEARING, word) and not _is_past(word):
+        start = _clause_span(words, index)[0]
+        near = words[max(start, index - 4) : index] + words[index + 1 : index + 4]
+        if any(_device(w) for w in near):
+            return "physical"  # "Alarmów na hali nie kasuj", "don't clear the alarm on the panel": a device's state
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
             return None if _is_past(word) else effect
@@ -684,19 +714,26 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     reach = 7 if index + 2 < len(words) and words[index + 1] in _CONTINUE else 5
     window = words[index + 1 : index + reach]
     window = window[: next((k for k, w in enumerate(window) if w in _CLAUSE_BREAK), len(window))]
+    # a passive names its object before it: "the gate is not to be closed", "the job must not be restarted"
+    passive = bool(index) and words[index - 1] in ("be", "been", "being") and word.endswith("ed")
+    if word.startswith(_OPENING) and any(_whole(_EDITING, w) for w in words[max(0, index - 4) : index + 4]):
+        return "local_write"  # "файл на редактирование не открывай", "don't open it for editing"
     if any(_stem_match(stem, word) for stem in _PHYSICAL_OPEN):
-        # the device after the verb, or fronted before it in its clause ("Ворота не закрывай", "Szlabanem nie steruj")
-        before = words[max(0, index - 4) : index]
+        # the device after the verb, or fronted before it in its clause ("Ворота не закрывай", "Szlabanem nie steruj",
+        # "Alarmów na hali nie kasuj i nie wyciszaj")
+        before = words[max(0, index - (6 if passive else 4)) : index]
+        if index > 1 and words[index - 1] in _VERBAL and words[index - 2] in _CONTINUE:
+            before = words[max(0, index - 8) : index]
         before = before[next((k + 1 for k in range(len(before) - 1, -1, -1) if before[k] in _CLAUSE_BREAK), 0) :]
         # "все двери закрыты" describes, it commands nothing; "Gate stays shut - no opening it" forbids
-        negated = index > 0 and (words[index - 1] in _VERBAL or words[index - 1] == "no")
+        negated = passive or (index > 0 and (words[index - 1] in _VERBAL or words[index - 1] == "no"))
         if any(_device(w) for w in window) or (negated and any(_device(w) for w in before)):
             return "physical"
         if word in ("turn", "switch") and window[:1] and window[0] in ("on", "off"):
             return "physical"
     if word in ("roll", "rolls", "rolling", "rolled") and "out" in window[:3]:
         return "installation"  # "rolling it out to the server", "nothing gets rolled out to the PCs"
-    if _is_past(word) or word.endswith("ed") or word.startswith("ran"):
+    if (_is_past(word) or word.endswith("ed") or word.startswith("ran")) and not passive:
         return _motion(words, index)
     if word.startswith("run") and ("past" in window[:3] or window[:2] in (["by", "me"], ["it", "by"])):
         return None  # "run it past me", "run it by me": shown to someone, not executed
@@ -714,13 +751,41 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         if index and words[index - 1] in _DETERMINERS and governing is not None and _is_action_stem(governing):
             return None  # "install the build", "send the test results": the object of another action
         return "code_execution"
+    # letting go ("puść", "puszczę") runs only a named program: "puść joba", not "przejrzę go i puszczę dalej"
+    letting = word.startswith(("puść", "puszcz", "puści"))
     if _whole(_EXECUTING_WITH_CODE, word) and any(
-        _whole(_CODE_OBJECTS, w) for w in words[max(0, index - 3) : index + 4]
+        _whole(_CODE_OBJECTS, w) and not (letting and w in ("go", "it", "его", "него"))
+        for w in words[max(0, index - (6 if passive else 3)) : index + 4]
     ):
         return "code_execution"  # "wykonaj skrypt", "выполнять его"
-    if _whole(_PLACING, word) and (_venue_near(words, index) or _anywhere_near(words, index)):
+    if _whole(_PLACING, word) and (_venue_near(words, index) or _anywhere_near(words, index) or _put_up(words, index)):
         return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску", "nigdzie nie wystawiaj"
     return _motion(words, index)
+
+
+#: Verbs that put a notice up where people pass: "hang them up by the lockers", "pin it up in the canteen".
+_PUTTING_UP = ("=hang", "=pin", "=stick", "=tack")
+
+
+def _put_up(words: list[str], index: int) -> bool:
+    return _whole(_PUTTING_UP, words[index]) and "up" in words[index + 1 : index + 4]
+
+
+#: Opening a file to edit it writes it: "не открывай файл на редактирование", "nie otwieraj do edycji".
+_OPENING = ("open", "otwier", "otwór", "otworz", "открыв", "открой", "откры")
+_EDITING = ("=editing", "edycj", "редактирован", "правк")
+#: Clearing: a record's deletion (local_write), a device's reset when the thing cleared is a device.
+_CLEARING = ("kasuj", "skasuj", "=clear")
+
+
+def _updates_software(words: list[str], index: int) -> bool:
+    """Software in the clause of an update, or named in the words before a pronoun it updates ("What firmware are
+    the controllers on? … no updating them")."""
+    if _venue_near(words, index, _SOFTWARE):
+        return True
+    return words[index + 1 : index + 2] in (["it"], ["them"], ["его"], ["их"], ["go"], ["je"]) and any(
+        _whole(_SOFTWARE, w) for w in words[max(0, index - 20) : index]
+    )
 
 
 def _device(word: str) -> bool:
@@ -752,6 +817,9 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
             or after[:2] == ["na", "zewnątrz"]
             or (cyrillic and len(after[0]) > 3 and after[0].endswith(("у", "ю", "ам", "ям", "ому", "ему", "ем", "им")))
         )
+        # fronted: "nic do dostawcy nie wychodzi", "к клиентам ничего не уходит"
+        before = words[max(_clause_span(words, index)[0], index - 5) : index]
+        destination = destination or any(w in _DESTINATION for w in before[:-1])
         if not destination and not any(w in _SOMETHING for w in words[max(0, index - 3) : index]):
             return None
     else:
@@ -766,6 +834,8 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
     должен попасть на наш сайт или в соцсети"), external transmission when it is a person ("it should not go to her",
     "не должно дойти до клиентов", "nie może trafić do prasy"), None for anything else ("попасть в отчёт")."""
     word = words[index]
+    if word in _EN_WISHED_PAST and any(w in ("rather", "prefer") for w in words[_clause_span(words, index)[0] : index]):
+        word = _EN_WISHED_PAST[word]  # "I'd rather none of it ended up on the board": a wish, not a report
     if word in _ARRIVING_EN:
         k = index - 1
         while k >= 0 and words[k] in _TO_MOTION:
@@ -823,6 +893,18 @@ def _entering(words: list[str], index: int, after: list[str]) -> EffectClass | N
 
 #: Subordinators of purpose: a past form after them is a subjunctive ("чтобы оно не ушло", "żeby nie wyszło").
 _SUBJUNCTIVE = {"чтобы", "чтоб", "żeby", "zeby", "aby", "by", "byle"}
+
+
+#: "for after", "na po", "на после" with a verb of leaving in the clause: "zostawmy wysyłkę na po zebraniu",
+#: "рассылку оставим на после собрания", "leave the sending for after the meeting".
+_FOR_AFTER = {("for", "after"), ("na", "po"), ("на", "после")}
+_LEAVING = ("=leave", "zostaw", "pozostaw", "остав", "=save")
+
+
+def _left_for_after(words: list[str], index: int, clause: list[int]) -> bool:
+    if not index or (words[index - 1], words[index]) not in _FOR_AFTER:
+        return False
+    return any(clause[k] == clause[index] and _whole(_LEAVING, w) for k, w in enumerate(words) if k < index)
 
 
 def _subjunctive(words: list[str], index: int) -> bool:
@@ -1316,10 +1398,13 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                 break
     # deferral adverbs: "publish it later", "opublikuj później", "опубликуй позже"
     for index, word in enumerate(words):
-        if word not in _LATER:
+        left = _left_for_after(words, index, clause)
+        if word not in _LATER and not left:
             continue
         same = [j for j in range(len(words)) if clause[j] == clause[index] and j != index]
-        target = next((j for j in reversed(same) if j < index and action_of(words, j) is not None), None)
+        # what is left for after is the clause's topic, fronted: "Wysyłkę do dowódców zmian zostawmy na po…"
+        before = [j for j in same if j < index] if left else [j for j in reversed(same) if j < index]
+        target = next((j for j in before if action_of(words, j) is not None), None)
         if target is None:
             target = next((j for j in same if j > index and action_of(words, j) is not None), None)
         effect = action_of(words, target) if target is not None else None

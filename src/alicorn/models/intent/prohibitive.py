@@ -30,23 +30,27 @@ from alicorn.models.intent.lexicon import (
     _COORDINATORS,
     _DATA_OBJECTS,
     _DETERMINERS,
+    _EN_SUBJECTS,
     _LEARNING,
     _N_WORDS,
     _NEGATIVE_VERBS,
     _NOT_HANDLING,
     _OUTBOUND_NOUNS,
     _PARTICLES,
+    _PHYSICAL_OPEN,
     _SENTENCE_END,
     _SERVERS,
     _VENUES,
     ForbiddenAction,
     _clause_span,
     _device,
+    _en_past,
     _first_person,
     _is_past,
     _nearest_action_before,
     _sentences,
     _stem_match,
+    _subjunctive,
     _whole,
     action_of,
 )
@@ -120,6 +124,8 @@ _SETTINGS = (
 #: Verbs of handling and of stopping: negated, with a device in their clause, the device is not to be operated.
 _TOUCH = (
     "touch", "ruszaj", "ruszajcie", "dotykaj", "трогай", "трогайте", "трогать", "касайся", "=tamper", "=mess",
+    # said as the team's rule: "руками не трогаем", "niczego nie ruszamy"
+    "трогаем", "ruszamy", "dotykamy",
     "дергай", "дергайте", "дергать", "szarp", "=fiddle",
     # meddling: "к самому станку не лезь", "nie grzeb w sterowniku", "don't meddle with the pumps"
     "лезь", "лезьте", "лезть", "grzeb", "=meddle",
@@ -252,7 +258,8 @@ def constructions(words: list[str], language: str) -> list[tuple[int, ForbiddenA
     questions = {sentence[k] for k, w in enumerate(words) if w == "?"}
     found: list[tuple[int, ForbiddenAction]] = []
     readers = (
-        _delegated, _kept_state, _device_left, _confined, _draft_only, _deferred_after, _approval, _venue,
+        _delegated, _kept_state, _device_left, _confined, _draft_only, _deferred_after, _approval, _approved_before,
+        _not_yours, _not_coming, _venue,
         _not_started, _phrased, _gated_destination,
     )  # fmt: skip
     for reader in readers:
@@ -262,6 +269,10 @@ def constructions(words: list[str], language: str) -> list[tuple[int, ForbiddenA
 
 def _actions(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
     return [(j, e) for j in range(start, end) if (e := action_of(words, j)) is not None]
+
+
+#: Leave given to the agent: "можешь сам разослать", "możesz sam wysłać" is the agent's own doing, not the speaker's.
+_YOU_MAY = {"можешь", "можете", "możesz", "możecie", "можно", "można"}
 
 
 def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
@@ -278,6 +289,8 @@ def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenActi
         )
         if word not in _SELF and not to_me:
             continue
+        if any(w in _YOU_MAY for w in words[start:end]):
+            continue  # "Итоговую версию можешь сам разослать": the agent may do it on its own
         actions = _actions(words, start, end)
         if to_me or word in ("myself", "ourselves"):
             owned = actions
@@ -354,6 +367,9 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
             ),
             None,
         )
+        after = words[index + len(phrase) : index + len(phrase) + 1]
+        if verb is None and index and words[index - 1] in ("–", "—", "-") and after and after[0] in _CLAUSE_BREAK:
+            verb = index - 1  # verbless, after a dash: "Двери вольеров и свет — как есть", "The config - as is."
         if verb is None or words[verb].endswith("ed") or _is_past(words[verb]):
             continue  # "all doors stayed shut": a report of how the night went
         if phrase in _POSITIONS and index - verb > 4:
@@ -554,6 +570,116 @@ def _approval(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
         effect = action_of(words, target) if target is not None else None
         if target is not None and effect is not None:
             found.append((target, ForbiddenAction(effect, f"{word} … (approval)", words[target])))
+    return found
+
+
+#: Words that put an action after something else: "before it goes up", "zanim wyślesz", "прежде чем публиковать".
+_BEFORE = {"before", "zanim", "przed", "прежде", "перед"}
+#: What may open a command to the agent before its verb: "please confirm…", "and then check…".
+_COMMAND_OPENERS = {"please", "and", "then", "first", "proszę", "najpierw", "i", "potem", "пожалуйста", "сначала", "и"}
+
+
+def _approved_before(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "the captain has to sign them off before anything goes up on the intranet", "Zanim cokolwiek wyślesz,
+    kierownik musi to zatwierdzić", "Прежде чем публиковать, нужно одобрение директора": the action a before-clause
+    names waits for the approval its sentence asks for. An approval the agent is told to give ("confirm the dates
+    before you publish") is a step of the work, and one inside the before-clause ("publish before the approval
+    meeting") says when, so neither gates anything."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    sentence = _sentences(words)
+    for index, word in enumerate(words):
+        if word not in _BEFORE:
+            continue
+        _, clause_end = _clause_span(words, index + 1)
+        actions = [(j, e) for j, e in _actions(words, index + 1, clause_end) if not _is_past(words[j])]
+        if not actions or _told_past(words, index, language):
+            continue  # "Last season you waited for my OK before every email": what used to be
+        approval = any(
+            sentence[k] == sentence[index]
+            and not index <= k < clause_end
+            and (_whole(_APPROVAL, w) or (w == "off" and k and _stem_match("=sign", words[k - 1])))
+            and not _commanded(words, k)
+            for k, w in enumerate(words)
+        )
+        if approval:
+            j, effect = actions[0]
+            found.append((j, ForbiddenAction(effect, f"{word} … (approval first)", words[j])))
+    return found
+
+
+def _told_past(words: list[str], index: int, language: str) -> bool:
+    """The clause before `index` tells what happened: a past tense with its subject ("you always asked", "czekałeś")."""
+    start, _ = _clause_span(words, index)
+    for k in range(start, index):
+        if language == "en":
+            if _en_past(words[k]) and any(w in _EN_SUBJECTS for w in words[max(start, k - 3) : k]):
+                return True
+        elif _is_past(words[k]) and not _subjunctive(words, k):
+            return True
+    return False
+
+
+def _commanded(words: list[str], index: int) -> bool:
+    """The word at `index` opens a command to the agent ("confirm the dates", "please check", "you approve it")."""
+    start, _ = _clause_span(words, index)
+    lead = [w for w in words[start:index] if w not in _COMMAND_OPENERS]
+    return not lead or lead[-1] in ("you", "ty", "ты")
+
+
+#: Someone else's part: "the cannons are not yours to operate", "not your job to send it", "не тебе её включать".
+_NOT_YOURS: tuple[tuple[str, ...], ...] = (
+    ("not", "yours", "to"),
+    ("not", "ours", "to"),
+    ("not", "your", "job", "to"),
+    ("not", "your", "call", "to"),
+    ("not", "for", "you", "to"),
+    ("не", "тебе"),
+    ("не", "вам"),
+    ("nie", "twoja", "rola"),
+    ("nie", "twoje", "zadanie"),
+)
+
+
+def _not_yours(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "the snow cannons are not yours to operate", "не тебе решать, включать ли насосы": an action said to be
+    someone else's part is not the agent's to take. Its device may stand before it, as the sentence's subject."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    sentence = _sentences(words)
+    for index in range(len(words)):
+        phrase = next((p for p in _NOT_YOURS if tuple(words[index : index + len(p)]) == p), None)
+        if phrase is None:
+            continue
+        after = index + len(phrase)
+        for j in range(after, min(len(words), after + 4)):
+            if words[j] in _CLAUSE_BREAK:
+                break
+            effect = action_of(words, j)
+            if effect is None and any(_stem_match(stem, words[j]) for stem in _PHYSICAL_OPEN):
+                subject = [w for k, w in enumerate(words[:index]) if sentence[k] == sentence[index]]
+                effect = "physical" if any(_device(w) for w in subject[-8:]) else None
+            if effect is not None:
+                found.append((j, ForbiddenAction(effect, f"{' '.join(phrase)} (someone else's)", words[j])))
+                break
+    return found
+
+
+#: "there will be none": "Instalacji na serwerze na razie nie będzie", "Публикации не будет".
+_NONE_COMING = {("nie", "będzie"), ("nie", "będą"), ("не", "будет"), ("не", "будут")}
+
+
+def _not_coming(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Instalacji na serwerze produkcyjnym na razie nie będzie", "Рассылки сегодня не будет": an action named as
+    a thing that will not happen (the Polish and Russian genitive of negated being) is not to be done."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index in range(len(words) - 1):
+        if (words[index], words[index + 1]) not in _NONE_COMING:
+            continue
+        start, end = _clause_span(words, index)
+        named = [(j, e) for j, e in _actions(words, start, index) if not _is_past(words[j])]
+        named = named or [(j, e) for j, e in _actions(words, index + 2, min(end, index + 5)) if not _is_past(words[j])]
+        if named:
+            j, effect = named[0]
+            found.append((j, ForbiddenAction(effect, f"{words[index]} {words[index + 1]} (not coming)", words[j])))
     return found
 
 
