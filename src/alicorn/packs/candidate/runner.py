@@ -1,7 +1,8 @@
-"""`build.run_tests`: run the candidate's unittest suite in a sandbox and count the results.
+"""`build.run_tests`: run the candidate's tests in a sandbox and count the results.
 
 The suite is the candidate's own code, which anyone who wrote into the workspace may have changed, so it runs under
-bubblewrap (`alicorn.sandbox`): `python -I -B -m unittest discover -v` in the candidate's folder, with no network,
+bubblewrap (`alicorn.sandbox`): `suite_main` (unittest's discovery, and the plain `test_*` functions of
+pytest-style files) with `python -I -B -c` in the candidate's folder, with no network,
 an environment of a few harmless variables and nothing else, the system and Python read-only, only the candidate's
 folder writable (mounted at /workspace; the rest of the run's workspace, the Alicorn home, the journal and other
 workspaces are not there at all), CPU / memory / file-size limits, a timeout and a kill of everything it started. -B
@@ -31,6 +32,9 @@ from alicorn.packs.candidate.tree import folder
 from alicorn.sandbox.bwrap import INSIDE, Limits, Spec
 
 MAX_TAIL = 4_000
+#: The program the sandbox runs: unittest's discovery plus pytest-style test functions (suite_main's docstring).
+SUITE_MAIN = Path(__file__).with_name("suite_main.py")
+COMMAND = "python -I -B -c <alicorn's suite_main: unittest discovery and plain test functions> "
 #: The largest file the suite may write (RLIMIT_FSIZE): a candidate's tests write small fixtures, never gigabytes.
 FILE_LIMIT = 64 * 1024 * 1024
 _RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$", re.MULTILINE)
@@ -115,7 +119,7 @@ def run_tests(inputs: RunTestsInputs, ctx: OperationContext) -> RunTestsOutputs:
         memory_bytes=inputs.memory_mb * 1024 * 1024,
         file_bytes=FILE_LIMIT,
     )
-    argv = [sys.executable, "-I", "-B", "-m", "unittest", "discover", "-v", "-s", ".", "-p", inputs.pattern]
+    argv = [sys.executable, "-I", "-B", "-c", SUITE_MAIN.read_text(encoding="utf-8"), inputs.pattern]
     spec = Spec(cwd, cwd, _environment(), limits, protected=(ctx.data_root,), hosts=frozenset(inputs.allow_hosts))
     done = sandbox.run(spec, argv, inputs.timeout_s, ctx.cancelled)
     if done.cancelled and done.returncode != 0:
@@ -135,14 +139,15 @@ def run_tests(inputs: RunTestsInputs, ctx: OperationContext) -> RunTestsOutputs:
         ok=finished and total > 0 and failed == 0 and errors == 0 and done.returncode == 0,
         timed_out=done.timed_out,
         returncode=done.returncode,
-        command="python -I -B -m unittest discover -v -s . -p " + inputs.pattern,
+        command=COMMAND + inputs.pattern,
         output_tail=("…" if len(transcript) > MAX_TAIL else "") + tail,
     )
 
 
 RUN_TESTS = Operation(
     "build.run_tests",
-    "Run the candidate's unittest suite in a sandbox (no network, empty environment, only the candidate writable, "
+    "Run the candidate's tests (unittest cases and plain test functions) in a sandbox (no network, empty "
+    "environment, only the candidate writable, "
     "CPU/memory/time limits); count the results.",
     RunTestsInputs,
     RunTestsOutputs,
