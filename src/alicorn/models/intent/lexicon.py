@@ -1092,15 +1092,18 @@ def _en_past(word: str) -> bool:
     return word in _EN_IRREGULAR_PAST or (word.endswith("ed") and not word.endswith("eed"))
 
 
-def _past_clause_before(words: list[str], start: int, language: str) -> bool:
-    """The verb before the "without" at `start`, in its clause, is a past tense: "we rolled it out without any tests",
-    "wdrożyliśmy bez testów", "выкатили без тестов" tell what happened; "ship it without tests" forbids."""
+def _past_clause_before(words: list[str], start: int, language: str, *, subject_reach: int = 1) -> bool:
+    """A verb before `start`, in its clause, is a past tense: "we rolled it out without any tests", "wdrożyliśmy bez
+    testów", "выкатили без тестов" tell what happened; "ship it without tests" forbids. An English past needs its
+    subject at most `subject_reach` words before it ("you asked", with 3 also "you always asked")."""
     for k in range(start - 1, -1, -1):
         word = words[k]
         if word in _CLAUSE_BREAK:
             return False
         if language == "en":
-            if _en_past(word) and k and words[k - 1] in _EN_SUBJECTS:
+            lead = words[max(0, k - subject_reach) : k]
+            lead = lead[next((i + 1 for i in range(len(lead) - 1, -1, -1) if lead[i] in _CLAUSE_BREAK), 0) :]
+            if _en_past(word) and any(w in _EN_SUBJECTS for w in lead):
                 return True
         elif _is_past(word) and not _subjunctive(words, k):
             return True

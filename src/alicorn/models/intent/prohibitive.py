@@ -30,7 +30,6 @@ from alicorn.models.intent.lexicon import (
     _COORDINATORS,
     _DATA_OBJECTS,
     _DETERMINERS,
-    _EN_SUBJECTS,
     _LEARNING,
     _N_WORDS,
     _NEGATIVE_VERBS,
@@ -44,13 +43,12 @@ from alicorn.models.intent.lexicon import (
     ForbiddenAction,
     _clause_span,
     _device,
-    _en_past,
     _first_person,
     _is_past,
     _nearest_action_before,
+    _past_clause_before,
     _sentences,
     _stem_match,
-    _subjunctive,
     _whole,
     action_of,
 )
@@ -592,7 +590,7 @@ def _approved_before(words: list[str], language: str) -> list[tuple[int, Forbidd
             continue
         _, clause_end = _clause_span(words, index + 1)
         actions = [(j, e) for j, e in _actions(words, index + 1, clause_end) if not _is_past(words[j])]
-        if not actions or _told_past(words, index, language):
+        if not actions or _past_clause_before(words, index, language, subject_reach=3):
             continue  # "Last season you waited for my OK before every email": what used to be
         approval = any(
             sentence[k] == sentence[index]
@@ -605,18 +603,6 @@ def _approved_before(words: list[str], language: str) -> list[tuple[int, Forbidd
             j, effect = actions[0]
             found.append((j, ForbiddenAction(effect, f"{word} … (approval first)", words[j])))
     return found
-
-
-def _told_past(words: list[str], index: int, language: str) -> bool:
-    """The clause before `index` tells what happened: a past tense with its subject ("you always asked", "czekałeś")."""
-    start, _ = _clause_span(words, index)
-    for k in range(start, index):
-        if language == "en":
-            if _en_past(words[k]) and any(w in _EN_SUBJECTS for w in words[max(start, k - 3) : k]):
-                return True
-        elif _is_past(words[k]) and not _subjunctive(words, k):
-            return True
-    return False
 
 
 def _commanded(words: list[str], index: int) -> bool:
