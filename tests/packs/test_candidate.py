@@ -302,24 +302,6 @@ def test_run_tests_reports_failures_and_errors_without_raising(tmp_path: Path) -
     assert "no_such_module" in out.output_tail and "<candidate>" in out.output_tail
 
 
-def test_run_tests_runs_plain_test_functions_of_pytest_style_files(tmp_path: Path) -> None:
-    root = candidate(tmp_path)
-    (root / "stockroom" / "tests" / "test_plain.py").write_text(
-        "from os.path import exists as test_imported  # an imported function is not one of this file's tests\n\n\n"
-        "def test_adds() -> None:\n    assert 1 + 1 == 2\n\n\n"
-        "def test_breaks() -> None:\n    assert 'a' == 'b'\n\n\n"
-        "def test_needs_a_fixture(tmp_path) -> None:\n    raise RuntimeError('never called')\n\n\n"
-        "def helper() -> int:\n    return 1\n",
-        encoding="utf-8",
-    )
-    out = run_tests(RunTestsInputs(root="candidate"), ctx(tmp_path))
-    assert out.ran and not out.ok
-    assert (out.total, out.failed, out.errors, out.skipped, out.passed) == (17, 1, 0, 1, 15), out.output_tail
-    assert "test_adds (stockroom.tests.test_plain) ... ok" in out.output_tail
-    assert "test_breaks (stockroom.tests.test_plain) ... FAIL" in out.output_tail
-    assert "needs pytest fixtures (tmp_path)" in out.output_tail and "never called" not in out.output_tail
-
-
 def test_run_tests_gives_the_suite_a_clean_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ALICORN_FAKE_TOKEN", "sk-test-abcdefghijklmnopqrstuvwx")
     root = candidate(tmp_path)

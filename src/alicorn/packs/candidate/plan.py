@@ -82,7 +82,8 @@ def _nodes(p: CandidateParameters, with_install: bool, tested: bool = True) -> l
         {
             "node_id": "tests",
             "operation": RUN_TESTS.name,
-            "description": "Run the candidate's tests (unittest cases and plain test functions) in the sandbox.",
+            "description": "Run the candidate's tests (pytest when they are written for it, else unittest) in the "
+            "sandbox.",
             "inputs": {"root": root},
             "expected_outputs": ["total", "failed", "errors", "ok"],
             "depends_on": ["variant"],

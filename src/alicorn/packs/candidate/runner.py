@@ -1,8 +1,8 @@
 """`build.run_tests`: run the candidate's tests in a sandbox and count the results.
 
 The suite is the candidate's own code, which anyone who wrote into the workspace may have changed, so it runs under
-bubblewrap (`alicorn.sandbox`): `suite_main` (unittest's discovery, and the plain `test_*` functions of
-pytest-style files) with `python -I -B -c` in the candidate's folder, with no network,
+bubblewrap (`alicorn.sandbox`): `suite_main` (pytest for tests written for it, unittest's discovery otherwise) with
+`python -I -B -c` in the candidate's folder, with no network,
 an environment of a few harmless variables and nothing else, the system and Python read-only, only the candidate's
 folder writable (mounted at /workspace; the rest of the run's workspace, the Alicorn home, the journal and other
 workspaces are not there at all), CPU / memory / file-size limits, a timeout and a kill of everything it started. -B
@@ -32,9 +32,9 @@ from alicorn.packs.candidate.tree import folder
 from alicorn.sandbox.bwrap import INSIDE, Limits, Spec
 
 MAX_TAIL = 4_000
-#: The program the sandbox runs: unittest's discovery plus pytest-style test functions (suite_main's docstring).
+#: The program the sandbox runs: pytest or unittest, whichever the tests are written for (suite_main's docstring).
 SUITE_MAIN = Path(__file__).with_name("suite_main.py")
-COMMAND = "python -I -B -c <alicorn's suite_main: unittest discovery and plain test functions> "
+COMMAND = "python -I -B -c <alicorn's suite_main: pytest or unittest, as the tests are written> "
 #: The largest file the suite may write (RLIMIT_FSIZE): a candidate's tests write small fixtures, never gigabytes.
 FILE_LIMIT = 64 * 1024 * 1024
 _RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$", re.MULTILINE)
@@ -108,7 +108,11 @@ def _environment() -> dict[str, str]:
 def _clean(transcript: str, cwd: Path) -> str:
     """The transcript with the candidate's paths (host and sandbox) as `<candidate>` and run times cut."""
     text = transcript.replace(str(cwd), "<candidate>").replace(INSIDE, "<candidate>")
-    return re.sub(r"^(Ran \d+ tests?) in [\d.]+s$", r"\1", text, flags=re.MULTILINE)
+    text = re.sub(r"^(Ran \d+ tests?) in [\d.]+s$", r"\1", text, flags=re.MULTILINE)
+    # pytest's own closing line, shown when it stopped early ("no tests ran in 0.01s", "1 error in 0.20s").
+    return re.sub(
+        r"^((?:no tests ran|\d+ \w+(?:, \d+ \w+)*)) in [\d.]+s(?: \([\d:]+\))?$", r"\1", text, flags=re.MULTILINE
+    )
 
 
 def run_tests(inputs: RunTestsInputs, ctx: OperationContext) -> RunTestsOutputs:
@@ -146,8 +150,8 @@ def run_tests(inputs: RunTestsInputs, ctx: OperationContext) -> RunTestsOutputs:
 
 RUN_TESTS = Operation(
     "build.run_tests",
-    "Run the candidate's tests (unittest cases and plain test functions) in a sandbox (no network, empty "
-    "environment, only the candidate writable, "
+    "Run the candidate's tests (with pytest when they are written for it, else unittest) in a sandbox (no "
+    "network, empty environment, only the candidate writable, "
     "CPU/memory/time limits); count the results.",
     RunTestsInputs,
     RunTestsOutputs,
