@@ -131,7 +131,7 @@ def test_the_nearest_prototype_class_of_a_phrase(phrase: str, effect: str) -> No
 
 @pytest.mark.parametrize(
     ("text", "effect"),
-    [("Explain the migration script. Don't kick off the script.", C), ("Объясни скрипт. Не гоняй скрипт.", C)],
+    [("Explain the migration script. Don't spin up the script.", C), ("Объясни скрипт. Не гоняй скрипт.", C)],
 )
 def test_the_embedder_reads_a_verb_the_lexicon_does_not_know(text: str, effect: str) -> None:
     with_it = {r.effect for r in read_actions(text) if r.forbids}

@@ -48,7 +48,7 @@ _REFUSALS: tuple[tuple[str, ...], ...] = (
     ("no", "go"), ("ruled", "out"), ("not", "happening"), ("off", "limits"), ("hands", "off"), ("out", "of", "bounds"),
     ("ręce", "precz"), ("руки", "прочь"), ("ни", "-", "ни"), ("no", "-", "go"), ("под", "запретом"), ("pod",
     "zakazem"), ("tabu",),
-    ("табу",),
+    ("табу",), ("ни", "в", "коем", "случае"), ("w", "żadnym", "wypadku"), ("pod", "żadnym", "pozorem"),
     ("odpada",), ("odpadają",), ("nie", "wchodzi", "w", "grę"), ("nie", "wchodzą", "w", "grę"), ("nie", "ma", "mowy"),
     ("wykluczone",), ("wykluczona",), ("wykluczony",), ("nie", "ma", "opcji"), ("nie", "ma", "takiej", "opcji"),
     ("исключено",), ("исключена",), ("исключен",), ("исключены",), ("и", "речи", "нет"), ("речи", "нет"),

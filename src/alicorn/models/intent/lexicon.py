@@ -239,6 +239,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
 ),
     "local_write": (
         "modify", "=change", "=edit", "overwrit", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
+        # altering and amending: "the ledger is not to be altered", "don't amend the signed contract"
+        "=alter", "=amend",
         "edytuj", "edyt", "nadpis", "usuw", "usuń", "zapisuj", "zapisz", "измен", "меняй", "менять", "редакт",
         "перезапис", "удал", "сохран", "записыв", "запиш", "!правь", "!править", "!правьте", "!поправь", "!правок",
         # removal, moving and fixing, both aspects in pl/ru ("kasuj/skasuj", "przenoś/przenieś", "стирай/сотри")
@@ -292,6 +294,8 @@ _PHYSICAL_OBJECTS = (
     # lifts, cranes, sluices and snow cannons: "windy nie uruchamiaj", "the inlet sluice", "снежные пушки"
     "=lift", "=lifts", "=winda", "=windy", "=windę", "=windzie", "crane", "dźwig", "hoist", "sluice", "śluz", "шлюз",
     "cannon", "armat", "пушк", "escalator",
+    # plant of a cold store or a treatment works: "agregatów nie dotykasz", "zasuw i dmuchaw nie ruszasz"
+    "agregat", "агрегат", "zasuw", "dmuchaw", "blower", "aerator", "chiller",
     # an alarm as the device that rings: "тревогу не отключай, пусть звенит"
     "тревог",
 )
@@ -413,7 +417,7 @@ _POSTPOSED_TAIL = _ELLIPTIC | {
 #: Verbs of running code: code execution unless a device is near ("run the pumps" is physical).
 _EXECUTING = (
     "=run", "=running", "=rerun", "=execute", "execut", "=launch", "uruchom", "urucham", "odpal", "запуск", "запуст",
-    "прогон", "прогнат", "прогони",
+    "прогон", "прогнат", "прогони", "перезапус",
 )
 #: Building, compiling and testing software run its code (a build runs the project's scripts, a test its code):
 #: "skip the build", "no builds", "nie buduj", "testy pomiń", "без сборки", "не тестируй". With a device near, a
@@ -433,12 +437,15 @@ _ADJECTIVE_ENDINGS = (
 #: "собрать" builds only with code as its object ("собери его"), else it gathers ("собери данные").
 _EXECUTING_WITH_CODE = (
     "wykon", "выполн", "=trigger", "=start", "puść", "puszcz", "puści", "собер", "собир", "собра", "=restart",
-    "restartu", "перезапус",
+    "restartu", "=kick",
 )
 _CODE_OBJECTS = (
     "script", "=code", "program", "migration", "=job", "=tool", "=it", "=test", "=tests", "skrypt", "=kod", "=kodu",
     "=go", "migracj", "narzędzi", "test", "скрипт", "=код", "=кода", "программ", "миграц", "=его", "=него", "тест",
     "=joba", "=jobie", "=joby", "джоб", "=джоба", "=задание", "=задачу",
+    # jobs by what they do, and the services that run them: "don't kick the export off", "не перезапускай сервис"
+    "=export", "=exports", "=import", "=imports", "=backup", "=sync", "=pipeline", "=service", "=services",
+    "=daemon", "eksport",
 )
 #: What an update installs: "no updating the firmware", "don't update the driver", "nie aktualizuj sterowników".
 _SOFTWARE = (
@@ -513,15 +520,15 @@ _SERVERS = (
 _UPDATING = ("=update", "=patch", "=upgrade", "=push")
 
 
-def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES) -> bool:
+def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES, reach: int = 6) -> bool:
     """A venue everyone reads within the clause around `index` ("on the website", "na stronę", "на доску"), or
-    another kind of place (`venues`)."""
+    another kind of place (`venues`), at most `reach` words after it."""
     start = next(
         (k + 1 for k in range(index - 1, max(-1, index - 8), -1) if words[k] in _CLAUSE_BREAK), max(0, index - 7)
     )
     end = next(
-        (k for k in range(index + 1, min(len(words), index + 6)) if words[k] in _CLAUSE_BREAK),
-        min(len(words), index + 6),
+        (k for k in range(index + 1, min(len(words), index + reach)) if words[k] in _CLAUSE_BREAK),
+        min(len(words), index + reach),
     )
     return any(_whole(venues, w) for w in words[start:end] if w != words[index])
 
@@ -733,6 +740,11 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
             return "physical"
     if word in ("roll", "rolls", "rolling", "rolled") and "out" in window[:3]:
         return "installation"  # "rolling it out to the server", "nothing gets rolled out to the PCs"
+    if word.endswith("ed") and _whole(_PLACING, word) and any(w in _WISHING for w in words[max(0, index - 4) : index]):
+        # an object's participle after a verb of wanting or seeing: "I don't want (to see) it pinned up on the board"
+        reach = 9 if "up" in words[index + 1 : index + 3] else 6
+        if _venue_near(words, index, reach=reach) or _put_up(words, index):
+            return "publication"
     if (_is_past(word) or word.endswith("ed") or word.startswith("ran")) and not passive:
         return _motion(words, index)
     if word.startswith("run") and ("past" in window[:3] or window[:2] in (["by", "me"], ["it", "by"])):
@@ -758,11 +770,16 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         for w in words[max(0, index - (6 if passive else 3)) : index + 4]
     ):
         return "code_execution"  # "wykonaj skrypt", "выполнять его"
-    if _whole(_PLACING, word) and (_venue_near(words, index) or _anywhere_near(words, index) or _put_up(words, index)):
+    # a venue may stand further after a verb with its particle: "put them up on the team intranet page"
+    reach = 9 if words[index + 1 : index + 3] and "up" in words[index + 1 : index + 3] else 6
+    placed = _venue_near(words, index, reach=reach) or _anywhere_near(words, index) or _put_up(words, index)
+    if _whole(_PLACING, word) and placed:
         return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску", "nigdzie nie wystawiaj"
     return _motion(words, index)
 
 
+#: Verbs of wanting and seeing, before an object and its participle ("want it pinned up", "see them posted").
+_WISHING = {"want", "wants", "see", "need", "needs", "have"}
 #: Verbs that put a notice up where people pass: "hang them up by the lockers", "pin it up in the canteen".
 _PUTTING_UP = ("=hang", "=pin", "=stick", "=tack")
 
@@ -974,8 +991,16 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
         return None
     if word in ("not", "doesn't", "doesnt") and after in ("need", "needs"):
         return word, 1  # "it doesn't need to go out", "this does not need to be sent"
+    if word in ("isn't", "aren't") and _gated_progressive(words, index):
+        return word, 1  # "the email isn't leaving the building until the head has signed it off"
     if word == "not":
-        if index > 0 and words[index - 1] in _NOT_DESCRIBES and after != "to" and not _gated_present(words, index):
+        if (
+            index > 0
+            and words[index - 1] in _NOT_DESCRIBES
+            and after != "to"
+            and not _gated_present(words, index)
+            and not (words[index - 1] in _PROGRESSIVE_AUX and _gated_progressive(words, index))
+        ):
             return None  # "it was not sent" describes; "you are not to lock any door" forbids
         if index > 1 and words[index - 2] in _INVERTING and words[index - 1].isalpha():
             return None  # "did we not publish it?": an inverted question asks, it does not forbid
@@ -996,6 +1021,21 @@ def _gated_present(words: list[str], index: int) -> bool:
     if index == 0 or words[index - 1] not in ("does", "do"):
         return False
     return _gate_after(words, index)
+
+
+#: "is not going out until …": a present progressive of a message's motion with a gate after it is an arrangement
+#: laid down; "from you" names the one who must not do it ("it's not going out from you").
+_PROGRESSIVE_AUX = {"is", "are", "it's", "'s"}
+_PROGRESSIVE_MOTION = {"going", "leaving", "being"}
+
+
+def _gated_progressive(words: list[str], index: int) -> bool:
+    if words[index + 1 : index + 2] != [] and words[index + 1] not in _PROGRESSIVE_MOTION:
+        return False
+    end = next((k for k in range(index + 1, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
+    clause = words[index + 1 : end]
+    by_you = any(clause[k : k + 2] == ["from", "you"] for k in range(len(clause)))
+    return index + 1 < len(words) and (by_you or _gate_after(words, index))
 
 
 def _gate_after(words: list[str], index: int) -> bool:

@@ -78,6 +78,7 @@ _FOR_MYSELF = (("for", "myself"), ("to", "myself"), ("for", "ourselves"))
 _KEEP_STATE = (
     "=leave", "=keep", "=stay", "=remain", "=must", "zostaw", "pozostaw", "zostać", "zostanie", "zostaje", "zostają",
     "zostaną", "pozostaje", "pozostanie", "pozostają", "niech", "оставь", "оставьте", "оставить", "оставлять",
+    "оставляй", "оставляйте", "zostawiaj", "zostawiajcie",
     "останется", "остается", "остаются", "останутся", "пусть", "przetrw", "=survive",
 )
 #: A modal of a state to come out in, as whole words ("ma wyjść z tego nienaruszony", "должен остаться целым"; not
@@ -124,6 +125,8 @@ _TOUCH = (
     "touch", "ruszaj", "ruszajcie", "dotykaj", "трогай", "трогайте", "трогать", "касайся", "=tamper", "=mess",
     # said as the team's rule: "руками не трогаем", "niczego nie ruszamy"
     "трогаем", "ruszamy", "dotykamy",
+    # said as what the reader does: "pomp nie ruszasz", "агрегаты не трогаешь"
+    "ruszasz", "ruszacie", "dotykasz", "dotykacie", "трогаешь", "трогаете",
     "дергай", "дергайте", "дергать", "szarp", "=fiddle",
     # meddling: "к самому станку не лезь", "nie grzeb w sterowniku", "don't meddle with the pumps"
     "лезь", "лезьте", "лезть", "grzeb", "=meddle",
