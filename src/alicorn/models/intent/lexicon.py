@@ -740,11 +740,13 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
             return "physical"
     if word in ("roll", "rolls", "rolling", "rolled") and "out" in window[:3]:
         return "installation"  # "rolling it out to the server", "nothing gets rolled out to the PCs"
-    if word.endswith("ed") and _whole(_PLACING, word) and any(w in _WISHING for w in words[max(0, index - 4) : index]):
-        # an object's participle after a verb of wanting or seeing: "I don't want (to see) it pinned up on the board"
-        reach = 9 if "up" in words[index + 1 : index + 3] else 6
-        if _venue_near(words, index, reach=reach) or _put_up(words, index):
-            return "publication"
+    if (
+        word.endswith("ed")
+        and _whole(_PLACING, word)
+        and any(w in _WISHING for w in words[max(0, index - 4) : index])
+        and (_venue_after_placing(words, index) or _put_up(words, index))
+    ):
+        return "publication"  # an object's participle after a wish: "I don't want (to see) it pinned up on the board"
     if (_is_past(word) or word.endswith("ed") or word.startswith("ran")) and not passive:
         return _motion(words, index)
     if word.startswith("run") and ("past" in window[:3] or window[:2] in (["by", "me"], ["it", "by"])):
@@ -770,12 +772,17 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         for w in words[max(0, index - (6 if passive else 3)) : index + 4]
     ):
         return "code_execution"  # "wykonaj skrypt", "выполнять его"
-    # a venue may stand further after a verb with its particle: "put them up on the team intranet page"
-    reach = 9 if words[index + 1 : index + 3] and "up" in words[index + 1 : index + 3] else 6
-    placed = _venue_near(words, index, reach=reach) or _anywhere_near(words, index) or _put_up(words, index)
-    if _whole(_PLACING, word) and placed:
+    if _whole(_PLACING, word) and (
+        _venue_after_placing(words, index) or _anywhere_near(words, index) or _put_up(words, index)
+    ):
         return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску", "nigdzie nie wystawiaj"
     return _motion(words, index)
+
+
+def _venue_after_placing(words: list[str], index: int) -> bool:
+    """A venue near a verb of placing; after one with its particle it may stand further ("put them up on the team
+    intranet page")."""
+    return _venue_near(words, index, reach=9 if "up" in words[index + 1 : index + 3] else 6)
 
 
 #: Verbs of wanting and seeing, before an object and its participle ("want it pinned up", "see them posted").
@@ -1030,12 +1037,13 @@ _PROGRESSIVE_MOTION = {"going", "leaving", "being"}
 
 
 def _gated_progressive(words: list[str], index: int) -> bool:
-    if words[index + 1 : index + 2] != [] and words[index + 1] not in _PROGRESSIVE_MOTION:
+    """The negation at `index` is followed by a message's motion ("going", "leaving") and, in its clause, a gate
+    or "from you"."""
+    if index + 1 >= len(words) or words[index + 1] not in _PROGRESSIVE_MOTION:
         return False
     end = next((k for k in range(index + 1, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
-    clause = words[index + 1 : end]
-    by_you = any(clause[k : k + 2] == ["from", "you"] for k in range(len(clause)))
-    return index + 1 < len(words) and (by_you or _gate_after(words, index))
+    by_you = any(words[k : k + 2] == ["from", "you"] for k in range(index + 1, end))
+    return by_you or _gate_after(words, index)
 
 
 def _gate_after(words: list[str], index: int) -> bool:

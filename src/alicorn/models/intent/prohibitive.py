@@ -78,7 +78,7 @@ _FOR_MYSELF = (("for", "myself"), ("to", "myself"), ("for", "ourselves"))
 _KEEP_STATE = (
     "=leave", "=keep", "=stay", "=remain", "=must", "zostaw", "pozostaw", "zostać", "zostanie", "zostaje", "zostają",
     "zostaną", "pozostaje", "pozostanie", "pozostają", "niech", "оставь", "оставьте", "оставить", "оставлять",
-    "оставляй", "оставляйте", "zostawiaj", "zostawiajcie",
+    "оставляй",
     "останется", "остается", "остаются", "останутся", "пусть", "przetrw", "=survive",
 )
 #: A modal of a state to come out in, as whole words ("ma wyjść z tego nienaruszony", "должен остаться целым"; not

@@ -82,6 +82,12 @@ def written_for_pytest(top: str, pattern: str) -> bool:
 # ---- pytest ---------------------------------------------------------------------------------------------------
 
 
+def _skip_mark(report: Any) -> str:
+    """unittest's mark of a skipped test, with pytest's reason: "skipped 'not on weekends'"."""
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
+    return f"skipped {reason.removeprefix('Skipped: ')!r}"
+
+
 class _Outcomes:
     """A pytest plugin that keeps each test's outcome in unittest's words, and each problem's report."""
 
@@ -103,8 +109,7 @@ class _Outcomes:
             if report.failed:
                 self.problem("ERROR", nodeid, report.longreprtext)
             elif report.skipped:
-                reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
-                self.marks[nodeid] = f"skipped {reason.removeprefix('Skipped: ')!r}"
+                self.marks[nodeid] = _skip_mark(report)
             else:
                 self.marks[nodeid] = "ok"
         elif report.when == "call":
@@ -113,8 +118,7 @@ class _Outcomes:
             elif report.failed:
                 self.problem("FAIL", nodeid, report.longreprtext)
             elif report.skipped:
-                reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else "skipped"
-                self.marks[nodeid] = f"skipped {reason.removeprefix('Skipped: ')!r}"
+                self.marks[nodeid] = _skip_mark(report)
         elif report.when == "teardown" and report.failed and now not in ("FAIL", "ERROR"):
             self.problem("ERROR", nodeid, report.longreprtext)
 
@@ -148,11 +152,11 @@ def run_pytest(pytest: ModuleType, top: str, pattern: str) -> int:
     own = io.StringIO()  # pytest's own report: shown only when pytest stopped before running any test
     with contextlib.redirect_stdout(own):
         code = pytest.main([*arguments, top], plugins=[outcomes])
-    if int(code) in (2, 3, 4):  # interrupted, an internal error, a usage or conftest error: not a suite's result
+    stopped = int(code) in (2, 3, 4)  # interrupted, an internal error, a usage or conftest error
+    if stopped or not outcomes.marks:
         print(own.getvalue().rstrip(), flush=True)
+    if stopped:
         outcomes.problem("ERROR", "pytest", f"pytest stopped before the suite ran through (exit status {int(code)})")
-    elif not outcomes.marks:
-        print(own.getvalue().rstrip(), flush=True)
     text, ok = outcomes.summary()
     print(text, flush=True)
     return 0 if ok else 1
