@@ -422,6 +422,18 @@ def test_trn_picks_the_languages_plural_form(fake_catalogs: Path) -> None:
     assert trn("de", "{n} event", "{n} events", 3) == "3 events"
 
 
+def test_numbers_come_out_as_the_languages_reader_writes_them(fake_catalogs: Path) -> None:
+    # a translation keeps the msgid's format spec; the digits follow the language's decimal point and grouping
+    assert tr("pl", "{hours:g} h and {cost:,.2f}", hours=91.2, cost=12345.5) == "91,2 h and 12\xa0345,50"
+    assert tr("ru", "{hours:g} h and {cost:,.2f}", hours=91.25, cost=1234.0) == "91,25 h and 1\xa0234,00"
+    assert tr("pl", "{x}", x=0.5) == "0,5"  # a float without a spec too
+    assert tr("pl", "stopped: {why}", why="v4.2, v5") == "zatrzymano: v4.2, v5"  # text is never touched
+    assert tr("pl", "{flag} {n}", flag=True, n=3) == "True 3"
+    assert tr("en", "{hours:g} h and {cost:,.2f}", hours=91.2, cost=12345.5) == "91.2 h and 12,345.50"
+    assert tr("xx", "{hours:g}", hours=91.2) == "91.2"  # a language CLDR does not know: English digits
+    assert tr("pl", "{hours:q}", hours=1.5) == "{hours:q}"  # a bad spec still never raises
+
+
 def test_n_marks_without_translating_and_tr_marked_translates_later(fake_catalogs: Path) -> None:
     stored = N_("stopped: {why}")
     assert stored == "stopped: {why}"

@@ -83,8 +83,8 @@ def test_records_among_the_metrics_read_one_line_each_without_their_english_labe
     ("language", "forbidden", "stated"),
     [
         ("en", "constraint: no publication (nie publikuj)", "constraint: overtime < 200 h (the request's words)"),
-        ("pl", "warunek: zakaz: publication (nie publikuj)", "warunek: overtime < 200 h (słowa prośby)"),
-        ("ru", "условие: запрет: publication (nie publikuj)", "условие: overtime < 200 h (слова запроса)"),
+        ("pl", "warunek: zakaz: publikacja (nie publikuj)", "warunek: overtime < 200 h (słowa prośby)"),
+        ("ru", "условие: запрет: публикация (nie publikuj)", "условие: overtime < 200 h (слова запроса)"),
     ],
 )
 def test_a_contracts_constraints_read_in_the_requests_language(language: str, forbidden: str, stated: str) -> None:
@@ -267,12 +267,12 @@ def test_a_polish_ask_prints_no_code_or_english_word_where_it_says_what_it_under
         (
             "pl",
             "Przygotuj kandydata aplikacji app w wersji demo i pokaż różnice. Budowanie i testy na razie odpuść.",
-            "tests (build.run_tests, code_execution): pominięto, prośba zabrania code_execution",
+            "tests (build.run_tests, uruchamianie kodu): pominięto, prośba tego zabrania",
         ),
         (
             "ru",
             "Подготовь кандидата приложения app в демо-версии и покажи дифф. Сборку и тесты пока отставить.",
-            "tests (build.run_tests, code_execution): пропущено, просьба запрещает code_execution",
+            "tests (build.run_tests, запуск кода): пропущено, просьба это запрещает",
         ),
     ],
 )
@@ -301,8 +301,10 @@ def test_what_the_plan_left_out_is_said_in_the_requests_language(
     # the diff needs nothing the suite gives: it still ran
     assert any(job.startswith("diff") for job in turn.report.jobs_finished), turn.report.jobs_finished
     # the suite did not fail: it was not run, and the evidence says why, in the request's language
-    tests = next(line for line in turn.report.evidence if line.startswith("tests:"))
-    assert tests == f"tests: {tr(language, 'NOT RUN')} — {said}", tests
+    title = tr(language, "tests")
+    assert title != "tests"  # the check's name, said in the request's language
+    tests = next(line for line in turn.report.evidence if line.startswith(f"{title}:"))
+    assert tests == f"{title}: {tr(language, 'NOT RUN')} — {said}", tests
     assert turn.report.outcome == "partial" and turn.report.conflicts == [], turn.report.conflicts
     # the app given with --data is read as a folder, and the evidence says so (not one file of it)
     read = next(line for line in turn.report.evidence if line.startswith(("odczytano app", "прочитано app")))
@@ -318,8 +320,6 @@ def test_an_older_journals_left_out_sentences_are_still_shown() -> None:
         "pominięto: send (notify, external_transmission): left out, the request forbids external_transmission"
     ]
     new = {**old, "left_out": [LeftOut("send", "notify", effect="external_transmission").to_json()]}
-    assert left_out_lines(new, "ru") == [
-        "send (notify, external_transmission): пропущено, просьба запрещает external_transmission"
-    ]
+    assert left_out_lines(new, "ru") == ["send (notify, отправка вовне): пропущено, просьба это запрещает"]
     needs = {"left_out": [LeftOut("package", "build.package", needs=("tests",)).to_json()]}
     assert left_out_lines(needs, "en") == ["package (build.package): left out, it needs tests, left out too"]

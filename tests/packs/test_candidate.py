@@ -140,7 +140,7 @@ def test_with_running_code_forbidden_the_diff_is_still_shown(tmp_path: Path) -> 
     built = WORKFLOW.build(params, frozenset({"code_execution", "installation"}))
     assert [n.node_id for n in built.nodes] == ["create", "variant", "diff"]
     assert built.removed[:2] == (
-        "tests (build.run_tests, code_execution): left out, the request forbids code_execution",
+        "tests (build.run_tests, running code): left out, the request forbids it",
         "package (build.package): left out, it needs tests, left out too",
     )
     state = run(tmp_path, params, forbidden=frozenset({"code_execution", "installation"}))
@@ -160,9 +160,9 @@ def test_install_node_only_when_asked_and_allowed() -> None:
     assert [n.node_id for n in asked.nodes][-1] == "install"
     forbidden = WORKFLOW.build(CandidateParameters(install=True), frozenset({"installation"}))
     assert "install" not in [n.node_id for n in forbidden.nodes]
-    assert forbidden.removed == ("install (build.install, installation): left out, the request forbids installation",)
+    assert forbidden.removed == ("install (build.install, installing software): left out, the request forbids it",)
     quiet = WORKFLOW.build(CandidateParameters(), frozenset({"installation"}))
-    assert len(quiet.nodes) == 5 and "forbids installation" in quiet.removed[0]
+    assert len(quiet.nodes) == 5 and "installing software): left out" in quiet.removed[0]
     nothing = WORKFLOW.build(CandidateParameters(), frozenset({"local_write"}))
     assert nothing.nodes == () and len(nothing.removed) == 5  # every node writes or needs the candidate
 

@@ -204,7 +204,7 @@ def test_one_test_node_per_hypothesis(n: int) -> None:
 def test_forbidden_effects_leave_out_their_nodes_and_say_so() -> None:
     built = WORKFLOW.build(IncidentParameters(), frozenset({"local_write", "publication"}))
     assert [n.node_id for n in built.nodes] == ["load", "change", "propose", "test_1", "test_2", "test_3", "summarize"]
-    assert built.removed == ("write (workspace.write_file, local_write): left out, the request forbids local_write",)
+    assert built.removed == ("write (workspace.write_file, writing local files): left out, the request forbids it",)
     validate_plan(Plan(goal="g", goal_hash=goal_digest("g"), nodes=list(built.nodes)), registry())
     nothing = WORKFLOW.build(IncidentParameters(), frozenset({"read"}))
     assert nothing.nodes == () and len(nothing.removed) == 8

@@ -155,7 +155,7 @@ def test_the_seed_plan_follows_the_walk_through_without_publication() -> None:
     plan, result = built({"month": "2026-12"}, {"publication"})
     assert [n.node_id for n in plan.nodes] == WALK_THROUGH
     assert not any(n.operation == "schedule.publish" for n in plan.nodes)
-    assert result.removed == ("publish (schedule.publish, publication): left out, the request forbids publication",)
+    assert result.removed == ("publish (schedule.publish, publication): left out, the request forbids it",)
     assert "publication" not in plan_effects(plan, REGISTRY).to_json()
     critical = [n for n in plan.nodes if n.critical]
     assert [n.node_id for n in critical] == ["load", "candidates"] and all(n.stop for n in critical)
@@ -191,7 +191,7 @@ def test_forbidding_local_writes_drops_the_save_node() -> None:
 def test_forbidding_reads_leaves_nothing_to_do() -> None:
     result = WORKFLOW.build(WORKFLOW.parameters.model_validate({"month": "2027-01"}), frozenset({"read"}))
     assert result.nodes == () and result.left_out == (LeftOut("*", effect="read"),)
-    assert result.removed == ("every node: the workflow needs read effects, and the request forbids them",)
+    assert result.removed == ("every node: the workflow needs reading, and the request forbids it",)
 
 
 def test_criteria_follow_the_parameters() -> None:

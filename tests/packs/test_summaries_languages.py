@@ -94,7 +94,7 @@ def test_the_schedule_summary_in_polish_and_russian() -> None:
     assert polish.lines[1] == (
         "Wariant 1 (Najniższy koszt): 123\xa0456,50 PLN, pokrycie 100,00%, rozrzut godzin 6 h, 0 naruszeń prawa pracy"
     )
-    assert polish.lines[2].endswith("pokrycie 98,25%, rozrzut godzin 4.5 h, 2 naruszenia prawa pracy")
+    assert polish.lines[2].endswith("pokrycie 98,25%, rozrzut godzin 4,5 h, 2 naruszenia prawa pracy")
     assert polish.lines[3:] == (
         "Najtańszy: wariant 1.",
         "Porównanie zapisano jako reports/schedule-2026-12.md w przestrzeni roboczej przebiegu.",
@@ -136,11 +136,11 @@ def test_the_notes_summary_in_polish_and_russian() -> None:
         "T1 opiera się na fragmentach o niskiej pewności #3 (0.41): sprawdź nagranie",
         "T1 nie ma właściciela: 'Zamówić części'",
         "Dev Patel: brak zgody na przetwarzanie, wypowiedzi pominięto",
-        "note: nie napisano notatki",
+        "notatka: nie napisano notatki",
     )
     russian = NOTES.summarize(NOTES_ARTIFACT, failed, "ru")
     assert russian.lines[1] == "Черновик ответа 1 участнику: готов, не отправлен"
-    assert russian.conflicts[-1] == "note: заметка не написана"
+    assert russian.conflicts[-1] == "заметка: заметка не написана"
     assert NOTES.summarize(NOTES_ARTIFACT, failed).lines[1] == "Draft reply to 1 participant: ready, not sent"
 
 
@@ -156,8 +156,8 @@ def test_the_incident_and_candidate_summaries_in_polish_and_russian() -> None:
     }  # fmt: skip
     polish = INCIDENT.summarize(artifact, COMPLETE, "pl")
     assert polish.lines == (
-        "Czas renderowania wzrósł o 31.2% od 2026-10-12 (mediana 40 s → 52.5 s).",
-        "Hipoteza 1: renderer_version = 4.2: potwierdzona (mediana 1.3× względem pozostałych zadań, p=0.001)",
+        "Czas renderowania wzrósł o 31,2% od 2026-10-12 (mediana 40 s → 52,5 s).",
+        "Hipoteza 1: renderer_version = 4.2: potwierdzona (mediana 1,3× względem pozostałych zadań, p=0,001)",
         "Hipoteza 2: host = r7: niepotwierdzona",
     )
     twice = {**artifact, "findings": [{**f, "verdict": "supported"} for f in artifact["findings"]]}

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from alicorn import canonical
 from alicorn.anvil.budget import Budget
 from alicorn.i18n import N_, tr, tr_marked
+from alicorn.packs.workflow import effect_said, effects_said
 from alicorn.plan.dsl import EffectClass, Plan
 from alicorn.validate.constraints import Measure, read_bound
 
@@ -89,7 +90,7 @@ class OutcomeContract(BaseModel):
         for constraint in self.constraints:
             value = constraint.value
             if constraint.kind == "forbid_effect" and value.startswith("no "):
-                value = tr(language, "no {effect}", effect=value.removeprefix("no "))
+                value = tr(language, "no {effect}", effect=effect_said(value.removeprefix("no "), language))
             source = CONSTRAINT_SOURCES.get(constraint.source)
             lines.append(
                 tr(
@@ -99,7 +100,9 @@ class OutcomeContract(BaseModel):
                     source=tr_marked(language, source) if source else constraint.source,
                 )
             )
-        lines.append(tr(language, "forbidden effects: {classes}", classes=", ".join(self.forbidden) or none))
+        lines.append(
+            tr(language, "forbidden effects: {classes}", classes=effects_said(self.forbidden, language) or none)
+        )
         lines.append(tr(language, "deadline: {deadline}", deadline=self.deadline or tr(language, "none stated")))
         limits = ", ".join(f"{k} {v:g}" for k, v in self.budget.limits().items())
         lines.append(tr(language, "budget: {limits}", limits=limits or tr(language, "the project's defaults")))

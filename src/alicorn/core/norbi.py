@@ -41,7 +41,7 @@ from alicorn.errors import AlicornError, JournalError
 from alicorn.i18n import tr
 from alicorn.models.intent.classifier import IntentClassifier
 from alicorn.models.recorder import ModelClient
-from alicorn.packs.workflow import Workflow
+from alicorn.packs.workflow import Workflow, effects_said
 from alicorn.plan.dsl import EffectClass, Plan
 from alicorn.plan.validate import validate_plan
 from alicorn.runtime.humans import Approval, Rejection, Withdrawal
@@ -410,7 +410,7 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
         lines = []
         if state.classification:
             c = state.classification
-            forbidden = ", ".join(c.get("forbidden", [])) or tr(language, "nothing")
+            forbidden = effects_said(c.get("forbidden", []), language) or tr(language, "nothing")
             lines.append(
                 tr(
                     language,

@@ -166,7 +166,7 @@ def final_report(
     def verdict(c: CheckResult) -> str:
         return ok if c.passed else not_run if c.name in left_out else failed
 
-    evidence = [f"{c.name}: {verdict(c)} — {said(c)}" for c in validation.checks]
+    evidence = [f"{c.title(language)}: {verdict(c)} — {said(c)}" for c in validation.checks]
     not_run_sentences = {c.sentence(language) for c in validation.checks if not c.passed and c.name in left_out}
     evidence += read_lines(state.data, language)
     evidence += [
@@ -193,7 +193,7 @@ def final_report(
         run=run.run_id,
         result=list(summary.lines[1:]) if summary is not None else [],
         known=known,
-        missing=[f"{c.name}: {said(c)}" for c in validation.checks if not c.passed],
+        missing=[f"{c.title(language)}: {said(c)}" for c in validation.checks if not c.passed],
         jobs_finished=facts["finished"],
         decisions_needed=facts["decisions"],
         pending_effects=facts["pending"] or [tr(language, "none")],

@@ -35,6 +35,7 @@ from alicorn.core.decided import choice_said, kind_said
 from alicorn.i18n import tr, tr_marked, trn
 from alicorn.journal.events import Event
 from alicorn.journal.store import JournalStore
+from alicorn.packs.workflow import effects_said
 
 Mark = Literal["done", "partial", "failed", "retry", "skipped", "waiting", "info"]
 MARKS: dict[str, tuple[str, str]] = {
@@ -192,7 +193,7 @@ class ProgressView:
             self._begin(tr(lang, "understanding the request"))
         elif kind == "intent.classified":
             self.language = lang = str(data.get("language") or "en")
-            forbidden = ", ".join(data.get("forbidden") or ())
+            forbidden = effects_said(data.get("forbidden") or (), lang)
             kind = kind_said(str(data.get("kind")), lang)
             text = tr(lang, "understood: {kind}, language {language}", kind=kind, language=lang)
             if forbidden:

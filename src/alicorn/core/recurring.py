@@ -41,7 +41,7 @@ from alicorn.core.select import WorkflowSelector
 from alicorn.core.turn import Turn
 from alicorn.i18n import tr
 from alicorn.models.intent.recurrence import find_recurrence
-from alicorn.packs.workflow import Workflow
+from alicorn.packs.workflow import Workflow, effects_said
 from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
 from alicorn.runtime.world import parse_time
 from alicorn.schedule.authority import Authority
@@ -361,4 +361,4 @@ def _effects(allow: tuple[str, ...], language: str) -> str:
     beyond = [c for c in allow if c not in ALWAYS_ALLOWED]
     if not beyond:
         return tr(language, "only look (read), change nothing")
-    return ", ".join(["read", *beyond])
+    return effects_said(["read", *beyond], language)

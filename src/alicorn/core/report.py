@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.i18n import N_, tr, tr_marked
+from alicorn.packs.workflow import effect_said, effects_said
 from alicorn.runtime.state import UNSETTLED_EFFECTS, RunState
 
 Outcome = Literal[
@@ -143,7 +144,7 @@ def run_facts(state: RunState, language: str = "en") -> dict[str, list[str]]:
             "{node} ({operation}, {effect}, key {key}…): {status}",
             node=e.node,
             operation=e.operation,
-            effect=e.effect,
+            effect=effect_said(e.effect, lang),
             key=e.key[:16],
             status=_label(STATE_LABELS, "uncertain" if e.status == "failed" else e.status, lang),
         )
@@ -152,7 +153,7 @@ def run_facts(state: RunState, language: str = "en") -> dict[str, list[str]]:
     ]
     decisions = []
     if state.status == "awaiting_approval":
-        effects = ", ".join((state.awaiting or {}).get("effects", [])) or tr(lang, "its effects")
+        effects = effects_said((state.awaiting or {}).get("effects", []), lang) or tr(lang, "its effects")
         decisions.append(
             tr(
                 lang,

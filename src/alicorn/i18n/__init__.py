@@ -18,7 +18,10 @@ language is first used (once, cached). This package imports nothing from alicorn
 
 from __future__ import annotations
 
+import functools
+import string
 from datetime import date
+from typing import Any
 
 from alicorn.i18n.loader import CATALOG_DIR, Catalog, catalog, languages, normalize, placeholders
 
@@ -45,12 +48,12 @@ def N_(message: str) -> str:
 def tr(language: str, message: str, /, **values: object) -> str:
     """`message` (an English msgid, a string literal) in `language`, formatted with `values`; never raises for a
     missing or broken translation (the msgid formatted is the answer then)."""
-    return _render(catalog(language).get(message), message, values)
+    return _render(catalog(language).get(message), message, values, language)
 
 
 def tr_marked(language: str, message: str, /, **values: object) -> str:
     """`tr` for a msgid held in a variable; the literal must be marked with `N_` where it is written."""
-    return _render(catalog(language).get(message), message, values)
+    return _render(catalog(language).get(message), message, values, language)
 
 
 def trn(language: str, singular: str, plural: str, n: int, /, **values: object) -> str:
@@ -58,23 +61,56 @@ def trn(language: str, singular: str, plural: str, n: int, /, **values: object) 
     formatted with `values` and `n`."""
     values = {"n": n, **values}
     found = catalog(language).plural(singular, n)
-    return _render(found, singular if n == 1 else plural, values)
+    return _render(found, singular if n == 1 else plural, values, language)
 
 
-def _render(translation: str | None, msgid: str, values: dict[str, object]) -> str:
+def _render(translation: str | None, msgid: str, values: dict[str, object], language: str) -> str:
     if translation:
-        text = _format(translation, values)
+        text = _format(translation, values, language)
         if text is not None:
             return text
-    text = _format(msgid, values)
+    text = _format(msgid, values, language)
     return msgid if text is None else text
 
 
-def _format(text: str, values: dict[str, object]) -> str | None:
+def _format(text: str, values: dict[str, object], language: str) -> str | None:
     try:
+        if any(isinstance(v, float) for v in values.values()) or ":" in text:
+            separators = _separators(language)
+            if separators is not None:
+                return _LocalNumbers(separators).vformat(text, (), values)
         return text.format_map(values)
     except (KeyError, IndexError, ValueError, AttributeError, TypeError):
         return None
+
+
+class _LocalNumbers(string.Formatter):
+    """str.format, with the numbers' decimal point and digit grouping the language's ("91,2", "12 345,5"): a
+    translation writes `{hours:g}` as the msgid does, and the number comes out as the reader writes it."""
+
+    def __init__(self, separators: tuple[str, str]) -> None:
+        self._table = str.maketrans({".": separators[0], ",": separators[1]})
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        text = format(value, format_spec)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return text.translate(self._table)
+        return text
+
+
+@functools.lru_cache(maxsize=16)
+def _separators(language: str) -> tuple[str, str] | None:
+    """The language's (decimal, group) symbols from CLDR; None for English or a language Babel does not know."""
+    language = normalize(language)
+    if not language or language == "en":
+        return None
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    try:
+        found = (get_decimal_symbol(language), get_group_symbol(language))
+    except Exception:  # an unknown locale: English digits are still right
+        return None
+    return None if found == (".", ",") else found
 
 
 def format_number(language: str, value: float, decimals: int = 2) -> str:

@@ -28,6 +28,44 @@ M = TypeVar("M", bound=BaseModel)
 #: The message of a check whose sentence is its problems, one after another: nothing of its own to translate.
 JOINED = "{problems}"
 
+#: What each check is called in a report (`time_limits` → "time limits", "limity czasu pracy"). The journal and
+#: `--json` keep the name; a name not listed here is shown as it is.
+CHECK_TITLES: dict[str, str] = {
+    "artifact": N_("artifact"),
+    "bytes": N_("size"),
+    "competences": N_("competences"),
+    "completeness": N_("completeness"),
+    "confidence": N_("confidence"),
+    "conflicts": N_("conflicts"),
+    "consistency": N_("consistency"),
+    "constraint": N_("constraint"),
+    "count": N_("count"),
+    "counts": N_("counts"),
+    "coverage": N_("coverage"),
+    "criteria": N_("criteria"),
+    "data": N_("data"),
+    "demand_total": N_("total demand"),
+    "diff": N_("diff"),
+    "draft": N_("draft"),
+    "evidence_confidence": N_("confidence of the evidence"),
+    "installation": N_("installation"),
+    "lines": N_("lines"),
+    "min_sections": N_("sections"),
+    "month": N_("month"),
+    "no_forbidden_data": N_("no forbidden data"),
+    "note": N_("note"),
+    "package": N_("package"),
+    "period": N_("period"),
+    "run": N_("run"),
+    "sources": N_("sources"),
+    "tests": N_("tests"),
+    "time_limits": N_("time limits"),
+    "ts": N_("timestamps"),
+    "type": N_("type"),
+    "variants": N_("variants"),
+    "zone": N_("zone"),
+}
+
 #: How each artifact type is named in a summary.
 ARTIFACT_LABELS: dict[str, str] = {
     "document": N_("document"),
@@ -76,6 +114,11 @@ class CheckResult(BaseModel):
     severity: Severity = "error"
     message: str | None = None
     values: dict[str, Any] = Field(default_factory=dict)
+
+    def title(self, language: str) -> str:
+        """What the check is called, in `language` (its name when CHECK_TITLES does not list it)."""
+        words = CHECK_TITLES.get(self.name)
+        return tr_marked(language, words) if words else self.name
 
     def sentence(self, language: str) -> str:
         """The check's sentence in `language` (the English `detail` when it was stored without a message)."""

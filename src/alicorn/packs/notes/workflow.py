@@ -301,7 +301,7 @@ def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport, lang
                 conflicts.append(tr(lang, "{name} did not consent to recording: their words are left out", name=name))
             else:
                 conflicts.append(tr(lang, "{name} did not consent to processing: their words are left out", name=name))
-    conflicts += [f"{c.name}: {c.sentence(lang)}" for c in report.failures]
+    conflicts += [f"{c.title(lang)}: {c.sentence(lang)}" for c in report.failures]
     metrics = {
         "status": report.status,
         "tasks": len(tasks),

@@ -287,7 +287,7 @@ def _headline(row: Mapping[str, Any], currency: str, language: str = "en") -> st
 def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport, language: str = "en") -> ResultSummary:
     """Headline per variant (cost, coverage, hours spread), metrics, and the conflicts a human should see, its
     sentences in `language`."""
-    failures = tuple(f"{c.name}: {c.sentence(language)}" for c in report.failures)
+    failures = tuple(f"{c.title(language)}: {c.sentence(language)}" for c in report.failures)
     if artifact is None or not isinstance(artifact.get("metrics"), list):
         return ResultSummary(
             lines=(tr(language, "No schedule to show: {why}.", why=report.summary_in(language)),), conflicts=failures
