@@ -191,6 +191,11 @@ _BEFORE_WORDS = {
 _VERBAL = {
     "not", "don't", "dont", "never", "won't", "can't", "cannot", "mustn't", "shouldn't", "nie", "не", "нельзя",
 }
+#: Verbs of asking first: negated, they lift a gate ("no need to ask me before sending", "не нужно спрашивать").
+_ASKING = (
+    "=ask", "=consult", "pytać", "pytac", "pytaj", "zapyta", "spyta", "спрашива", "спроси", "спросить",
+    "консульт",
+)  # fmt: skip
 #: Verbs of starting: a negation passes through them to the action they start ("don't start the installation",
 #: "nie zaczynaj wysyłki", "не начинай рассылку"; fronted, "Установку не начинать": `prohibitive`).
 _ASPECTUAL = (
@@ -231,6 +236,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "!ставь",
         "!ставит", "!ставл", "!ставим", "=flash", "flashing", "прошив",
         "!поставь", "!поставит", "!поставл", "выкач",
+        # rolling a release back: "откатывать релиз без моей команды нельзя"
+        "!откат",
 ),
     "physical": (
         "unlock", "=actuate", "=dispense", "=power", "=arm", "=disarm", "uzbrój", "uzbroj", "rozbrój", "rozbroj",
@@ -250,6 +257,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "popraw", "!сотри", "!стира", "!стере", "перемещ", "перемест", "переимен", "правк", "исправ",
         # replacing: "oryginału nie podmieniaj", "не подменяй исходник", "don't replace the original"
         "=replace", "podmien", "podmień", "podmieni", "zamien", "zamień", "zamieni", "подмен", "замен",
+        # writing into a table or file: "в общую таблицу ничего не вписывай" (not "вписывается", it fits)
+        "!впиши", "!вписать", "!вписывай", "!вписывать", "!впишу",
 ),
 }
 #: Words that are physical only with a physical object nearby ("open the door", "otwórz bramę", "lock the gates",
@@ -364,7 +373,7 @@ _TO_MOTION = {
     "not", "never", "shouldn't", "mustn't", "won't", "can't", "cannot", "should", "must", "may", "can", "will",
     "ever", "to", "is", "are", "be", "allowed", "supposed", "meant", "under", "any", "circumstances", "up",
 }  # fmt: skip
-_PREMISES = {"building", "office", "company", "house", "team", "department", "premises", "room"}
+_PREMISES = {"building", "office", "company", "house", "team", "department", "premises", "room", "hands"}
 _SOMETHING = {
     "anything", "something", "nothing", "cokolwiek", "coś", "cos", "żadne", "żaden", "żadna", "ничего", "ничто",
     "нибудь", "либо", "то",
@@ -460,7 +469,8 @@ _PLACING = (
     "закин", "выложи", "выклад", "wystaw", "wpis", "=tack",
 )
 _VENUES = (
-    "website", "=site", "=web", "=page", "homepage", "intranet", "=board", "noticeboard", "=wiki", "portal", "blog",
+    "website", "=site", "=web", "=page", "homepage", "intranet", "intranec", "=board", "noticeboard", "=wiki",
+    "portal", "blog",
     "stron", "witryn", "tablic", "portal", "=wiki", "сайт", "страниц", "интранет", "доск", "вики", "портал", "блог",
     "стенд", "=stand", "gablot", "gabloc", "corkboard", "=noticeboards", "pinboard",
     # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
@@ -518,6 +528,88 @@ _SERVERS = (
     "планшет",
 )
 _UPDATING = ("=update", "=patch", "=upgrade", "=push")
+#: Pushing to a repository sends the code out: "push it to the repo", "в репозиторий не пушь", "nie pushuj na gita".
+_PUSHING = ("=push", "pushuj", "spushuj", "wypchn", "пуш", "запуш")
+_REPOSITORIES = ("repo", "репо", "github", "gitlab", "bitbucket", "=origin", "=remote", "=gita", "=git")
+#: Writing to someone is a message ("don't write to the supplier", "nie pisz do przewoźnika"); writing alone is not.
+_WRITING_TO = ("=write", "pisz", "napisz", "pisać", "pisac", "napisać", "napisac")
+#: What is written into, not to: "written to the master sheet", "do arkusza", "в таблицу".
+_WRITTEN_INTO = (
+    "=sheet",
+    "spreadsheet",
+    "=table",
+    "=file",
+    "=files",
+    "folder",
+    "=disk",
+    "=drive",
+    "database",
+    "=log",
+    "=db",
+    "master",
+    "arkusz",
+    "tabel",
+    "plik",
+    "dysk",
+    "baz",
+    "katalog",
+    "лист",
+    "таблиц",
+    "файл",
+    "диск",
+    "баз",
+    "журнал",
+)
+
+
+def _writes_to_someone(words: list[str], index: int) -> bool:
+    """A recipient at `index` that is not a place data is written into ("to the supplier", not "to the sheet")."""
+    if not _recipient(words, index, "pl"):
+        return False
+    after = [w for w in words[index + 1 : index + 4] if w not in _DETERMINERS]
+    return not any(_whole(_WRITTEN_INTO, w) for w in after[:2])
+
+
+#: Making or dropping files in the user's places: "don't create a doc", "no files in my Notes folder".
+_CREATING = ("=create", "=drop", "=dump", "utwórz", "utworz", "twórz", "tworz", "создава", "созда")
+_FILE_PLACES = (
+    "=doc",
+    "=docs",
+    "document",
+    "=file",
+    "=files",
+    "folder",
+    "director",
+    "plik",
+    "katalog",
+    "dokument",
+    "файл",
+    "папк",
+    "документ",
+)
+#: A chat everyone reads: "the all-staff channel", "kanał ogólnofirmowy", "общий канал", "the company-wide chat".
+_EVERYONE = (
+    "all-staff",
+    "all-hands",
+    "company-wide",
+    "companywide",
+    "=general",
+    "ogólnofirm",
+    "ogolnofirm",
+    "ogóln",
+    "ogoln",
+    "общ",
+    "общекорпоратив",
+    "корпоратив",
+    "=everyone",
+)
+
+
+def _everyones_chat(words: list[str], index: int) -> bool:
+    """A chat in the clause of `index` that a word of everyone qualifies (the word next to it, either side)."""
+    start, end = _clause_span(words, index)
+    chats = [k for k in range(start, end) if k != index and _whole(_CHATS, words[k])]
+    return any(_whole(_EVERYONE, words[j]) for k in chats for j in (k - 1, k + 1) if start <= j < end)
 
 
 def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES, reach: int = 6) -> bool:
@@ -697,10 +789,20 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     word = words[index]
     if not word[0].isalnum() or word in _NOT_ACTION_WORDS or word.startswith(_NOT_ACTION_PREFIXES):
         return None
+    if _whole(_PLACING, word) and _venue_near(words, index, _CHATS) and _everyones_chat(words, index):
+        return "publication"  # "nie wrzucaj tego na kanał ogólnofirmowy", "в общий канал не выкладывай": all read it
     if _whole(_PLACING, word) and _venue_near(words, index, _CHATS) and not _public_venue_in_clause(words, index):
         return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
+    if _whole(_PUSHING, word) and _venue_near(words, index, _REPOSITORIES, 8):
+        return "external_transmission"  # "в репозиторий ничего не пушь", "don't push it to the repo": sent out
+    if _whole(_WRITING_TO, word) and index + 1 < len(words) and _writes_to_someone(words, index + 1):
+        return "external_transmission"  # "nie pisz do przewoźnika", "don't write to the supplier": a message
+    if _whole(_CREATING, word) and _venue_near(words, index, _FILE_PLACES, 8):
+        return "local_write"  # "don't create a doc", "don't drop files into my Notes folder"
     if (_whole(_UPDATING, word) or _whole(_PLACING, word)) and _venue_near(words, index, _SERVERS):
         return "installation"  # "update the app on the server", "wrzucę na produkcję"
+    if _whole(("=get",), word) and "onto" in words[index + 1 : index + 6] and _venue_near(words, index, _SERVERS, 9):
+        return "installation"  # "getting it onto the reception PCs"
     if _whole(_UPDATING, word) and _updates_software(words, index):
         return "installation"  # "no updating the firmware", "the driver: don't update it"
     if word == "public" and index + 1 < len(words) and words[index + 1][0].isalpha():
@@ -738,7 +840,7 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
             return "physical"
         if word in ("turn", "switch") and window[:1] and window[0] in ("on", "off"):
             return "physical"
-    if word in ("roll", "rolls", "rolling", "rolled") and "out" in window[:3]:
+    if word in ("roll", "rolls", "rolling", "rolled") and ("out" in window[:3] or "back" in window[:1]):
         return "installation"  # "rolling it out to the server", "nothing gets rolled out to the PCs"
     if (
         word.endswith("ed")
@@ -931,6 +1033,160 @@ def _left_for_after(words: list[str], index: int, clause: list[int]) -> bool:
     return any(clause[k] == clause[index] and _whole(_LEAVING, w) for k, w in enumerate(words) if k < index)
 
 
+#: A time to come, opening what a predicate puts the action off to: "is for next week", "to temat na przyszły
+#: tydzień", "это на следующей неделе", "a job for tomorrow", "na inny dzień".
+_TO_COME = (
+    "=next",
+    "=tomorrow",
+    "tomorrow's",
+    "=another",
+    "przyszł",
+    "następn",
+    "nastepn",
+    "jutr",
+    "pojutrze",
+    "inny",
+    "innym",
+    "innego",
+    "kiedy",
+    "следующ",
+    "завтра",
+    "послезавтра",
+    "друго",
+    "другу",
+)
+#: Copulas whose subject can be an action ("Sending it is for next week", "Wysyłka to temat na…", "Отправка — это
+#: на…"). Polish "to" and Russian "это" and dashes are copulas only before a predicate noun or a preposition of
+#: time (so "Opublikuj to jutro", "publish it tomorrow", is not read).
+_COPULAS = {"is", "are", "be", "jest", "będzie", "bedzie", "будет"}
+_DASHES = {"—", "–", "-"}
+_COPULAS_BEFORE_PREDICATE = {"to", "это", *_DASHES}
+#: What a predicate of deferral may hold between its copula and the time: "a conversation for", "temat na", "вопрос
+#: на", "dopiero na", "уже на".
+_PREDICATE_FILLERS = {
+    "a",
+    "an",
+    "the",
+    "one",
+    "something",
+    "thing",
+    "topic",
+    "conversation",
+    "question",
+    "job",
+    "task",
+    "matter",
+    "problem",
+    "for",
+    "on",
+    "we",
+    "can",
+    "talk",
+    "about",
+    "temat",
+    "sprawa",
+    "kwestia",
+    "rzecz",
+    "zadanie",
+    "robota",
+    "na",
+    "dopiero",
+    "już",
+    "juz",
+    "w",
+    "тема",
+    "вопрос",
+    "дело",
+    "разговор",
+    "задача",
+    "на",
+    "уже",
+    "в",
+    "только",
+}
+#: Of those, the ones that make the time a predicate of the action: a preposition of time or a noun of a matter.
+_PREDICATE_HEADS = {
+    "for",
+    "topic",
+    "conversation",
+    "question",
+    "job",
+    "task",
+    "matter",
+    "problem",
+    "temat",
+    "sprawa",
+    "kwestia",
+    "rzecz",
+    "zadanie",
+    "robota",
+    "na",
+    "тема",
+    "вопрос",
+    "дело",
+    "разговор",
+    "задача",
+    "на",
+}
+#: Verbs of talking it over, in the first person plural or a proposal: "we'll talk about sending it next week",
+#: "o wysyłce pogadamy w przyszłym tygodniu", "об отправке поговорим на следующей неделе".
+_TALKING_OVER = (
+    "=talk",
+    "=discuss",
+    "=chat",
+    "pogadamy",
+    "porozmawiamy",
+    "omówimy",
+    "omowimy",
+    "pomówimy",
+    "поговорим",
+    "обсудим",
+    "обговорим",
+    "перетрём",
+)
+
+
+def _put_off_by_predicate(words: list[str], index: int, clause: list[int], language: str) -> int | None:
+    """The action a predicate of time puts off, when `index` opens a time to come after a copula: "Sending it is for
+    next week", "Getting it onto the PCs is a conversation for next week", "Wysyłka to temat na przyszły tydzień",
+    "Публикация — это на следующей неделе". The action is the copula's subject (the nearest action before it)."""
+    if not _whole(_TO_COME, words[index]):
+        return None
+    k = index - 1
+    while k >= 0 and clause[k] == clause[index] and words[k] in _PREDICATE_FILLERS:
+        k -= 1
+    if k < 1 or index - k > 5 or (clause[k] != clause[index] and words[k] not in _DASHES):
+        return None
+    if words[k] not in _COPULAS and not (words[k] in _COPULAS_BEFORE_PREDICATE and k + 1 < index):
+        return None
+    if not any(w in _PREDICATE_HEADS for w in words[k + 1 : index]):
+        return None  # "the launch is tomorrow" says when it happens; "it is for tomorrow", "a job for" put it off
+    # "Публикация — это на…", "Wysyłka – na przyszły tydzień": a dash stands for the copula, or comes before one
+    dash = k if words[k] in _DASHES else k - 1 if k > 0 and words[k - 1] in _DASHES else None
+    start = dash if dash is not None else k
+    subject = [j for j in range(start) if clause[j] == clause[start - 1]] if start else []
+    action = next((j for j in reversed(subject) if action_of(words, j) is not None), None)
+    if action is None:
+        return None
+    # the nearest action may be a noun ("Rolling out the update … is"); the subject's head opens the clause
+    opening = next(j for j in subject if words[j][0].isalpha() and words[j] != "please")
+    return None if imperative_form(words[opening], language) else action
+
+
+def _talked_over_later(words: list[str], index: int, clause: list[int]) -> int | None:
+    """The action a talk is put off about, when `index` opens a time to come in a clause of talking it over: "we'll
+    talk about sending it next week", "o publikacji porozmawiamy jutro". The action follows a word of topic."""
+    if not _whole(_TO_COME, words[index]) or not index:
+        return None
+    same = [j for j in range(len(words)) if clause[j] == clause[index]]
+    if not any(_whole(_TALKING_OVER, words[j]) for j in same):
+        return None
+    for j in same:
+        if words[j] in _ABOUT:
+            return next((t for t in same if j < t <= j + 3 and action_of(words, t) is not None), None)
+    return None
+
+
 def _subjunctive(words: list[str], index: int) -> bool:
     return any(w in _SUBJUNCTIVE for w in words[max(0, index - 4) : index])
 
@@ -996,6 +1252,11 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
     after = words[index + 1] if index + 1 < len(words) else ""
     if word in ("not", "nie", "не") and after in _NOT_NEGATING_AFTER:
         return None
+    if word == "ani":
+        # "ani mi się waż wieszać tego": don't you dare; the operator spans the idiom up to the verb it governs
+        dare = next((k for k in range(index + 1, min(len(words), index + 4)) if words[k] in ("waż", "waz")), None)
+        if dare is not None and all(w in ("mi", "się", "sie") for w in words[index + 1 : dare]):
+            return "ani się waż", dare - index + 1
     if word in ("not", "doesn't", "doesnt") and after in ("need", "needs"):
         return word, 1  # "it doesn't need to go out", "this does not need to be sent"
     if word in ("isn't", "aren't") and _gated_progressive(words, index):
@@ -1097,6 +1358,10 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             i = slot = i + found[1]
             steps = 0
             continue
+        if _whole(_ASKING, word):
+            # "no need to ask me before installing", "nie musisz pytać przed wysłaniem": the negation lifts the
+            # asking, and the action after "before" is allowed, not forbidden
+            return _Chain(tuple(operators), None, None, negations, i, spent=True)
         verbal = i == slot and operators[-1] in _VERBAL
         past = _is_past(word) and not _subjunctive(words, i)
         if verbal and operators[-1] in ("nie", "не") and word[0].isalpha() and past:
@@ -1449,6 +1714,14 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                 break
     # deferral adverbs: "publish it later", "opublikuj później", "опубликуй позже"
     for index, word in enumerate(words):
+        put_off = _put_off_by_predicate(words, index, clause, language)
+        if put_off is None:
+            put_off = _talked_over_later(words, index, clause)
+        if put_off is not None:
+            effect = action_of(words, put_off)
+            if effect is not None:
+                found.append((put_off, ForbiddenAction(effect, f"{word} (put off)", words[put_off])))
+            continue
         left = _left_for_after(words, index, clause)
         if word not in _LATER and not left:
             continue
