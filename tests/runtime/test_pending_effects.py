@@ -85,4 +85,4 @@ def test_an_effect_is_pending_while_its_outcome_is_not_known(
 def test_the_report_says_an_earlier_attempt_left_it_uncertain() -> None:
     state = _state(*_attempt(1), _failed(1, False), *_attempt(2), _failed(2, True))
     [line] = run_facts(state)["pending"]
-    assert line.startswith("send (http.post_json, external_transmission, key kkkk") and line.endswith("uncertain")
+    assert line.startswith("send (http.post_json, sending outside, key kkkk") and line.endswith("uncertain")
