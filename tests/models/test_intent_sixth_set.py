@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from alicorn.models.intent.cues import kind_cue
 from alicorn.models.intent.forbidden import forbidden_effects
 from tests.models.support import INST, L, P, X
 
@@ -90,3 +91,36 @@ def test_forms_that_forbid(text: str, effects: list[str]) -> None:
 )
 def test_forms_that_do_not(text: str, effects: list[str]) -> None:
     assert forbidden_effects(text) == sorted(effects)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a polite request after a greeting, or opening a later sentence
+        ("hi there, could you put together the rota for may from the hr export?", "task"),
+        ("Invoices take twice as long since March. Can you work out when it started?", "task"),
+        ("Cześć, możesz przygotować grafik na maj?", "task"),
+        # a request in a later sentence's later clause, after a colon or a dash
+        (
+            "Backups got slow. The attached file holds the timings of the last two months: check when it started.",
+            "task",
+        ),
+        ("Импорт стал медленнее. Вот журнал времени за последние два месяца — проверь, когда это началось.", "task"),
+        ("Raporty się wydłużyły. Log czasów z ostatnich dwóch miesięcy jest w załączniku: sprawdź, od kiedy.", "task"),
+        # a question after an adverb of estimate; a later prohibition asks for no work
+        ("Roughly how long does a passport renewal take? Just an estimate, don't book anything.", "question"),
+        ("Примерно сколько стоит доставка? Ничего не заказывай.", "question"),
+        # water where it must not be, now; and denied
+        ("A pipe burst in the server room!", "alarm"),
+        ("The water in the hall is knee-deep!", "alarm"),
+        ("W kuchni pękła rura!", "alarm"),
+        ("Woda w piwnicy jest po kolana!", "alarm"),
+        ("В котельной прорвало трубу!", "alarm"),
+        ("No pipes burst this winter, all quiet.", "conversation"),
+        # a terse request whose question word comes after its nouns stays no question
+        ("cold room alarms 11-29 - which ones need a visit? dedupe first", "conversation"),
+    ],
+)
+def test_kinds(text: str, kind: str) -> None:
+    cue = kind_cue(text)
+    assert cue is not None and cue.kind == kind, cue

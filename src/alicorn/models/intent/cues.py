@@ -20,6 +20,7 @@ Strong cues decide on their own; weak ones only break ties (see `classifier`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -154,6 +155,13 @@ _REQUEST = re.compile(
 )
 _LEAD = set("please ok okay now so and then proszę dobrze teraz więc пожалуйста хорошо теперь итак".split())
 #: A negation before the imperative it governs ("Nie publikuj…", "Не забудь…", "Never delete…").
+#: Words that may stand before a question's question word: "Roughly how much…", "A tak właściwie, ile…", "Примерно
+#: сколько…".
+_QUESTION_LEAD = {
+    "roughly", "approximately", "so", "and", "but", "ok", "okay", "just", "btw", "also", "honestly", "quick",
+    "question", "mniej", "więcej", "wiecej", "tak", "właściwie", "wlasciwie", "a", "i", "to", "ну", "а", "и",
+    "примерно", "так", "кстати", "приблизительно",
+}  # fmt: skip
 _NEGATED_LEAD = {"don't", "dont", "never", "nie", "nigdy", "не", "никогда"}
 #: An English request may open with a phrase of time or place before its verb ("On Monday prepare…").
 #: Verbs that command only with their particle ("work out", "draw up"); "Work was fine" is no request.
@@ -242,11 +250,17 @@ def _adjective(text: str, match: re.Match[str]) -> bool:
 
 
 def _later_imperative(text: str) -> str | None:
-    """The imperative that opens a later clause of the first sentence ("…wzrósł, przetestuj…"), or None."""
+    """The imperative that opens a later clause of a sentence ("…wzrósł, przetestuj…", "Вот лог: найди…"), or None."""
     language = identify(text).language
-    first_sentence = re.split(r"(?<=[?!.])\s+", text.strip(), maxsplit=1)[0]
-    for part in re.split(r"\s*[,;:—–]\s*", first_sentence)[1:]:
+    clauses = [
+        (number, part)
+        for number, sentence in enumerate(re.split(r"(?<=[?!.])\s+", text.strip()))
+        for part in re.split(r"\s*[,;:—–]\s*", sentence)[1:]
+    ]
+    for number, part in clauses:
         words = [str(w).lower() for w in _WORD.findall(part) if str(w).lower() not in _LEAD]
+        if number and words and words[0] in _NEGATED_LEAD:
+            continue  # "…? Just a ballpark, don't book anything": a later prohibition asks for no work
         while words and words[0] in _NEGATED_LEAD:
             words = words[1:]
         if words and _imperative(words[0], language, True):
@@ -262,11 +276,15 @@ def kind_cue(text: str) -> KindCue | None:
     first = first_word(stripped)
     greeting = _GREETING.match(lowered)
     imperative = imperative_start(_GREETING.sub("", stripped.lower(), count=1) if greeting else stripped)
+    # "Can you…" opening the request, after a greeting ("hi there, can you build…") or opening a later clause or
+    # sentence ("Page loads crept up. Can you dig through the export?"): a polite request
+    body = _GREETING.sub("", lowered, count=1).lstrip(" ,!.") if greeting else lowered
+    polite = any(_POLITE.search(part) for part in re.split(r"[,;:.!?—–]\s*", body))
     # "What do we do every Monday?", "Was there smoke yesterday?" ask; they neither start a process nor raise one.
     asks = (
         stripped.endswith("?")
         and not imperative
-        and not _POLITE.search(lowered)
+        and not polite
         and (bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS)
     )
     recurrence = next((m for m in _RECURRENCE.finditer(lowered) if not _adjective(lowered, m)), None)
@@ -280,7 +298,7 @@ def kind_cue(text: str) -> KindCue | None:
     past = _PAST.search(lowered)
     if emergency and not (imperative and past) and not ((asks or past) and not urgent) and (urgent or not imperative):
         return KindCue("alarm", True, f"emergency: {emergency!r}")
-    if situation is not None and situation.kind == "calm" and not imperative and not _POLITE.search(lowered):
+    if situation is not None and situation.kind == "calm" and not imperative and not polite:
         parts = [part for part in re.split(r"[,.!;?]", stripped) if part.strip()]
         if not any(imperative_start(part) for part in parts) and not asks:
             return KindCue("conversation", True, f"a report that all is well: {situation.evidence!r}")
@@ -298,11 +316,11 @@ def kind_cue(text: str) -> KindCue | None:
             return KindCue("conversation", True, "thanks or a remark, without a request")
     thanks = greeting is not None and _THANKS.match(lowered) is not None and not _REQUEST.search(lowered)
     thanks = thanks and not _COURTESY.search(lowered) and not stripped.endswith("?")
-    if greeting and not imperative and (len(words) <= 12 or thanks) and not _POLITE.search(lowered):
+    if greeting and not imperative and (len(words) <= 12 or thanks) and not polite:
         rest = _GREETING.sub("", lowered, count=1)
         if not any(imperative_start(part) for part in re.split(r"[,.!;]", rest) if part.strip()):
             return KindCue("conversation", True, "greeting or thanks")
-    if _POLITE.search(lowered):
+    if polite:
         return KindCue("task", True, "polite request")
     sentences = [part for part in re.split(r"(?<=[?!.])\s+", stripped) if part.strip()]
     # A later sentence is read in the language of the whole request ("Zweryfikuj dwie hipotezy" alone looks English).
@@ -326,6 +344,12 @@ def kind_cue(text: str) -> KindCue | None:
         return KindCue("question", True, "auxiliary-verb question")
     if first in _QUESTION_WORDS and not imperative:
         return KindCue("question", True, f"question word {first!r}")
+    opening = sentences[0].rstrip()
+    lead = list(itertools.takewhile(lambda w: w in _QUESTION_LEAD, _WORD.findall(opening.lower())))
+    asked = _WORD.findall(opening.lower())[len(lead) : len(lead) + 1]
+    if opening.endswith("?") and lead and asked and asked[0] in _QUESTION_WORDS and not imperative and later is None:
+        # "Roughly how much would a flight cost? Just a ballpark.": the question opens after an adverb
+        return KindCue("question", True, f"question word {asked[0]!r}")
     if stripped.endswith("?"):
         # "Help me choose: which camera should I buy?": a request to be told is a question.
         advice = first in _TELL and any(w in _QUESTION_WORDS - {"is", "are", "do", "does"} for w in words[1:])

@@ -39,15 +39,18 @@ EMERGENCY = re.compile(
     r"\b(?:fire(?!\s+(?:drill|exercise|safety|extinguisher|door|regulation|inspect\w*|officer|certificate))"
     r"|flames|smell(?:s|ing)? (?:of )?gas"
     r"|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
-    r"|(?:is|went|are) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!)"
+    r"|(?:is|went|are) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!"
+    # water where it must not be: "a pipe burst", "the water is ankle-deep"
+    r"|(?:pipe|main)s? (?:has |have |just )?burst|burst (?:a |the )?(?:water )?(?:pipe|main)|(?:ankle|knee)[- ]deep)"
     r"|\b(?:ogień|ognia|płomieni\w*|płonie|płoną|czuć gaz\w*|zapach gazu|śmierdzi gazem"
     r"|pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|awari\w*|padł\w*|nie działa"
     r"|(?<!próbna )(?<!próbnej )ewakuac\w*(?!\w)(?! próbn)"
-    r"|nie odpowiada|naruszeni\w*)"
+    r"|nie odpowiada|naruszeni\w*|pękł\w* rur\w*|rur\w* pękł\w*|woda\b[\w\s]{0,24}?\bpo (?:kostki|kolana)|zalewa\w*)"
     r"|(?<!\w)(?:огонь|огня|пламя|пламени|загорел\w*|возгорани\w*|запах газа|пахнет газом"
     r"|пожар(?!\w*\s+учени)\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|авари\w*"
     r"|(?<!учебная )(?<!учебную )(?<!учебной )эвакуац\w*"
-    r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога)",
+    r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога"
+    r"|прорвал\w* труб\w*|труб\w* прорвал\w*|прорыв\w* труб\w*|вода\b[\w\s]{0,24}?\bпо (?:щиколотку|колено)|заливает)",
     re.IGNORECASE,
 )
 #: A person in danger now, said without any alarm word: collapsed, unconscious, not breathing, bleeding, a seizure
@@ -75,6 +78,8 @@ _INSIDE = re.compile(
     r"|\b(?:over|przez|через)\s+(?:the\s+)?(?:fence|wall|gate|płot|ogrodzeni\w*|mur|забор|ограждени\w*|стену)",
     re.IGNORECASE,
 )
+#: A word that denies the danger phrase right after it: "no pipes burst", "żadna rura nie pękła" is read per word.
+_NO = {"no", "never", "без"}
 _NOBODY = {"nobody", "no", "not", "never", "nikt", "nikomu", "nie", "никто", "никому", "не", "ни"}
 #: Alarm words that are no emergency themselves but, negated, report calm ("no alarms", "тревог не было").
 _ALARM_WORDS = re.compile(r"^(?:alarms?|alerts?|incidents?|alarm\w*|incydent\w*|zdarze\w*|тревог\w*|происшестви\w*"
@@ -283,7 +288,9 @@ def read_situation(text: str) -> Situation | None:
         joined = " ".join(words)
         for match in EMERGENCY.finditer(joined):
             index = len(joined[: match.start()].split())
-            if " " not in match.group(0).strip() and _noun_negated(words, index):
+            single = " " not in match.group(0).strip()
+            if (single and _noun_negated(words, index)) or (not single and index and words[index - 1] in _NO):
+                # "no smoke", "no pipes burst this winter": the danger is denied
                 calm.append(" ".join(words[max(0, index - 2) : index + 3]))
                 continue
             return Situation("emergency", match.group(0))
