@@ -124,3 +124,8 @@ def test_forms_that_do_not(text: str, effects: list[str]) -> None:
 def test_kinds(text: str, kind: str) -> None:
     cue = kind_cue(text)
     assert cue is not None and cue.kind == kind, cue
+
+
+def test_a_later_polite_request_to_be_told_is_a_question() -> None:
+    cue = kind_cue("The parcel has not come yet, could you tell me where it is?")
+    assert cue is not None and cue.kind == "question", cue

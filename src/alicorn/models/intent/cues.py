@@ -268,6 +268,16 @@ def _later_imperative(text: str) -> str | None:
     return None
 
 
+def _polite_work(clause: str) -> bool:
+    """A later clause that asks for work politely ("…, can you dig through the export"), not to be told ("…, can
+    you tell me what I owe them?" asks a question)."""
+    found = _POLITE.search(clause)
+    if found is None:
+        return False
+    following = _WORD.findall(clause[found.end() :].lower())[:1]
+    return not (following and following[0] in _TELL)
+
+
 def kind_cue(text: str) -> KindCue | None:
     """The kind the surface of `text` suggests, or None when it says nothing clear."""
     stripped = text.strip()
@@ -279,7 +289,8 @@ def kind_cue(text: str) -> KindCue | None:
     # "Can you…" opening the request, after a greeting ("hi there, can you build…") or opening a later clause or
     # sentence ("Page loads crept up. Can you dig through the export?"): a polite request
     body = _GREETING.sub("", lowered, count=1).lstrip(" ,!.") if greeting else lowered
-    polite = any(_POLITE.search(part) for part in re.split(r"[,;:.!?—–]\s*", body))
+    clauses = re.split(r"[,;:.!?—–]\s*", body)
+    polite = bool(_POLITE.search(body)) or any(_polite_work(part) for part in clauses[1:])
     # "What do we do every Monday?", "Was there smoke yesterday?" ask; they neither start a process nor raise one.
     asks = (
         stripped.endswith("?")
