@@ -75,11 +75,8 @@ def _render(translation: str | None, msgid: str, values: dict[str, object], lang
 
 def _format(text: str, values: dict[str, object], language: str) -> str | None:
     try:
-        if any(isinstance(v, float) for v in values.values()) or ":" in text:
-            separators = _separators(language)
-            if separators is not None:
-                return _LocalNumbers(separators).vformat(text, (), values)
-        return text.format_map(values)
+        local = _local_numbers(language)
+        return text.format_map(values) if local is None else local.vformat(text, (), values)
     except (KeyError, IndexError, ValueError, AttributeError, TypeError):
         return None
 
@@ -99,8 +96,9 @@ class _LocalNumbers(string.Formatter):
 
 
 @functools.lru_cache(maxsize=16)
-def _separators(language: str) -> tuple[str, str] | None:
-    """The language's (decimal, group) symbols from CLDR; None for English or a language Babel does not know."""
+def _local_numbers(language: str) -> _LocalNumbers | None:
+    """The formatter of the language's (decimal, group) symbols from CLDR; None where plain str.format writes them
+    already (English, or a language Babel does not know)."""
     language = normalize(language)
     if not language or language == "en":
         return None
@@ -110,7 +108,7 @@ def _separators(language: str) -> tuple[str, str] | None:
         found = (get_decimal_symbol(language), get_group_symbol(language))
     except Exception:  # an unknown locale: English digits are still right
         return None
-    return None if found == (".", ",") else found
+    return None if found == (".", ",") else _LocalNumbers(found)
 
 
 def format_number(language: str, value: float, decimals: int = 2) -> str:

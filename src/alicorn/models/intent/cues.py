@@ -356,8 +356,9 @@ def kind_cue(text: str) -> KindCue | None:
     if first in _QUESTION_WORDS and not imperative:
         return KindCue("question", True, f"question word {first!r}")
     opening = sentences[0].rstrip()
-    lead = list(itertools.takewhile(lambda w: w in _QUESTION_LEAD, _WORD.findall(opening.lower())))
-    asked = _WORD.findall(opening.lower())[len(lead) : len(lead) + 1]
+    opening_words = _WORD.findall(opening.lower())
+    lead = list(itertools.takewhile(lambda w: w in _QUESTION_LEAD, opening_words))
+    asked = opening_words[len(lead) : len(lead) + 1]
     if opening.endswith("?") and lead and asked and asked[0] in _QUESTION_WORDS and not imperative and later is None:
         # "Roughly how much would a flight cost? Just a ballpark.": the question opens after an adverb
         return KindCue("question", True, f"question word {asked[0]!r}")

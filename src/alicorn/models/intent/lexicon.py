@@ -67,6 +67,7 @@ that was *not* found can be traced as well.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -535,31 +536,9 @@ _REPOSITORIES = ("repo", "репо", "github", "gitlab", "bitbucket", "=origin",
 _WRITING_TO = ("=write", "pisz", "napisz", "pisać", "pisac", "napisać", "napisac")
 #: What is written into, not to: "written to the master sheet", "do arkusza", "в таблицу".
 _WRITTEN_INTO = (
-    "=sheet",
-    "spreadsheet",
-    "=table",
-    "=file",
-    "=files",
-    "folder",
-    "=disk",
-    "=drive",
-    "database",
-    "=log",
-    "=db",
-    "master",
-    "arkusz",
-    "tabel",
-    "plik",
-    "dysk",
-    "baz",
-    "katalog",
-    "лист",
-    "таблиц",
-    "файл",
-    "диск",
-    "баз",
-    "журнал",
-)
+    "=sheet", "spreadsheet", "=table", "=file", "=files", "folder", "=disk", "=drive", "database", "=log", "=db",
+    "master", "arkusz", "tabel", "plik", "dysk", "baz", "katalog", "лист", "таблиц", "файл", "диск", "баз", "журнал",
+)  # fmt: skip
 
 
 def _writes_to_someone(words: list[str], index: int) -> bool:
@@ -573,36 +552,14 @@ def _writes_to_someone(words: list[str], index: int) -> bool:
 #: Making or dropping files in the user's places: "don't create a doc", "no files in my Notes folder".
 _CREATING = ("=create", "=drop", "=dump", "utwórz", "utworz", "twórz", "tworz", "создава", "созда")
 _FILE_PLACES = (
-    "=doc",
-    "=docs",
-    "document",
-    "=file",
-    "=files",
-    "folder",
-    "director",
-    "plik",
-    "katalog",
-    "dokument",
-    "файл",
-    "папк",
+    "=doc", "=docs", "document", "=file", "=files", "folder", "director", "plik", "katalog", "dokument", "файл", "папк",
     "документ",
-)
+)  # fmt: skip
 #: A chat everyone reads: "the all-staff channel", "kanał ogólnofirmowy", "общий канал", "the company-wide chat".
 _EVERYONE = (
-    "all-staff",
-    "all-hands",
-    "company-wide",
-    "companywide",
-    "=general",
-    "ogólnofirm",
-    "ogolnofirm",
-    "ogóln",
-    "ogoln",
-    "общ",
-    "общекорпоратив",
-    "корпоратив",
-    "=everyone",
-)
+    "all-staff", "all-hands", "company-wide", "companywide", "=general", "ogólnofirm", "ogolnofirm", "ogóln", "ogoln",
+    "общ", "общекорпоратив", "корпоратив", "=everyone",
+)  # fmt: skip
 
 
 def _everyones_chat(words: list[str], index: int) -> bool:
@@ -789,10 +746,11 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     word = words[index]
     if not word[0].isalnum() or word in _NOT_ACTION_WORDS or word.startswith(_NOT_ACTION_PREFIXES):
         return None
-    if _whole(_PLACING, word) and _venue_near(words, index, _CHATS) and _everyones_chat(words, index):
-        return "publication"  # "nie wrzucaj tego na kanał ogólnofirmowy", "в общий канал не выкладывай": all read it
-    if _whole(_PLACING, word) and _venue_near(words, index, _CHATS) and not _public_venue_in_clause(words, index):
-        return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
+    if _whole(_PLACING, word) and _venue_near(words, index, _CHATS):
+        if _everyones_chat(words, index):
+            return "publication"  # "nie wrzucaj tego na kanał ogólnofirmowy", "в общий канал не выкладывай": all read
+        if not _public_venue_in_clause(words, index):
+            return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
     if _whole(_PUSHING, word) and _venue_near(words, index, _REPOSITORIES, 8):
         return "external_transmission"  # "в репозиторий ничего не пушь", "don't push it to the repo": sent out
     if _whole(_WRITING_TO, word) and index + 1 < len(words) and _writes_to_someone(words, index + 1):
@@ -1036,117 +994,38 @@ def _left_for_after(words: list[str], index: int, clause: list[int]) -> bool:
 #: A time to come, opening what a predicate puts the action off to: "is for next week", "to temat na przyszły
 #: tydzień", "это на следующей неделе", "a job for tomorrow", "na inny dzień".
 _TO_COME = (
-    "=next",
-    "=tomorrow",
-    "tomorrow's",
-    "=another",
-    "przyszł",
-    "następn",
-    "nastepn",
-    "jutr",
-    "pojutrze",
-    "inny",
-    "innym",
-    "innego",
-    "kiedy",
-    "следующ",
-    "завтра",
-    "послезавтра",
-    "друго",
-    "другу",
-)
+    "=next", "=tomorrow", "tomorrow's", "=another", "przyszł", "następn", "nastepn", "jutr", "pojutrze", "inny",
+    "innym", "innego", "kiedy", "следующ", "завтра", "послезавтра", "друго", "другу",
+)  # fmt: skip
 #: Copulas whose subject can be an action ("Sending it is for next week", "Wysyłka to temat na…", "Отправка — это
 #: на…"). Polish "to" and Russian "это" and dashes are copulas only before a predicate noun or a preposition of
 #: time (so "Opublikuj to jutro", "publish it tomorrow", is not read).
 _COPULAS = {"is", "are", "be", "jest", "będzie", "bedzie", "будет"}
 _DASHES = {"—", "–", "-"}
 _COPULAS_BEFORE_PREDICATE = {"to", "это", *_DASHES}
-#: What a predicate of deferral may hold between its copula and the time: "a conversation for", "temat na", "вопрос
-#: на", "dopiero na", "уже на".
-_PREDICATE_FILLERS = {
-    "a",
-    "an",
-    "the",
-    "one",
-    "something",
-    "thing",
-    "topic",
-    "conversation",
-    "question",
-    "job",
-    "task",
-    "matter",
-    "problem",
-    "for",
-    "on",
-    "we",
-    "can",
-    "talk",
-    "about",
-    "temat",
-    "sprawa",
-    "kwestia",
-    "rzecz",
-    "zadanie",
-    "robota",
-    "na",
-    "dopiero",
-    "już",
-    "juz",
-    "w",
-    "тема",
-    "вопрос",
-    "дело",
-    "разговор",
-    "задача",
-    "на",
-    "уже",
-    "в",
-    "только",
-}
-#: Of those, the ones that make the time a predicate of the action: a preposition of time or a noun of a matter.
+#: The words that make the time a predicate of the action: a preposition of time or a noun of a matter ("is for
+#: next week", "a conversation for", "temat na", "вопрос на"; not "the launch is tomorrow").
 _PREDICATE_HEADS = {
-    "for",
-    "topic",
-    "conversation",
-    "question",
-    "job",
-    "task",
-    "matter",
-    "problem",
-    "temat",
-    "sprawa",
-    "kwestia",
-    "rzecz",
-    "zadanie",
-    "robota",
-    "na",
-    "тема",
-    "вопрос",
-    "дело",
-    "разговор",
-    "задача",
-    "на",
-}
+    "for", "topic", "conversation", "question", "job", "task", "matter", "problem", "temat", "sprawa", "kwestia",
+    "rzecz", "zadanie", "robota", "na", "тема", "вопрос", "дело", "разговор", "задача", "на",
+}  # fmt: skip
+#: What a predicate of deferral may hold between its copula and the time: "a conversation for", "temat na", "вопрос
+#: на", "dopiero na", "уже на": the heads, and articles, adverbs and the words of a talk.
+_PREDICATE_FILLERS = _PREDICATE_HEADS | {
+    "a", "an", "the", "one", "something", "thing", "on", "we", "can", "talk", "about", "dopiero", "już", "juz", "w",
+    "уже", "в", "только",
+}  # fmt: skip
 #: Verbs of talking it over, in the first person plural or a proposal: "we'll talk about sending it next week",
 #: "o wysyłce pogadamy w przyszłym tygodniu", "об отправке поговорим на следующей неделе".
 _TALKING_OVER = (
-    "=talk",
-    "=discuss",
-    "=chat",
-    "pogadamy",
-    "porozmawiamy",
-    "omówimy",
-    "omowimy",
-    "pomówimy",
-    "поговорим",
-    "обсудим",
-    "обговорим",
-    "перетрём",
-)
+    "=talk", "=discuss", "=chat", "pogadamy", "porozmawiamy", "omówimy", "omowimy", "pomówimy", "поговорим", "обсудим",
+    "обговорим", "перетрём",
+)  # fmt: skip
 
 
-def _put_off_by_predicate(words: list[str], index: int, clause: list[int], language: str) -> int | None:
+def _put_off_by_predicate(
+    words: list[str], index: int, clause: list[int], language: str
+) -> tuple[int, EffectClass] | None:
     """The action a predicate of time puts off, when `index` opens a time to come after a copula: "Sending it is for
     next week", "Getting it onto the PCs is a conversation for next week", "Wysyłka to temat na przyszły tydzień",
     "Публикация — это на следующей неделе". The action is the copula's subject (the nearest action before it)."""
@@ -1165,7 +1044,7 @@ def _put_off_by_predicate(words: list[str], index: int, clause: list[int], langu
     dash = k if words[k] in _DASHES else k - 1 if k > 0 and words[k - 1] in _DASHES else None
     start = dash if dash is not None else k
     subject = [j for j in range(start) if clause[j] == clause[start - 1]] if start else []
-    action = next((j for j in reversed(subject) if action_of(words, j) is not None), None)
+    action = _first_action(words, reversed(subject))
     if action is None:
         return None
     # the nearest action may be a noun ("Rolling out the update … is"); the subject's head opens the clause
@@ -1173,7 +1052,7 @@ def _put_off_by_predicate(words: list[str], index: int, clause: list[int], langu
     return None if imperative_form(words[opening], language) else action
 
 
-def _talked_over_later(words: list[str], index: int, clause: list[int]) -> int | None:
+def _talked_over_later(words: list[str], index: int, clause: list[int]) -> tuple[int, EffectClass] | None:
     """The action a talk is put off about, when `index` opens a time to come in a clause of talking it over: "we'll
     talk about sending it next week", "o publikacji porozmawiamy jutro". The action follows a word of topic."""
     if not _whole(_TO_COME, words[index]) or not index:
@@ -1183,7 +1062,16 @@ def _talked_over_later(words: list[str], index: int, clause: list[int]) -> int |
         return None
     for j in same:
         if words[j] in _ABOUT:
-            return next((t for t in same if j < t <= j + 3 and action_of(words, t) is not None), None)
+            return _first_action(words, (t for t in same if j < t <= j + 3))
+    return None
+
+
+def _first_action(words: list[str], indexes: Iterable[int]) -> tuple[int, EffectClass] | None:
+    """The first of `indexes` whose word is an action, with its effect class."""
+    for index in indexes:
+        effect = action_of(words, index)
+        if effect is not None:
+            return index, effect
     return None
 
 
@@ -1718,9 +1606,8 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
         if put_off is None:
             put_off = _talked_over_later(words, index, clause)
         if put_off is not None:
-            effect = action_of(words, put_off)
-            if effect is not None:
-                found.append((put_off, ForbiddenAction(effect, f"{word} (put off)", words[put_off])))
+            target, effect = put_off
+            found.append((target, ForbiddenAction(effect, f"{word} (put off)", words[target])))
             continue
         left = _left_for_after(words, index, clause)
         if word not in _LATER and not left:
