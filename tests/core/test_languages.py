@@ -82,9 +82,21 @@ def test_records_among_the_metrics_read_one_line_each_without_their_english_labe
 @pytest.mark.parametrize(
     ("language", "forbidden", "stated"),
     [
-        ("en", "constraint: no publication (nie publikuj)", "constraint: overtime < 200 h (the request's words)"),
-        ("pl", "warunek: zakaz: publikacja (nie publikuj)", "warunek: overtime < 200 h (słowa prośby)"),
-        ("ru", "условие: запрет: публикация (nie publikuj)", "условие: overtime < 200 h (слова запроса)"),
+        (
+            "en",
+            "constraint: no publication (“wstrzymaj się” → publikacją; “nie” → publikuj)",
+            "constraint: overtime < 200 h (the request's words)",
+        ),
+        (
+            "pl",
+            "warunek: zakaz: publikacja („wstrzymaj się” → publikacją; „nie” → publikuj)",
+            "warunek: overtime < 200 h (słowa prośby)",
+        ),
+        (
+            "ru",
+            "условие: запрет: публикация («wstrzymaj się» → publikacją; «nie» → publikuj)",
+            "условие: overtime < 200 h (слова запроса)",
+        ),
     ],
 )
 def test_a_contracts_constraints_read_in_the_requests_language(language: str, forbidden: str, stated: str) -> None:
@@ -92,7 +104,12 @@ def test_a_contracts_constraints_read_in_the_requests_language(language: str, fo
         goal="g",
         result="document",
         constraints=[
-            Constraint(kind="forbid_effect", value="no publication", source="nie publikuj"),
+            # The lexicon's own notes on a reading ("(put off)") are English and for developers: never shown.
+            Constraint(
+                kind="forbid_effect",
+                value="no publication",
+                source="wstrzymaj się (put off) → publikacją; nie → publikuj; nie (condition) → publikuj",
+            ),
             Constraint(kind="stated", value="overtime < 200 h", source="words"),
         ],
     )
@@ -323,3 +340,50 @@ def test_an_older_journals_left_out_sentences_are_still_shown() -> None:
     assert left_out_lines(new, "ru") == ["send (notify, отправка вовне): пропущено, просьба это запрещает"]
     needs = {"left_out": [LeftOut("package", "build.package", needs=("tests",)).to_json()]}
     assert left_out_lines(needs, "en") == ["package (build.package): left out, it needs tests, left out too"]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        (
+            "Prepare the notes, hold off on emailing the client, and never post them on the intranet.",
+            "en",
+            {"external_transmission": "emailing", "publication": "post"},
+        ),
+        (
+            "Przygotuj notatkę, nie wysyłaj jej klientowi i nie publikuj na stronie.",
+            "pl",
+            {"external_transmission": "wysyłaj", "publication": "publikuj"},
+        ),
+        (
+            "Подготовь заметки, не отправляй их клиенту и не публикуй на сайте.",
+            "ru",
+            {"external_transmission": "отправляй", "publication": "публикуй"},
+        ),
+    ],
+)
+def test_each_forbidden_class_cites_only_its_own_words(text: str, language: str, expected: dict[str, str]) -> None:
+    """Two prohibitions in one request: the contract's line for each class quotes the words that forbade that class,
+    not the other's, in the request's quotation marks and without the lexicon's English notes."""
+    from alicorn.core.contract import make_contract
+    from alicorn.core.intake import IntentEnvelope
+    from alicorn.models.intent.classifier import IntentClassifier
+
+    classification = IntentClassifier().classify(text)
+    assert set(classification.forbidden) == set(expected)
+    contract = make_contract(
+        IntentEnvelope(utterance=text, author="human:ann"),
+        classification.model_dump(mode="json"),
+        set(classification.forbidden),
+        None,
+        {},
+    )
+    sources = {c.value.removeprefix("no "): c.source for c in contract.constraints if c.kind == "forbid_effect"}
+    for effect, word in expected.items():
+        others = [w for e, w in expected.items() if e != effect]
+        assert word in sources[effect] and not any(w in sources[effect] for w in others), sources
+        assert "[" not in sources[effect], sources
+    lines = "\n".join(contract.sentences(language))
+    assert "(put off)" not in lines and "[publication]" not in lines
+    opening = {"en": "“", "pl": "„", "ru": "«"}[language]
+    assert opening in lines, lines

@@ -49,6 +49,43 @@ CONSTRAINT_SOURCES = {
 }
 
 
+#: The class a reading of the lexicon forbids, at the end of its evidence ("hold off → emailing [publication]").
+_READ_CLASS = re.compile(r" \[([a-z_]+)\]$")
+
+
+def _evidence_of(items: Sequence[str], effect: str) -> str:
+    """The readings that forbid `effect`, without their class; an item that names no class counts for every one."""
+    own = []
+    for item in items:
+        named = _READ_CLASS.search(item)
+        if named is None or named.group(1) == effect:
+            own.append(_READ_CLASS.sub("", item))
+    return "; ".join(own)
+
+
+#: Quotation marks around a person's own words, per language.
+_QUOTES = {"pl": ("„", "”"), "ru": ("«", "»")}
+#: The reader's notes inside a trigger ("wait (put off)", "until (held)"): the lexicon's own words, in English.
+_READERS_NOTE = re.compile(r"\s*\([^()]*\)")
+
+
+def words_said(evidence: str, language: str) -> str:
+    """The words that forbade an effect ("hold off (put off) → sending; …"), as a person reads them: each trigger's
+    own words in quotes, the lexicon's notes on how it read them left out (they are English and for developers),
+    each pair once: „wstrzymaj się” → wysyłką."""
+    opening, closing = _QUOTES.get(language, ("“", "”"))
+    said: list[str] = []
+    for item in evidence.split("; "):
+        trigger, arrow, word = item.partition(" → ")
+        trigger = " ".join(_READERS_NOTE.sub(" ", trigger).split())
+        if not trigger:
+            continue
+        pair = f"{opening}{trigger}{closing} → {word}" if arrow else f"{opening}{trigger}{closing}"
+        if pair not in said:
+            said.append(pair)
+    return "; ".join(said) if said else evidence
+
+
 class OutcomeContract(BaseModel):
     """Result, constraints, deadline, budget and acceptance criteria (see the module docstring)."""
 
@@ -92,14 +129,13 @@ class OutcomeContract(BaseModel):
             if constraint.kind == "forbid_effect" and value.startswith("no "):
                 value = tr(language, "no {effect}", effect=effect_said(value.removeprefix("no "), language))
             source = CONSTRAINT_SOURCES.get(constraint.source)
-            lines.append(
-                tr(
-                    language,
-                    "constraint: {value} ({source})",
-                    value=value,
-                    source=tr_marked(language, source) if source else constraint.source,
-                )
-            )
+            if source:
+                said = tr_marked(language, source)
+            elif constraint.kind == "forbid_effect":
+                said = words_said(constraint.source, language)
+            else:
+                said = constraint.source
+            lines.append(tr(language, "constraint: {value} ({source})", value=value, source=said))
         lines.append(
             tr(language, "forbidden effects: {classes}", classes=effects_said(self.forbidden, language) or none)
         )
@@ -171,9 +207,9 @@ def make_contract(
         for s in classification.get("signals", [])
         if s["field"] == "forbidden" and s["signal"] == "lexicon" and s["value"]
     }
-    words = "; ".join(sorted(e for e in evidence if e))
+    items = sorted({item for e in evidence if e for item in e.split("; ")})
     constraints = [
-        Constraint(kind="forbid_effect", value=f"no {c}", source=words or "the request's envelope")
+        Constraint(kind="forbid_effect", value=f"no {c}", source=_evidence_of(items, c) or "the request's envelope")
         for c in sorted(forbidden)
     ]
     constraints += [Constraint(kind="stated", value=c, source="envelope") for c in intent.constraints]

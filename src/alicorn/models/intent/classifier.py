@@ -232,7 +232,8 @@ class IntentClassifier:
                 field="forbidden",
                 signal="lexicon",
                 value=list(forbidden),
-                evidence="; ".join(f"{f.trigger} → {f.word}" for f in found),
+                # Each reading with the class it forbids, so a contract cites, for each class, its own words.
+                evidence="; ".join(f"{f.trigger} → {f.word} [{f.effect}]" for f in found),
             )
         )
         lifted = [r for r in readings if not r.forbids]
