@@ -36,15 +36,23 @@ _DAYS = (
     r"|saturday|sunday|weekday|shift|\d+\s+\w+)"
 )
 _RECURRENCE = re.compile(
-    rf"\b(?:every|each)\s+{_DAYS}|\b(?:daily|weekly|monthly|hourly|nightly|regularly|continuously|whenever)\b"
+    rf"\b(?:every|each)\s+{_DAYS}|\b(?:daily|weekly|monthly|hourly|nightly|regularly|continuously)\b"
+    # "Whenever a CV arrives, score it" opens its clause; "it crashes whenever…", "whenever you get to it" do not
+    r"|(?:^|[.;:!?,—–]\s*)whenever\b(?! you (?:get|have|can|are|'re|find)\b)"
     r"|\bfrom now on\b|\bgoing forward\b|\buntil further notice\b|\bon (?:mondays|tuesdays|wednesdays|thursdays"
     r"|fridays|weekends)\b|\bkeep (?:monitoring|watching|checking|an eye)"
     r"|\bcodziennie\b|\bco\s+(?:dzień|dzien|tydzień|tydzien|miesiąc|miesiac|rano|wieczór|noc|godzinę|kwartał|roku"
     r"|poniedziałek|wtorek|środę|czwartek|piątek|sobotę|niedzielę|zmianę|\d+)|\bkażd(?:ego|y|ą|e|ym)\s+"
     r"(?:dnia|ranka|rana|wieczora|tygodnia|miesiąca|poniedziałek|wtorek|środę|czwartek|piątek|razem|dzień|rano)"
-    r"|\bw każd\w+\b|\bod (?:teraz|dziś|dzisiaj|jutra)\b|\bregularnie\b|\bcyklicznie\b|\bna bieżąco\b|\bstale\b"
+    r"|\bw każd\w+\b|\bpo (?:każd|kazd)\w+\b|\bafter (?:every|each)\b"
+    r"|\bod (?:teraz|dziś|dzisiaj|jutra)\b|\bregularnie\b|\bcyklicznie\b|\bna bieżąco\b|\bstale\b"
     r"|\bzawsze,? (?:gdy|kiedy)\b|\btygodniowo\b|\bmiesięcznie\b"
-    r"|(?<!\w)кажд(?:ый|ую|ое|ые|ого|ой|ом)(?!\w)|(?<!\w)ежедневно|(?<!\w)еженедельно|(?<!\w)ежемесячно"
+    # "каждый понедельник", "каждые 3 часа", "после каждой еженедельной планёрки": each of a time or a meeting;
+    # "опиши каждый шаг", "по каждой позиции" count things, not times
+    r"|(?<!\w)кажд(?:ый|ую|ое|ые|ого|ой|ом)\s+(?:\w+(?:ой|ую|юю|ый|ий|ее|ие|ые|его|ого|ая|яя|ей)\s+)?(?:\d|дн|день|утр|вечер|ноч|недел"
+    r"|месяц|год|час|квартал|понедельник|вторник|сред|четверг|пятниц|суббот|воскресень|раз(?!\w)|смен|числ|выходн"
+    r"|планёрк|планерк|оперативк|совещани|встреч|собрани|релиз|спринт)"
+    r"|(?<!\w)ежедневно|(?<!\w)еженедельно|(?<!\w)ежемесячно"
     r"|(?<!\w)ежечасно|с этого (?:момента|дня)|с сегодняшнего дня|(?<!\w)всякий раз|(?<!\w)регулярно"
     r"|(?<!\w)постоянно|(?<!\w)по (?:понедельникам|вторникам|средам|четвергам|пятницам|субботам|воскресеньям|утрам"
     r"|вечерам|ночам|выходным)|(?<!\w)впредь|(?<!\w)отныне|(?<!\w)всегда,? когда",
@@ -127,6 +135,11 @@ _PL_ENDINGS = ("uj", "aj", "ij", "yj", "ź", "ż", "rz", "sz", "cz", "dź", "ów
 _PL_NOT_VERBS = set(
     "wczoraj dzisiaj tutaj kraj jaj maj mój twój swój jej raz już też jeż tusz nasz wasz ich aż dzień".split()
 )
+#: Prepositions that open a leading phrase before the verb: "Z transkrypcji … wyciągnij", "Из записи … вытащи".
+_OPENING_PREPOSITIONS = {"z", "ze", "na", "do", "po", "od", "dla", "według", "из", "по", "на", "для", "от", "с", "со"}
+#: Endings only an imperative has among the words of a request (the others, "-ей", "-ни", are also nouns' cases).
+_PL_SURE_ENDINGS = ("uj", "aj", "ij", "yj", "ujcie", "ajcie", "ijcie")
+_RU_SURE_ENDINGS = ("уй", "яй", "йте", "ите", "ай")
 _RU_ENDINGS = (
     "уй", "ай", "ей", "яй", "ди", "ри", "жи", "ши", "ни", "ви", "ти", "зи", "вь", "рь", "нь", "ерь", "йте",
     "ите", "дь", "йся", "ись",
@@ -150,7 +163,9 @@ _TELL = set(
 )
 _REQUEST = re.compile(
     r"\b(?:i need|i want|i'd like|i would like|we need|please)\b|\b(?:potrzebuję|potrzebuje|chcę|chce|proszę o"
-    r"|poproszę)\b|(?<!\w)(?:мне нужн\w*|нужно|хочу|надо|прошу)(?!\w)",
+    r"|poproszę)\b|(?<!\w)(?:мне нужн\w*|нужно|хочу|надо|прошу)(?!\w)"
+    # "Нужны хронология и отчёт", "Potrzebne są trzy warianty": what is needed, said as a need
+    r"|(?:^|[.!?]\s+)(?:нужн(?:ы|а|ен)|potrzebn(?:e|y|a)(?: (?:są|jest))?)(?!\w)",
     re.IGNORECASE,
 )
 _LEAD = set("please ok okay now so and then proszę dobrze teraz więc пожалуйста хорошо теперь итак".split())
@@ -219,9 +234,16 @@ def imperative_start(text: str, language: str | None = None) -> bool:
     language = language or identify(text).language
     # Only the first sentence: "Co to jest cron? Wyjaśnij." opens with a question, not with "wyjaśnij".
     first_sentence = re.split(r"(?<=\w)\s*[?!.]+(?:\s|$)", text.strip(" \t\n.!?,;:"), maxsplit=1)[0]
-    words = [w.lower() for w in _WORD.findall(first_sentence) if w.lower() not in _LEAD][:6]
+    words = [w.lower() for w in _WORD.findall(first_sentence) if w.lower() not in _LEAD][:8]
     while words and words[0] in _NEGATED_LEAD:
         words = words[1:]
+    if language in ("pl", "ru") and words and words[0] in _OPENING_PREPOSITIONS:
+        # "Z transkrypcji rozmowy z zarządem wyciągnij decyzje", "Из записи созвона вытащи задачи": the verb after a
+        # leading phrase, known or by an ending only an imperative has
+        endings = _PL_SURE_ENDINGS if language == "pl" else _RU_SURE_ENDINGS
+        not_verbs = _PL_NOT_VERBS if language == "pl" else _RU_NOT_VERBS
+        if any(_imperative(w, language, False) or (w.endswith(endings) and w not in not_verbs) for w in words[1:7]):
+            return True
     words = words[:5]
     if not words:
         return False
@@ -244,9 +266,19 @@ _DETERMINERS = {"the", "a", "an", "our", "my", "your", "this", "that", "today's"
 
 
 def _adjective(text: str, match: re.Match[str]) -> bool:
-    """ "the daily report", "a weekly summary": a frequency word after a determiner describes a noun."""
+    """ "the daily report", "a weekly summary": a frequency word after a determiner describes a noun; "at least six
+    on every shift", "two people per each shift": a count over shifts, not a time to act."""
     before = text[: match.start()].split()[-1:]
-    return match.group(0).endswith("ly") and bool(before) and before[0] in _DETERMINERS
+    if match.group(0).endswith("ly") and bool(before) and before[0] in _DETERMINERS:
+        return True
+    return match.group(0).endswith("shift") and bool(before) and before[0] in ("on", "in", "per", "for", "at")
+
+
+def _alternative(sentence: str) -> bool:
+    """An alternative question ("Zasilacz czy firmware?", "Power or firmware?", "Питание или прошивка?"): it asks
+    which, whatever its first word looks like."""
+    words = _WORD.findall(sentence.lower())
+    return sentence.rstrip().endswith("?") and any(w in ("or", "czy", "или", "albo") for w in words[1:])
 
 
 def _later_imperative(text: str) -> str | None:
@@ -307,7 +339,9 @@ def kind_cue(text: str) -> KindCue | None:
     commands = imperative_form(first, identify(stripped).language)  # "Write a first-aid plan for when…"
     urgent = _URGENCY.search(stripped) or (emergency is not None and MEDICAL.search(emergency) and not commands)
     past = _PAST.search(lowered)
-    if emergency and not (imperative and past) and not ((asks or past) and not urgent) and (urgent or not imperative):
+    # An emergency stated first and a request after it ("The siren is wailing, check the feed") raises an alarm; a
+    # command opening the request ("Write a plan for when a fire…") is work about one.
+    if emergency and not (imperative and past) and not ((asks or past) and not urgent) and (urgent or not commands):
         return KindCue("alarm", True, f"emergency: {emergency!r}")
     if situation is not None and situation.kind == "calm" and not imperative and not polite:
         parts = [part for part in re.split(r"[,.!;?]", stripped) if part.strip()]
@@ -336,7 +370,7 @@ def kind_cue(text: str) -> KindCue | None:
     sentences = [part for part in re.split(r"(?<=[?!.])\s+", stripped) if part.strip()]
     # A later sentence is read in the language of the whole request ("Zweryfikuj dwie hipotezy" alone looks English).
     language = identify(stripped).language
-    later = next((part for part in sentences[1:] if imperative_start(part, language)), None)
+    later = next((part for part in sentences[1:] if imperative_start(part, language) and not _alternative(part)), None)
     opens_question = sentences[0].rstrip().endswith("?") and (
         bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS
     )

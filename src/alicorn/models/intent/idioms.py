@@ -100,6 +100,9 @@ _INSIDE: tuple[tuple[str, ...], ...] = (
     ("w", "szufladzie"), ("в", "столе"), ("в", "ящике"), ("u", "mnie"), ("у", "меня"), ("w", "dziale"), ("в", "отделе"),
     ("in", "the", "department"), ("within", "the", "team"),
 )
+#: What a reading stays within that is no place: "within range", "within limits", "within budget".
+_MEASURED_BOUNDS = {"range", "limits", "limit", "tolerance", "norm", "norms", "spec", "specs", "budget", "threshold",
+                    "thresholds", "bounds", "normal", "target", "targets"}  # fmt: skip
 _NEGATIVE_SUBJECTS = {"nothing", "no", "none", "nic", "żaden", "żadna", "żadne", "ничего", "ничто", "никакой"}
 _PASSIVE_AUX = (
     ("gets",), ("get",), ("is", "to", "be"), ("are", "to", "be"), ("should", "be"), ("must", "be"), ("will", "be"),
@@ -248,11 +251,13 @@ def _kept_inside(words: list[str], sentence: list[int]) -> list[tuple[int, Forbi
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
         keeping = _whole(_KEEPING_INSIDE, word)
-        if not _whole(_STAYING, word) and not keeping:
-            continue
+        if (not _whole(_STAYING, word) and not keeping) or word.endswith("ed"):
+            continue  # "the sensors stayed within range" reports a past state; it keeps nothing in
         _, end = _clause_span(words, index)
         for j in range(index + 1, min(end, index + (6 if keeping else 3))):
             phrase = next((p for p in _INSIDE if _at(words, j, p)), None)
+            if phrase == ("within",) and j + 1 < len(words) and words[j + 1] in _MEASURED_BOUNDS:
+                break  # "temperatures stay within range": a measure's bounds, not a place data stays in
             if phrase is not None:
                 trigger = f"{word} {' '.join(phrase)} (kept inside)"
                 found.append((index, ForbiddenAction("external_transmission", trigger, word)))

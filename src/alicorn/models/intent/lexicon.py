@@ -447,7 +447,7 @@ _ADJECTIVE_ENDINGS = (
 #: "собрать" builds only with code as its object ("собери его"), else it gathers ("собери данные").
 _EXECUTING_WITH_CODE = (
     "wykon", "выполн", "=trigger", "=start", "puść", "puszcz", "puści", "собер", "собир", "собра", "=restart",
-    "restartu", "=kick",
+    "restartu", "=kick", "=fire",
 )
 _CODE_OBJECTS = (
     "script", "=code", "program", "migration", "=job", "=tool", "=it", "=test", "=tests", "skrypt", "=kod", "=kodu",
@@ -456,6 +456,8 @@ _CODE_OBJECTS = (
     # jobs by what they do, and the services that run them: "don't kick the export off", "не перезапускай сервис"
     "=export", "=exports", "=import", "=imports", "=backup", "=sync", "=pipeline", "=service", "=services",
     "=daemon", "eksport",
+    # commands: "nie puszczaj żadnych komend", "don't fire any commands", "никаких команд не запускай"
+    "komend", "poleceń", "polecen", "=command", "=commands", "команд",
 )
 #: What an update installs: "no updating the firmware", "don't update the driver", "nie aktualizuj sterowników".
 _SOFTWARE = (
@@ -467,7 +469,7 @@ _PLACING = (
     "=put", "=post", "=upload", "=hang", "=pin", "=place", "=stick", "wrzuc", "wrzuć", "wstaw", "umieść", "umiesc",
     "umieszcz", "powieś", "powies", "вешат", "вешай", "вешаем", "повес", "повеш", "залей", "залить",
     "wiesza", "wieszaj", "przypin", "przypnij", "przyczep", "naklej", "приклеи", "приклей", "прикреп",
-    "закин", "выложи", "выклад", "wystaw", "wpis", "=tack",
+    "закин", "закид", "выложи", "выклад", "wystaw", "wpis", "=tack",
 )
 _VENUES = (
     "website", "=site", "=web", "=page", "homepage", "intranet", "intranec", "=board", "noticeboard", "=wiki",
@@ -549,6 +551,20 @@ def _writes_to_someone(words: list[str], index: int) -> bool:
     return not any(_whole(_WRITTEN_INTO, w) for w in after[:2])
 
 
+#: Verbs of writing that write a file when a file is where they write: "write to the doc", "пиши в документ".
+_WRITING_INTO = (*_WRITING_TO, "пиш", "напиш", "впиш", "запиш", "допиш")
+#: What may stand between writing and where it writes: "write (anything) to the doc", "nie pisz nic do pliku".
+_BEFORE_THE_PLACE = {"to", "into", "in", "anything", "nothing", "something", "more", "do", "w", "we", "nic", "niczego",
+                     "coś", "в", "во", "ничего", "что-нибудь", "что-то", "сюда"}  # fmt: skip
+
+
+def _writes_into_a_file(words: list[str], index: int) -> bool:
+    """What the writing verb at `index` writes to is a file or a sheet: its first two words name one ("to the doc",
+    "to the shared doc", "do arkusza")."""
+    named = [w for w in words[index + 1 : index + 7] if w not in _BEFORE_THE_PLACE and w not in _DETERMINERS]
+    return any(_whole(_WRITTEN_INTO, w) or _whole(_FILE_PLACES, w) for w in named[:2])
+
+
 #: Making or dropping files in the user's places: "don't create a doc", "no files in my Notes folder".
 _CREATING = ("=create", "=drop", "=dump", "utwórz", "utworz", "twórz", "tworz", "создава", "созда")
 _FILE_PLACES = (
@@ -559,6 +575,8 @@ _FILE_PLACES = (
 _EVERYONE = (
     "all-staff", "all-hands", "company-wide", "companywide", "=general", "ogólnofirm", "ogolnofirm", "ogóln", "ogoln",
     "общ", "общекорпоратив", "корпоратив", "=everyone",
+    # a shared channel is everyone's in its team: "the security team's shared channel", "wspólny kanał zespołu"
+    "=shared", "wspóln", "wspoln",
 )  # fmt: skip
 
 
@@ -728,7 +746,11 @@ def _is_past(word: str) -> bool:
 _NOT_ACTION_WORDS = {"wyłącznie", "wylacznie", "włącznie", "wlacznie", "включительно", "исключительно"}
 #: Words that begin like a sending stem and name no sending: "nie przesłodzone" (too sweet), "wysłuchaj" (listen),
 #: "przesłuchanie" (a hearing).
-_NOT_ACTION_PREFIXES = ("przesłodz", "przeslodz", "przesłuch", "przesluch", "wysłuch", "wysluch")
+_NOT_ACTION_PREFIXES = (
+    "przesłodz", "przeslodz", "przesłuch", "przesluch", "wysłuch", "wysluch",
+    # "удалёнщики" (remote workers), "удалённо" (remotely), "удалённый доступ": far away, not deleting
+    "удаленщ", "удалёнщ", "удаленн", "удалённ",
+)  # fmt: skip
 
 
 def _is_action_stem(word: str) -> bool:
@@ -753,6 +775,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
             return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
     if _whole(_PUSHING, word) and _venue_near(words, index, _REPOSITORIES, 8):
         return "external_transmission"  # "в репозиторий ничего не пушь", "don't push it to the repo": sent out
+    if _whole(_WRITING_INTO, word) and _writes_into_a_file(words, index):
+        return "local_write"  # "don't write to the doc", "nie pisz nic do dokumentu", "ничего не пиши в документ"
     if _whole(_WRITING_TO, word) and index + 1 < len(words) and _writes_to_someone(words, index + 1):
         return "external_transmission"  # "nie pisz do przewoźnika", "don't write to the supplier": a message
     if _whole(_CREATING, word) and _venue_near(words, index, _FILE_PLACES, 8):
@@ -763,6 +787,10 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "installation"  # "getting it onto the reception PCs"
     if _whole(_UPDATING, word) and _updates_software(words, index):
         return "installation"  # "no updating the firmware", "the driver: don't update it"
+    if word == "shared" and index + 1 < len(words) and _whole(_FILE_PLACES + _WRITTEN_INTO + _CHATS, words[index + 1]):
+        return None  # "the shared drive", "our shared channel": where things are, not a sharing
+    if _whole(_PLACING, word) and _puts_into_files(words, index):
+        return "local_write"  # "nie wrzucaj jej do wspólnego folderu", "don't upload it to the drive": a file put
     if word == "public" and index + 1 < len(words) and words[index + 1][0].isalpha():
         return None  # "public holidays", "public transport": an adjective ("make it public", "go public" publish)
     if word in _VERB_NOUNS and index and words[index - 1] in ("the", "a", "an", "this", "that", "my", "our", "your"):
@@ -837,6 +865,18 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     ):
         return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску", "nigdzie nie wystawiaj"
     return _motion(words, index)
+
+
+#: Places of files a verb of placing may put something into: "do folderu", "to the shared drive", "в папку".
+_FILE_DESTINATIONS = (*_FILE_PLACES, "dysk", "=drive", "=drives", "папк", "диск")
+
+
+def _puts_into_files(words: list[str], index: int) -> bool:
+    """A place of files near the verb of placing at `index`, in its clause (after it, or fronted: "в общую папку не
+    закидывай"), and no venue everyone reads near it."""
+    start, end = _clause_span(words, index)
+    near = words[max(start, index - 5) : index] + words[index + 1 : min(end, index + 7)]
+    return any(_whole(_FILE_DESTINATIONS, w) for w in near) and not _venue_near(words, index)
 
 
 def _venue_after_placing(words: list[str], index: int) -> bool:
@@ -955,6 +995,11 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
     named = [w for w in rest[place + 1 : place + 5] if w not in _DETERMINERS and w[0].isalpha()]
     if any(_whole(_VENUES, w) for w in named[:3]):
         return "publication"
+    _, end = _clause_span(words, index)
+    chat = [w for w in words[index + 1 : min(end, index + 10)] if w not in _DETERMINERS and w[0].isalpha()]
+    if any(_whole(_CHATS, w) for w in chat):
+        # "shouldn't go up on the security team's shared channel": everyone's chat publishes, a group's chat sends
+        return "publication" if any(_whole(_EVERYONE, w) for w in chat) else "external_transmission"
     if rest[place] in ("on", "onto", "na", "на") and any(_whole(_SERVERS, w) for w in named[:3]):
         return "installation"  # "if anything lands on the clubhouse PC", "wejdzie na tablety"
     if any(w.startswith(_AUDIENCE) for w in named[:2]):

@@ -18,6 +18,11 @@ its clauses rather than from an alarm keyword alone.
                    эвакуация", "ewakuacja próbna") no evacuation;
                    an explicitly unknown person (a stranger, nieznajomy, посторонний…) seen right now ("right now",
                    "właśnie teraz", "прямо сейчас", "!") — "камера фиксирует постороннего прямо сейчас!"
+                 a device sounding now ("the siren is wailing", "czujka piszczy", "датчик пищит"); a fault lasting
+                 until now ("returning 502 for the last 10 min", "strona leży od kwadransa", "41 градус и растёт")
+    not events   a danger word that only names what a record or a device is about ("the outage report", "raport z
+                 awarii", "czujki dymu", "отчёт по аварии") unless the text says it happens now; one in a condition
+                 ("jeśli padły", "if it crashes")
     not now      a danger word under a nominal negation ("no smoke", "no alarms", "żadnych alarmów", "bez dymu",
                  "дыма нет", "тревог не было") is no emergency; past events ("yesterday's alarms") are for the caller
                  (`cues`) to weigh against the request around them
@@ -36,7 +41,8 @@ from typing import Literal
 #: Danger words: an emergency on their own when not negated.
 EMERGENCY = re.compile(
     # a fire drill, fire safety or a fire inspection is no fire; a training evacuation is no evacuation
-    r"\b(?:fire(?!\s+(?:drill|exercise|safety|extinguisher|door|regulation|inspect\w*|officer|certificate))"
+    r"\b(?:fire(?!\s+(?:drill|exercise|safety|extinguisher|door|regulation|inspect\w*|officer|certificate|brigade"
+    r"|department|station|fighter\w*|service|escape|exit|insurance|marshal))"
     r"|flames|smell(?:s|ing)? (?:of )?gas"
     r"|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
     r"|(?:is|went|are) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!"
@@ -92,6 +98,8 @@ _CALM = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[\w'-]+|[^\w\s]", re.UNICODE)
+_RELATIVE = {"who", "which", "that", "który", "która", "którzy", "które", "ktory", "ktora", "который", "которая",
+             "которые", "кто"}  # fmt: skip
 _BREAKS = {",", ";", ":", ".", "!", "?", "—", "–", "but", "ale", "lecz", "но", "а", "однако"}
 #: Nominal negations: "no smoke", "bez dymu", "żadnych alarmów", "brak dymu", "никаких тревог".
 _NEGATE_NOUN_BEFORE = {"no", "without", "zero", "bez", "brak", "żadnych", "żadnego", "żaden", "żadna", "zadnych",
@@ -134,6 +142,19 @@ _AGENTS = {
     "какие-то",
     "люди",
     "people",
+    "kogoś",
+    "kogos",
+    "typ",
+    "typa",
+    "typek",
+    "koleś",
+    "kolesia",
+    "gościa",
+    "faceta",
+    "mężczyznę",
+    "кого-то",
+    "мужика",
+    "типа",
 }
 #: Verbs of force or entry (prefix stems).
 _FORCE = (
@@ -174,7 +195,9 @@ _TRYING = (
     ("пытаются",),
     ("пробует",),
 )
-_ENTRY = ("get", "enter", "open", "wejść", "wejsc", "dostać", "otworzyć", "войти", "проникнуть", "открыть", "залезть")
+_ENTRY = ("get", "enter", "open", "cut", "climb", "wejść", "wejsc", "dostać", "otworzyć", "przeciąć", "przeciac",
+          "przeskoczyć", "sforsować", "войти", "проникнуть", "открыть", "залезть", "перерезать", "перелезть",
+          "вскрыть")  # fmt: skip
 _SUBSTANCES = (
     "water",
     "gas",
@@ -209,6 +232,42 @@ _PRESENT_RU = ("ет", "ит", "ют", "ят", "ут", "ат", "ется", "ит
 _PROGRESSIVE_AUX = {"is", "are", "'s", "keeps", "keep", "still"}
 
 
+#: Nouns of a record or a device that a danger word may only qualify (stems): "outage report", "czujka dymu".
+_RECORDS = (
+    "report", "log", "postmortem", "post-mortem", "analys", "summar", "timeline", "review", "transcript", "detector",
+    "sensor", "drill", "raport", "analiz", "podsumowan", "protok", "czujk", "czujek", "czujnik", "detektor",
+    "sprawozdan",
+    "отчет", "отчёт", "лог", "журнал", "анализ", "разбор", "сводк", "хронолог", "датчик", "извещател", "срабатыван",
+    "учени", "протокол",
+)  # fmt: skip
+#: Words that may stand between a record's noun and the danger word it is about: prepositions and "and".
+_LINKS = {"of", "on", "about", "from", "the", "z", "ze", "o", "po", "i", "oraz", "по", "об", "о", "с", "и", "за"}
+_IF = {"if", "jeśli", "jeżeli", "jesli", "jezeli", "gdyby", "если", "ежели"}
+#: Alarm devices, and the verbs of their sounding (stems), present forms only count (`_ongoing`).
+_DEVICES = ("alarm", "siren", "detector", "sensor", "syren", "czujk", "czujnik", "alarm", "сирен", "датчик",
+            "сигнализац", "извещател")  # fmt: skip
+_SOUNDS = ("wail", "blar", "beep", "ring", "howl", "scream", "going", "piszcz", "wyj", "wyje", "dzwoni", "buczy",
+           "пищ", "во", "звен", "орет", "орёт", "гудит", "срабатыва")  # fmt: skip
+#: A problem lasting until now: "for the last ~10 min", "od kwadransa", "od 5 minut", "уже полчаса", "и растёт".
+_GOING_ON_FOR = re.compile(
+    r"\bfor the (?:last|past) (?:~|about |few |couple of )?\d*\s*(?:min\w*|hours?|seconds?)\b"
+    r"|\b(?:and|still) (?:rising|climbing|growing|getting worse)\b"
+    r"|\bod (?:~?\d+ ?(?:min\w*|godzin\w*|sekund\w*)|kwadransa|godziny|pół godziny|paru minut|kilku minut)"
+    r"|\bi (?:ciągle |wciąż )?rośnie\b"
+    r"|(?<!\w)(?:уже|последние) (?:~?\d+ ?(?:мин\w*|час\w*)|полчаса|час|несколько минут|пару минут)"
+    r"|(?<!\w)и (?:всё |все |продолжает )?раст[её]т(?!\w)",
+    re.IGNORECASE,
+)
+#: What is failing while it lasts: errors, a service down, complaints, a reading rising.
+_FAILING = re.compile(
+    r"\b(?:returning|throwing|giving) (?:\d{3}s?|errors?)\b|\b5\d\d(?:s)?\b|\btiming out\b|\btimeouts?\b"
+    r"|\bfailing\b|\bcomplaining\b|\b(?:and|still) (?:rising|climbing)\b"
+    r"|\b(?:leży|leżą|lezy|sypie się|wywala\w*|błęd\w*|dzwonią|nie da się|przecina\w*|przeciąć|rośnie)"
+    r"|(?<!\w)(?:лежит|лежат|падает|ошибк\w*|раст[её]т|не открывается|звонят|жалуются)",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Situation:
     """An emergency happening now, or a report that all is well, with the words that show it."""
@@ -219,8 +278,12 @@ class Situation:
 
 def _clauses(text: str) -> list[list[str]]:
     clauses: list[list[str]] = [[]]
-    for word in _WORD.findall(text.lower().replace("’", "'").replace("ё", "е")):
+    words = _WORD.findall(text.lower().replace("’", "'").replace("ё", "е"))
+    for position, word in enumerate(words):
         if word in _BREAKS:
+            following = words[position + 1] if position + 1 < len(words) else ""
+            if word == "," and following in _RELATIVE:
+                continue  # "jakiegoś typa, który próbuje…": a relative clause goes on about its noun
             if clauses[-1]:
                 clauses.append([])
             continue
@@ -281,9 +344,38 @@ def _emission(words: list[str]) -> str | None:
     return None
 
 
+def _named_by_a_record(words: list[str], index: int) -> bool:
+    """Whether the danger word at `index` names what a record or a device is about, not an event: "the outage
+    report", "smoke detectors", "raport z awarii", "czujki dymu", "отчёт по аварии", "лог датчиков дыма и протечки"."""
+    after = words[index + 1] if index + 1 < len(words) else ""
+    if after.startswith(_RECORDS) and words[index].isascii():
+        return True  # an English compound: the danger word before the noun it qualifies
+    j = index - 1
+    while j >= 0 and index - j <= 3 and (words[j] in _LINKS or EMERGENCY.fullmatch(words[j])):
+        j -= 1
+    return j >= 0 and index - j <= 3 and words[j].startswith(_RECORDS)
+
+
+def _conditional(words: list[str], index: int) -> bool:
+    """A danger word in a condition: "jeśli padły" (if any were said), "if it crashes", "если упадёт"."""
+    return any(w in _IF for w in words[max(0, index - 2) : index])
+
+
+def _sounding(words: list[str]) -> str | None:
+    """A device sounding now: "the siren is wailing", "czujka piszczy bez przerwy", "датчик пищит"."""
+    for i, word in enumerate(words):
+        if not word.startswith(_DEVICES):
+            continue
+        for j in range(max(0, i - 2), min(len(words), i + 8)):
+            if j != i and words[j].startswith(_SOUNDS) and _ongoing(words[j], words[j - 1] if j else ""):
+                return f"{word} … {words[j]}" if j > i else f"{words[j]} … {word}"
+    return None
+
+
 def read_situation(text: str) -> Situation | None:
     """An emergency happening now, a calm report, or None (see the module docstring)."""
     calm: list[str] = []
+    just = _JUST.search(text) is not None  # "прямо сейчас сыпятся тревоги с датчиков протечки": happening now
     for words in _clauses(text):
         joined = " ".join(words)
         for match in EMERGENCY.finditer(joined):
@@ -293,8 +385,10 @@ def read_situation(text: str) -> Situation | None:
                 # "no smoke", "no pipes burst this winter": the danger is denied
                 calm.append(" ".join(words[max(0, index - 2) : index + 3]))
                 continue
+            if single and ((_named_by_a_record(words, index) and not just) or _conditional(words, index)):
+                continue  # "the outage report", "датчики дыма", "raport z awarii"; "if any were said (jeśli padły)"
             return Situation("emergency", match.group(0))
-        found = _intrusion(words) or _emission(words)
+        found = _intrusion(words) or _emission(words) or _sounding(words)
         if found is not None:
             return Situation("emergency", found)
         medical = MEDICAL.search(joined)
@@ -316,4 +410,9 @@ def read_situation(text: str) -> Situation | None:
         quiet = _CALM.search(joined)
         if quiet is not None:
             calm.append(quiet.group(0))
+    going_on = _GOING_ON_FOR.search(text)
+    failing = _FAILING.search(text)
+    if going_on is not None and failing is not None:
+        # "checkout returning 502 for the last 10 min", "strona leży od kwadransa", "41 градус и растёт"
+        return Situation("emergency", f"{failing.group(0)} … {going_on.group(0)}")
     return Situation("calm", "; ".join(calm)) if calm else None
