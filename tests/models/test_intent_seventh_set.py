@@ -12,7 +12,8 @@ phrasings of my own (not the split's):
 - placing into a file place writes local files; a shared drive is a place, not a sharing; a chat named after a
   motion verb ("go up on the team's shared channel") publishes or sends; commands are code; a past state ("stayed
   within range") keeps nothing in; "удалёнщики" are remote workers, not deleting; writing into a document
-  writes a local file ("nie pisz nic do dokumentu"), writing to a person sends.
+  writes a local file ("nie pisz nic do dokumentu"), writing to a person sends; a second place after a disjunction
+  takes the same verb ("nie wrzucaj go do folderu ani na stronę").
 
 Each case fails if the rule for its form is removed.
 """
@@ -84,6 +85,14 @@ def test_kinds(text: str, kind: str) -> None:
         ("Nie pisz nic do dokumentu projektu.", [L]),
         ("Ничего не пиши в документ с планом.", [L]),
         ("Не пиши клиенту, пока я не проверю.", [X]),
+        # a second place for the same verb, after a disjunction, with no verb of its own
+        ("Don't put the file in the shared folder or on the intranet.", [L, P]),
+        ("Nie wrzucaj tego na stronę ani do folderu.", [L, P]),
+        ("Не закидывай отчёт в общую папку или на сайт.", [L, P]),
+        ("Don't send it to Anna or to the board.", [X]),
+        # a motion verb coordinated with another shares its subject
+        ("Under no circumstances should the notes leave this room or end up on the intranet.", [X, P]),
+        ("The figures must not leave the building or go up on the website.", [X, P]),
         # commands are code
         ("Nie puszczaj żadnych komend na serwerze, tylko czytaj logi.", [C]),
         ("Don't fire any commands on the boxes until I say so.", [C]),

@@ -1537,6 +1537,32 @@ def _expletive(words: list[str], index: int) -> bool:
     return False
 
 
+def _coordinated_action(words: list[str], index: int, first: int) -> EffectClass | None:
+    """The effect of the action at `index`, coordinated with the one at `first`: a motion verb there shares the
+    first verb's subject ("should any of this leave your hands or end up on the intranet"), so it is read in the
+    first verb's place."""
+    effect = action_of(words, index)
+    if effect is None and words[index] in _ARRIVING_EN:
+        effect = action_of([*words[:first], *words[index:]], first)
+    return effect
+
+
+#: Prepositions of a place: "on the intranet", "na stronę", "в чат".
+_PLACE_PREPOSITIONS = {"on", "onto", "to", "into", "in", "na", "do", "w", "we", "на", "в", "во", "к"}
+
+
+def _second_destination(words: list[str], verb: int) -> tuple[int, EffectClass] | None:
+    """A second place for the verb at `verb` after a disjunction in its clause, with no verb of its own ("don't put
+    it in the folder or on the website", "nie wrzucaj go do folderu ani na kanał", "не клади в папку или на сайт"):
+    the verb's effect with that place, read as if the place came right after the verb."""
+    _, end = _clause_span(words, verb)
+    for k in range(verb + 2, min(end, verb + 10)):
+        if words[k] in _DISJUNCTIVE and k + 1 < end and words[k + 1] in _PLACE_PREPOSITIONS:
+            effect = action_of([*words[: verb + 1], *words[k + 1 : end]], verb)
+            return (k + 1, effect) if effect is not None else None
+    return None
+
+
 def words_of(text: str) -> list[str]:
     """The tokens of `text` as the readers walk them: a negated necessity after its action moved before it."""
     return _front_postposed(tokens(text))
@@ -1614,7 +1640,7 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                 (
                     i
                     for i in range(follow + 1, min(len(words), follow + 4))
-                    if words[i] not in _CLAUSE_BREAK and action_of(words, i) is not None
+                    if words[i] not in _CLAUSE_BREAK and _coordinated_action(words, i, position) is not None
                 ),
                 None,
             )
@@ -1622,11 +1648,15 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                 break
             if _operator(words, nxt - 1) is not None:
                 break  # "не отправлять и не выкладывать": the second has its own negation
-            effect = action_of(words, nxt)
+            effect = _coordinated_action(words, nxt, position)
             assert effect is not None
             hits.append((nxt, effect))
             consumed.update(range(follow, nxt + 1))
             position = nxt
+        if chain.index is not None and chain.effect is not None:
+            second = _second_destination(words, chain.index)
+            if second is not None and second[1] != chain.effect:
+                hits.append(second)  # "nie wrzucaj go do folderu ani na stronę": the same verb, another place
         for position, effect in list(hits):
             if effect == "publication" and _to_audience(words, position):
                 # "nothing goes to the staff until…": mailed to all of them or put up for all of them, both forbidden
