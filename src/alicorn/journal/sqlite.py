@@ -20,7 +20,7 @@ import os
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
@@ -107,6 +107,35 @@ _SUMMARY_SCHEMA = (
     "CREATE INDEX run_summaries_by_status ON run_summaries (status, created, stream)",
 )
 SUMMARIES_KEY = "run_summaries"
+#: Most appends change neither indexed column of a run's summary. SQLite rewrites an index whose column an UPDATE
+#: sets, even to the same value (two more pages in the WAL, written and fsynced with every step), so then only the
+#: columns that are in no index are set.
+_SUMMARY_UPDATE = (
+    "UPDATE run_summaries SET goal = ?, nodes = ?, succeeded = ?, events = ?, bytes = ?, finished = ?, last_seq = ?, "
+    "archived_bytes = ? WHERE stream = ?"
+)
+_SUMMARY_UPSERT = (
+    "INSERT INTO run_summaries (stream, status, goal, nodes, succeeded, events, bytes, created, finished, last_seq, "
+    "archived_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (stream) DO UPDATE SET status = excluded.status, goal = excluded.goal, nodes = excluded.nodes, "
+    "succeeded = excluded.succeeded, events = excluded.events, bytes = excluded.bytes, created = excluded.created, "
+    "finished = excluded.finished, last_seq = excluded.last_seq, archived_bytes = excluded.archived_bytes"
+)
+
+
+def _summary_write(summary: RunSummary, previous: RunSummary | None) -> tuple[str, tuple[object, ...]]:
+    """The statement that stores `summary` over `previous`, and its row."""
+    if previous is not None and (previous.status, previous.created) == (summary.status, summary.created):
+        return _SUMMARY_UPDATE, (
+            summary.goal, summary.nodes, summary.succeeded, summary.events, summary.bytes, summary.finished,
+            summary.last_seq, summary.archived_bytes, summary.stream,
+        )  # fmt: skip
+    return _SUMMARY_UPSERT, (
+        summary.stream, summary.status, summary.goal, summary.nodes, summary.succeeded, summary.events, summary.bytes,
+        summary.created, summary.finished, summary.last_seq, summary.archived_bytes,
+    )  # fmt: skip
+
+
 _SUMMARY_TYPES: tuple[type | tuple[type, ...], ...] = (
     *(str, str, str, int, int, int, int, str),
     (str, type(None)),
@@ -126,6 +155,9 @@ class SQLiteStore(JournalStore):
     ) -> None:
         super().__init__()
         self.group_commit = group_commit and not read_only
+        # BEGIN IMMEDIATE makes the write transaction this connection's alone: an append's checks read what no one
+        # else can change before the commit, so a group's rows can be written together (store._commit_group_batched)
+        self.batched_group_writes = True
         self.path = Path(path)
         self.location = str(self.path)
         self.read_only = read_only
@@ -472,46 +504,18 @@ class SQLiteStore(JournalStore):
         return None if row is None else self._summary(row)
 
     def _put_summary_txn(self, tx: sqlite3.Connection, summary: RunSummary, previous: RunSummary | None = None) -> None:
-        if previous is not None and (previous.status, previous.created) == (summary.status, summary.created):
-            # Most appends change neither indexed column. SQLite rewrites an index whose column an UPDATE sets, even
-            # to the same value (two more pages in the WAL, written and fsynced with every step), so only the
-            # columns that are in no index are set here.
-            tx.execute(
-                "UPDATE run_summaries SET goal = ?, nodes = ?, succeeded = ?, events = ?, bytes = ?, finished = ?, "
-                "last_seq = ?, archived_bytes = ? WHERE stream = ?",
-                (
-                    summary.goal,
-                    summary.nodes,
-                    summary.succeeded,
-                    summary.events,
-                    summary.bytes,
-                    summary.finished,
-                    summary.last_seq,
-                    summary.archived_bytes,
-                    summary.stream,
-                ),
-            )
-            return
-        tx.execute(
-            f"INSERT INTO run_summaries ({_SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (stream) DO UPDATE SET status = excluded.status, goal = excluded.goal, "
-            "nodes = excluded.nodes, succeeded = excluded.succeeded, events = excluded.events, "
-            "bytes = excluded.bytes, created = excluded.created, finished = excluded.finished, "
-            "last_seq = excluded.last_seq, archived_bytes = excluded.archived_bytes",
-            (
-                summary.stream,
-                summary.status,
-                summary.goal,
-                summary.nodes,
-                summary.succeeded,
-                summary.events,
-                summary.bytes,
-                summary.created,
-                summary.finished,
-                summary.last_seq,
-                summary.archived_bytes,
-            ),
-        )
+        tx.execute(*_summary_write(summary, previous))
+
+    def _put_summaries_txn(
+        self, tx: sqlite3.Connection, changes: Sequence[tuple[RunSummary, RunSummary | None]]
+    ) -> None:
+        # One statement for all the rows it writes: a group of appends updates its runs' rows together.
+        by_statement: dict[str, list[tuple[object, ...]]] = {}
+        for summary, previous in changes:
+            sql, row = _summary_write(summary, previous)
+            by_statement.setdefault(sql, []).append(row)
+        for sql, rows in by_statement.items():
+            tx.executemany(sql, rows)
 
     def _summaries_txn(self, tx: sqlite3.Connection, limit: int | None, status: str | None) -> list[RunSummary]:
         where, args = ("WHERE status = ?", [status]) if status is not None else ("", [])

@@ -215,6 +215,9 @@ class JournalStore(ABC):
     secrets: KnownSecrets = KnownSecrets()
     #: Whether concurrent appends share one transaction (see `_append_grouped`); engines with savepoints turn it on.
     group_commit: bool = False
+    #: Whether a group with no guarded stream may write its rows together, without savepoints (an engine where an
+    #: append's own refusal is decided by reads, before any write: `_commit_group_batched`).
+    batched_group_writes: bool = False
     #: The longest a group's leader waits for the appends it expects (the size of the previous group).
     group_window_s: float = GROUP_WINDOW_S
     #: Whether the storage holds a complete run-summary row for every run, kept by every append. False only for a
@@ -252,9 +255,60 @@ class JournalStore(ABC):
             self._notify(stream, tuple(events))
         return events
 
+    def append_together(self, appends: Sequence[tuple[str, Sequence[Draft], int]]) -> list[list[Event] | Exception]:
+        """Append to several streams at once: `appends` holds (stream, drafts, expect), at most one per stream. Each
+        append is checked, guarded and chained exactly as `append` would, and answered on its own, in order: its
+        events, or the error it raised (a conflict, an archived stream, a guard's refusal; a storage failure answers
+        every append of the transaction it failed). Where the engine groups commits, they share one transaction and
+        one fsync: a driver of many runs in one thread (runtime.together) makes all its steps durable at once."""
+        if len({stream for stream, _, _ in appends}) != len(appends):
+            raise ValueError("append_together takes at most one append per stream")
+        answers: list[list[Event] | Exception | None] = [None] * len(appends)
+        queued: list[tuple[int, _Queued]] = []
+        for position, (stream, drafts, expect) in enumerate(appends):
+            try:
+                check_stream_name(stream)
+                if not drafts:
+                    answers[position] = []
+                    continue
+                encoded, texts = self.encoded(drafts)
+            except Exception as exc:  # this append's own bad input: nothing of it is written
+                answers[position] = exc
+                continue
+            queued.append((position, _Queued(stream, encoded, texts, expect)))
+        if self.group_commit and queued:
+            self._commit_group([q for _, q in queued])
+        else:
+            for _, one in queued:
+                try:
+                    with self._write_transaction() as tx:
+                        one.events = self._append_txn(tx, one.stream, one.drafts, one.texts, one.expect)
+                except Exception as exc:
+                    one.error = exc
+        for position, one in queued:
+            if one.error is not None and not isinstance(one.error, Exception):
+                raise one.error  # a crash or an interrupt stops the driver, as it would stop `append`'s caller
+            answers[position] = one.error if one.error is not None else one.events
+            if one.events and self._observers:
+                self._notify(one.stream, tuple(one.events))
+        return [a if a is not None else [] for a in answers]
+
     def _append_txn(self, tx: Any, stream: str, drafts: list[Draft], texts: list[str], expect: int) -> list[Event]:
         """One append inside the open write transaction `tx`: its checks, its guard, its rows (`texts`: the drafts'
         data, encoded by `encoded`)."""
+        events, summary, previous = self._prepare_txn(tx, stream, drafts, texts, expect)
+        if summary is not None:
+            self._put_summary_txn(tx, summary, previous)
+        self._insert_txn(tx, events)
+        self.crash.hit("mid_append")
+        self._appended_txn(tx, stream, events[-1], summary)
+        return events
+
+    def _prepare_txn(
+        self, tx: Any, stream: str, drafts: list[Draft], texts: list[str], expect: int
+    ) -> tuple[list[Event], RunSummary | None, RunSummary | None]:
+        """An append's checks and guard, its events chained and its run summary advanced, nothing written yet: the
+        events, the new summary (None when summaries are not kept) and the one it replaces."""
         known = self._known_txn(tx, stream)
         head = known.head if known is not None else self._head_txn(tx, stream)
         # An archived stream has no live events, so only a stream without a live head needs this look-up.
@@ -267,7 +321,7 @@ class JournalStore(ABC):
         if guard is not None:
             guard(tx)
         events = chain(stream, actual, head.hash if head else None, drafts, texts)
-        summary = None
+        summary = previous = None
         if self.summaries_kept:
             # The run's summary row, in this transaction: it commits with the events or not at all. Written before
             # them so an engine can send both in one round trip; a new stream has no row to read yet.
@@ -278,12 +332,7 @@ class JournalStore(ABC):
             else:
                 previous = self._summary_txn(tx, stream)
             summary = advance(previous, events)
-            if summary is not None:
-                self._put_summary_txn(tx, summary, previous)
-        self._insert_txn(tx, events)
-        self.crash.hit("mid_append")
-        self._appended_txn(tx, stream, events[-1], summary)
-        return events
+        return events, summary, previous
 
     # ---- group commit -----------------------------------------------------------------------------------------
 
@@ -371,6 +420,9 @@ class JournalStore(ABC):
             except BaseException as exc:
                 one.events, one.error = None, exc
             return
+        if self.batched_group_writes and not any(q.stream in self._guards for q in group):
+            self._commit_group_batched(group)
+            return
         try:
             with self._write_transaction() as tx:
                 # In stream order: every group takes its streams' locks in one order (PostgreSQL's per-stream
@@ -390,6 +442,40 @@ class JournalStore(ABC):
             for queued in group:
                 if queued.error is None:
                     queued.events, queued.error = None, self._group_failure(exc, queued)
+
+    def _commit_group_batched(self, group: list[_Queued]) -> None:
+        """A group with no guarded stream, in one write transaction, its writes batched: every append is checked and
+        chained first, reading only, so an append refused by its own check has written nothing and needs no
+        savepoint; then the summaries, one insert of every event, and the commit. A failure while writing fails the
+        whole group (nothing of it is stored), as a storage failure does in `_commit_group`."""
+        try:
+            with self._write_transaction() as tx:
+                prepared = []
+                for queued in sorted(group, key=lambda q: q.stream):  # the lock order of `_commit_group`
+                    try:
+                        prepared.append(
+                            (queued, *self._prepare_txn(tx, queued.stream, queued.drafts, queued.texts, queued.expect))
+                        )
+                    except Exception as exc:
+                        if self._fails_group(exc):
+                            raise
+                        queued.error = exc  # a conflict, an archived stream: read only, nothing of it written
+                self._put_summaries_txn(tx, [(s, p) for _, _, s, p in prepared if s is not None])
+                self._insert_txn(tx, [event for _, events, _, _ in prepared for event in events])
+                for _ in prepared:
+                    self.crash.hit("mid_append")  # once per append, as ungrouped: `mid_append:N` counts the same
+                for queued, events, summary, _previous in prepared:
+                    self._appended_txn(tx, queued.stream, events[-1], summary)
+                    queued.events = events
+        except BaseException as exc:  # the transaction is lost: none of the group is stored
+            for queued in group:
+                if queued.error is None:
+                    queued.events, queued.error = None, self._group_failure(exc, queued)
+
+    def _put_summaries_txn(self, tx: Any, changes: Sequence[tuple[RunSummary, RunSummary | None]]) -> None:
+        """Store the summaries of a group's appends, each over the one it replaces (an engine may batch them)."""
+        for summary, previous in changes:
+            self._put_summary_txn(tx, summary, previous)
 
     def _fails_group(self, exc: Exception) -> bool:
         """Whether an error inside one append of a group means the whole transaction is lost (storage failures);
