@@ -9,10 +9,12 @@ the next one is called (Alicorn: `durability="step"`, each node's events committ
 workflow whose every `@DBOS.step()` records its output before the next). Aggregate nodes per second is the figure;
 the target (issue 17) is Alicorn >= 10x DBOS on the same workload, on the same engine, in the same run.
 
-- Alicorn: one journal store object (as a service or a worker holds), one thread per run, each driving its run with
-  `Executor.start`; measured with group commit on (the default) and off, and the commits it took (counted at the
-  engine's transaction hook), so the grouping is shown, not assumed. Every run is folded afterwards and must have
-  succeeded with every node.
+- Alicorn: one journal store object (as a service or a worker holds), two ways of driving the runs: one thread per
+  run, each driving its run with `Executor.start` (with group commit on, the default, and off); and one thread
+  driving all of them with `Executor.start_many` (runtime.together: each round moves every run that can move, their
+  steps share one commit, then their calls run). The commits each took are counted at the engine's transaction
+  hook, so the grouping is shown, not assumed. Every run is folded afterwards and must have succeeded with every
+  node. The ratio to DBOS is Alicorn's best way against DBOS's best.
 - DBOS: `DBOS.start_workflow` (DBOS's own thread pool) and DBOS's queue (no concurrency limit, polled every 0.1 s rather
   than DBOS's default 1 s), on its SQLite system
   database (pre-created in WAL mode, as Alicorn's) or PostgreSQL (the same throw-away server).
@@ -50,7 +52,7 @@ from alicorn.ops.builtin import builtin_registry
 from alicorn.ops.registry import Registry
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.executor import Executor, RunEnvironment
-from alicorn.runtime.state import fold
+from alicorn.runtime.state import RunState, fold
 from alicorn.testing.commits import count_commits
 
 TARGET = 10.0  # Alicorn's aggregate nodes/s over DBOS's (issue 17)
@@ -86,11 +88,34 @@ def alicorn_once(store: JournalStore, registry: Registry, plan: Plan, runs: int,
         finished.append(state.run_id)
 
     took = timed_threads(runs, drive)
-    for run_id in finished:  # every run finished, with every node: the figure counts real work
+    check_finished(store, plan, finished)
+    return took, commits[0]
+
+
+def alicorn_one_driver(
+    store: JournalStore, registry: Registry, plan: Plan, runs: int, workdir: Path
+) -> tuple[float, int]:
+    """Seconds for `runs` runs of `plan` started together and driven by this one thread (every node durable), and
+    the commits they took."""
+    commits = count_commits(store)
+    environment = RunEnvironment(workspace_root=workdir / "ws", data_root=workdir, max_parallel=4)
+    executor = Executor(store, registry, environment, durability="step")
+    started = time.perf_counter()
+    answers = executor.start_many([plan] * runs)
+    took = time.perf_counter() - started
+    failed = [a for a in answers if not isinstance(a, RunState) or a.status != "succeeded"]
+    if failed:
+        raise RuntimeError(f"{len(failed)} of {runs} runs did not succeed: {failed[0]!r}")
+    check_finished(store, plan, [a.run_id for a in answers if isinstance(a, RunState)])
+    return took, commits[0]
+
+
+def check_finished(store: JournalStore, plan: Plan, finished: list[str]) -> None:
+    """Every run finished, with every node: the figure counts real work."""
+    for run_id in finished:
         state = fold(store.read(run_id), run_id)
         if state.status != "succeeded" or sum(n.status == "succeeded" for n in state.nodes.values()) != len(plan.nodes):
             raise RuntimeError(f"run {run_id}: {state.status} after the benchmark")
-    return took, commits[0]
 
 
 # ---- DBOS ------------------------------------------------------------------------------------------------------
@@ -192,7 +217,11 @@ def bench_engine(engine: Engine, args: argparse.Namespace, dbos: Dbos | None, wo
     registry = builtin_registry()
     registry.fingerprint()  # computed once per process, as a long-lived worker would
     print(f"\n== {engine.name}: {runs} runs x {nodes} durable nodes ({total} nodes), {args.reps} reps")
-    measured: dict[str, Measured] = {"alicorn, group commit": Measured([]), "alicorn, one commit each": Measured([])}
+    measured: dict[str, Measured] = {
+        "alicorn, one driver": Measured([]),
+        "alicorn, group commit": Measured([]),
+        "alicorn, one commit each": Measured([]),
+    }
     if dbos is not None:
         measured["dbos, start_workflow"] = Measured([])
         measured["dbos, queue"] = Measured([])
@@ -200,9 +229,10 @@ def bench_engine(engine: Engine, args: argparse.Namespace, dbos: Dbos | None, wo
     for rep in range(args.reps):
         for label, result in measured.items():
             if label.startswith("alicorn"):
-                grouped = label.endswith("group commit")
+                grouped = not label.endswith("one commit each")
+                drive = alicorn_one_driver if label.endswith("one driver") else alicorn_once
                 with closing(engine.open_store(grouped)) as store:
-                    took, commits = alicorn_once(store, registry, plan, runs, workdir / f"a{next(counter)}")
+                    took, commits = drive(store, registry, plan, runs, workdir / f"a{next(counter)}")
                 result.note = f"{commits} commits ({total / commits:.1f} nodes per commit) in the last rep"
             else:
                 assert dbos is not None
@@ -213,13 +243,17 @@ def bench_engine(engine: Engine, args: argparse.Namespace, dbos: Dbos | None, wo
     print(f"   medians of {args.reps} reps:")
     for label, result in measured.items():
         print(f"     {label:26} {rates[label]:8.0f} nodes/s  {result.note}")
-    best_alicorn = rates["alicorn, group commit"]
-    print(f"   group commit: {best_alicorn / rates['alicorn, one commit each']:.2f}x one commit each")
+    threads = rates["alicorn, group commit"]
+    print(f"   group commit: {threads / rates['alicorn, one commit each']:.2f}x one commit each")
+    print(f"   one driver: {rates['alicorn, one driver'] / threads:.2f}x a thread per run with group commit")
     if dbos is not None:
+        best = max(rates["alicorn, one driver"], threads)
+        best_dbos = max(rates["dbos, start_workflow"], rates["dbos, queue"])
         for mode in ("start_workflow", "queue"):
-            ratio = best_alicorn / rates[f"dbos, {mode}"]
-            verdict = "met" if ratio >= TARGET else "NOT met"
-            print(f"   Alicorn / DBOS ({mode}): {ratio:.2f}x (target >= {TARGET:g}x: {verdict})")
+            print(f"   Alicorn's best / DBOS ({mode}): {best / rates[f'dbos, {mode}']:.2f}x")
+        ratio = best / best_dbos
+        verdict = "met" if ratio >= TARGET else "NOT met"
+        print(f"   Alicorn's best / DBOS's best: {ratio:.2f}x (target >= {TARGET:g}x: {verdict})")
     return rates
 
 

@@ -131,6 +131,9 @@ class ThreadDispatcher:
         self._jobs: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
         self._idle = 0
         self._workers = 0
+        #: Called (from the worker's thread) when an outcome is ready: how a driver of many runs, waiting for any of
+        #: them, learns that one has something to handle (runtime.together).
+        self.on_outcome: Callable[[], None] | None = None
 
     def submit(self, call: Call) -> None:
         if self._runs_inline(call):
@@ -201,6 +204,10 @@ class ThreadDispatcher:
                 del self._pending[call.slot]
                 self._done.append(outcome)
                 self._changed.notify_all()
+            else:
+                return
+        if self.on_outcome is not None:
+            self.on_outcome()
 
     def _invoke(self, call: Call, cancel: threading.Event) -> Outcome:
         op = self._registry.get(call.operation)

@@ -12,9 +12,10 @@ byte-for-byte replay possible. One process at a time drives a run: the store's l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ from alicorn.runtime.needs import DEFAULT_DURABILITY, Approvers, Controls, Durab
 from alicorn.runtime.plan_decisions import plan_risk
 from alicorn.runtime.session import Session
 from alicorn.runtime.state import RunState, fold
+from alicorn.runtime.together import drive_together
 from alicorn.runtime.world import Clock, IdSource, RandomIds, default_clock
 
 __all__ = [
@@ -227,6 +229,53 @@ class Executor:
 
         With `drive=False` the creation and the decision are journaled (in one append) and nothing is called: the
         run is left for `resume`, by this process or a broker's worker (alicorn.broker)."""
+        with contextlib.ExitStack() as held:
+            opened = self._open(
+                plan, held, approvals=approvals, run_id=run_id, terms=terms, carried=carried, drive=drive
+            )
+            if isinstance(opened, RunState):
+                return opened
+            if not drive:
+                opened.commit()
+                return opened.state
+            return self._finished(opened.drive())
+
+    def start_many(self, plans: Sequence[Plan], *, terms: RunTerms | None = None) -> list[RunState | Exception]:
+        """Start `plans` as runs (each as `start` would, under `terms`) and drive them all together in this thread
+        (runtime.together): every step of every run is durable before its calls run, as with `start`, and the steps
+        of the runs that moved at once share one commit. Each run's final state, or the error that stopped it (a
+        plan that does not validate, a failed append), in the order given."""
+        answers: list[RunState | Exception | None] = [None] * len(plans)
+        with contextlib.ExitStack() as held:
+            sessions: list[tuple[int, Session]] = []
+            for position, plan in enumerate(plans):
+                try:
+                    opened = self._open(plan, held, terms=terms)
+                except Exception as exc:
+                    answers[position] = exc
+                    continue
+                if isinstance(opened, RunState):
+                    answers[position] = opened
+                else:
+                    sessions.append((position, opened))
+            driven = drive_together(self.store, [session for _, session in sessions], self.poll_s)
+            for (position, _), answer in zip(sessions, driven, strict=True):
+                answers[position] = self._finished(answer) if isinstance(answer, RunState) else answer
+        return [a if a is not None else RunError("the run was not started") for a in answers]
+
+    def _open(
+        self,
+        plan: Plan,
+        held: contextlib.ExitStack,
+        *,
+        approvals: Iterable[Approval] = (),
+        run_id: str | None = None,
+        terms: RunTerms | None = None,
+        carried: Iterable[CarriedApproval] = (),
+        drive: bool = True,
+    ) -> Session | RunState:
+        """A new run's session, its creation and Anvil's decision emitted and the right to drive it held (in
+        `held`); or, when Anvil decided it may not proceed, its state, that decision already committed."""
         plan = validate_plan(plan, self.registry, self.environment.resources)
         terms = terms or self.default_terms
         run_id = run_id or self.ids.run_id()
@@ -262,21 +311,16 @@ class Executor:
             created["change"] = change.to_json()
         elif carried:
             raise RunError("approvals carry over only to a replan (terms.replan_of names the run it replaces)")
-        with self.store.lock(run_id):
-            session = Session(
-                self.session_needs(), run_id, RunState(run_id=run_id), plan, committed=0, given_terms=terms
-            )
-            session.begin()
-            session.emit("run.created", created)
-            grant(session, approvals)
-            carry(session, carried)
-            if not admission.proceed(session, admission.admit(session)):
-                session.commit()
-                return self._finished(session.state)
-            if not drive:
-                session.commit()
-                return session.state
-            return self._finished(session.drive())
+        held.enter_context(self.store.lock(run_id))
+        session = Session(self.session_needs(), run_id, RunState(run_id=run_id), plan, committed=0, given_terms=terms)
+        session.begin()
+        session.emit("run.created", created)
+        grant(session, approvals)
+        carry(session, carried)
+        if not admission.proceed(session, admission.admit(session)):
+            session.commit()
+            return self._finished(session.state)
+        return session
 
     def resume(
         self,

@@ -17,7 +17,7 @@ from alicorn import canonical
 from alicorn.anvil.risk import PlanRisk
 from alicorn.anvil.terms import RunTerms
 from alicorn.errors import RunError
-from alicorn.journal.events import Draft
+from alicorn.journal.events import Draft, Event
 from alicorn.ops.registry import Operation
 from alicorn.plan.criteria import describe, evaluate
 from alicorn.plan.dsl import IdempotencyClass, LiteralInput, Node, Plan
@@ -91,8 +91,16 @@ class Session:
         self.drafts.append(Draft(kind, self.now, data))
 
     def commit(self) -> None:
+        batch = self.take_batch()
+        if batch:
+            self.committed_batch(batch, self.needs.store.append(self.run_id, batch, expect=self.committed))
+
+    def take_batch(self) -> list[Draft]:
+        """The events this step must make durable now (with any deferred before them), or [] when there are none
+        or they may wait (effect-free work of a grouped run, dispatched now). What `commit` appends; a driver of
+        many sessions appends the batches of several in one transaction, then hands each its `committed_batch`."""
         if not self.drafts:
-            return
+            return []
         if self._may_defer():
             # Effect-free work: dispatch now, make durable with a later batch (see Durability in needs.py).
             if not self.deferred:
@@ -100,7 +108,7 @@ class Session:
             self.deferred.extend(self.drafts)
             self.drafts = []
             self._dispatch()
-            return
+            return []
         batch, self.deferred = self.deferred + self.drafts, []
         self.drafts = []
         kinds = {d.kind for d in batch}
@@ -108,8 +116,12 @@ class Session:
             self.crash.hit("before_intent_commit")
         if kinds & {"effect.done", "effect.failed", "effect.unknown", "effect.compensated", "compensation.failed"}:
             self.crash.hit("before_result_commit")
-        events = self.needs.store.append(self.run_id, batch, expect=self.committed)
+        return batch
+
+    def committed_batch(self, batch: list[Draft], events: list[Event]) -> None:
+        """`batch` (from `take_batch`) is durable as `events`: only now are its calls dispatched."""
         self.committed = events[-1].seq
+        kinds = {d.kind for d in batch}
         if "effect.intended" in kinds:
             self.crash.hit("after_intent_commit")
         if "compensation.call" in kinds:
@@ -159,36 +171,45 @@ class Session:
 
     def drive(self) -> RunState:
         try:
-            self.check_controls(force=True)
-            self.schedule()
+            self.open()
             self.commit()
             while self.state.status == "running":
-                if not self.state.busy:
-                    raise RunError(f"run {self.run_id} has nothing running and cannot progress (internal error)")
-                assert self.dispatcher is not None
-                if self.check_controls():
-                    self.schedule()
+                if self.step(self.needs.poll_s):
                     self.commit()
-                    continue
-                wait = self.needs.poll_s
-                if self.deferred:
-                    wait = min(wait, max(0.0, self.deferred_since + GROUP_DELAY_S - self.needs.clock.monotonic()))
-                outcome = self.dispatcher.next_outcome(wait)
-                if outcome is None:
-                    if self.deferred and self.needs.clock.monotonic() - self.deferred_since >= GROUP_DELAY_S:
-                        self.flush()
-                    continue
-                self.begin()
-                if isinstance(outcome, CancelSignal):
-                    self.cancel(outcome.by, outcome.reason)
-                else:
-                    self.handle(outcome)
-                self.schedule()
-                self.commit()
             return self.state
         finally:
             if self.dispatcher is not None:
                 self.dispatcher.close()
+
+    def open(self) -> None:
+        """The session's first move, before its first commit: a cancellation asked meanwhile, then what is ready."""
+        self.check_controls(force=True)
+        self.schedule()
+
+    def step(self, wait: float) -> bool:
+        """One move of a running session, up to its commit: a cancellation request, or the next outcome (waiting at
+        most `wait` seconds for one) handled and what it unlocks scheduled. True when it emitted events to commit;
+        False when no outcome came (deferred effect-free events that are due are made durable then)."""
+        if not self.state.busy:
+            raise RunError(f"run {self.run_id} has nothing running and cannot progress (internal error)")
+        assert self.dispatcher is not None
+        if self.check_controls():
+            self.schedule()
+            return True
+        if self.deferred:
+            wait = min(wait, max(0.0, self.deferred_since + GROUP_DELAY_S - self.needs.clock.monotonic()))
+        outcome = self.dispatcher.next_outcome(wait)
+        if outcome is None:
+            if self.deferred and self.needs.clock.monotonic() - self.deferred_since >= GROUP_DELAY_S:
+                self.flush()
+            return False
+        self.begin()
+        if isinstance(outcome, CancelSignal):
+            self.cancel(outcome.by, outcome.reason)
+        else:
+            self.handle(outcome)
+        self.schedule()
+        return True
 
     def check_controls(self, *, force: bool = False) -> bool:
         """Look for a cancellation request (at most every poll interval); journal it if there is one."""
