@@ -107,6 +107,19 @@ _UPSERT_SUMMARY = (
     "succeeded = EXCLUDED.succeeded, events = EXCLUDED.events, bytes = EXCLUDED.bytes, created = EXCLUDED.created, "
     "finished = EXCLUDED.finished, last_seq = EXCLUDED.last_seq, archived_bytes = EXCLUDED.archived_bytes"
 )
+#: The rows of several summaries in one statement: one array per column, as `_summary_params` gives them.
+#: The arrays go in PostgreSQL's binary format (`%b`): the text format escapes an array element by element, with a
+#: regular expression per value (event lines are full of quotes), which took most of a group's time.
+_UPSERT_SUMMARIES = (
+    f"INSERT INTO {SUMMARY_TABLE} ({_SUMMARY_COLUMNS}) SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], "
+    "%b::bigint[], %b::bigint[], %b::bigint[], %b::bigint[], %b::text[], %b::text[], %b::bigint[], %b::bigint[]) "
+    + _UPSERT_SUMMARY[_UPSERT_SUMMARY.index("ON CONFLICT") :]
+)
+#: Every event of an append (or of a group's appends) in one statement: one array per column, in binary.
+_INSERT_EVENTS = (
+    "INSERT INTO journal_events (stream, seq, at_json, hash, body) "
+    "SELECT * FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::text[], %b::text[])"
+)
 _SAVEPOINT: tuple[str, Sequence[Any]] = ("SAVEPOINT alicorn_append", ())
 _RELEASE: tuple[str, Sequence[Any]] = ("RELEASE SAVEPOINT alicorn_append", ())
 _KEYS = {
@@ -173,6 +186,8 @@ class _Tx:
     savepoint: int = 0
     #: Run-summary rows read in the round trip of a writer's head (see `_head_txn`), by stream, until used.
     summary_rows: dict[str, Any] = field(default_factory=dict)
+    #: Heads read ahead for a group's appends, each after its stream's lock (`_prefetch_heads_txn`), until used.
+    heads: dict[str, Head | None] = field(default_factory=dict)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         return self.execute_all([(sql, params)])
@@ -228,6 +243,9 @@ class PostgresJournalStore(JournalStore):
     ) -> None:
         super().__init__()
         self.group_commit = group_commit and not read_only
+        # Each append's checks are reads after its stream's advisory lock: a group with no guarded stream reads them
+        # all in one round trip and writes every row in one more (store._commit_group_batched)
+        self.batched_group_writes = True
         if not _IDENTIFIER.fullmatch(schema):
             raise JournalError(
                 f"invalid journal schema name {schema!r}: use 1-63 lower-case letters, digits and _, starting with "
@@ -624,36 +642,76 @@ class PostgresJournalStore(JournalStore):
 
     # ---- hooks ------------------------------------------------------------------------------------------------
 
-    def _head_txn(self, tx: _Tx, stream: str) -> Head | None:
+    def _prefetch_heads_txn(self, tx: _Tx, streams: Sequence[str]) -> None:
+        # Every stream's lock, then every head and summary row, in one round trip of three statements: the locks in
+        # `streams`' order (sorted: the order every group takes them in), one per row of the array as it is scanned.
+        keys = [f"alicorn-journal:{self.schema}:{stream}" for stream in streams]
+        statements: list[tuple[str, Sequence[Any]]] = [
+            ("SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM unnest(%s::text[]) AS k", (keys,)),
+            (
+                "SELECT s.stream, e.seq, e.hash FROM unnest(%s::text[]) AS s(stream) LEFT JOIN LATERAL (SELECT seq, "
+                "hash FROM journal_events WHERE stream = s.stream ORDER BY seq DESC LIMIT 1) AS e ON true",
+                (list(streams),),
+            ),
+        ]
+        if self.summaries_kept:
+            statements.append(
+                (f"SELECT {_SUMMARY_COLUMNS} FROM {SUMMARY_TABLE} WHERE stream = ANY(%s::text[])", (list(streams),))
+            )
+        cursors = tx.execute_each(statements)
+        for stream, seq, digest in cursors[1].fetchall():
+            tx.heads[stream] = None if seq is None else Head(int(seq), digest)
+        if self.summaries_kept:
+            found = {row[0]: row for row in cursors[2].fetchall()}
+            for stream in streams:
+                tx.summary_rows[stream] = found.get(stream)
+
+    def _head_statements(self, tx: _Tx, stream: str) -> list[tuple[str, Sequence[Any]]]:
+        """A writer's lock of `stream`, its head and (for a writer keeping summaries) its summary row."""
         statements: list[tuple[str, Sequence[Any]]] = []
         if tx.writing:  # writers of one stream (appends, archiving) take turns from here to their commit
             lock = f"alicorn-journal:{self.schema}:{stream}"
             statements.append(("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock,)))
-        # In one round trip with the lock: in a pipeline the head is read after the lock is granted, so (READ
-        # COMMITTED) it sees every append committed before.
         statements.append(
             ("SELECT seq, hash FROM journal_events WHERE stream = %s ORDER BY seq DESC LIMIT 1", (stream,))
         )
-        if not (tx.writing and self.summaries_kept):
-            row = tx.execute_all(statements).fetchone()
-            return None if row is None else Head(int(row[0]), row[1])
-        # A writer's next step reads the run's summary row (store.py, `_append_txn`): in the same round trip.
-        statements.append((f"SELECT {_SUMMARY_COLUMNS} FROM {SUMMARY_TABLE} WHERE stream = %s", (stream,)))
-        *_, head_cursor, summary_cursor = tx.execute_each(statements)
-        tx.summary_rows[stream] = summary_cursor.fetchone()
-        row = head_cursor.fetchone()
+        if tx.writing and self.summaries_kept:
+            statements.append((f"SELECT {_SUMMARY_COLUMNS} FROM {SUMMARY_TABLE} WHERE stream = %s", (stream,)))
+        return statements
+
+    def _head_txn(self, tx: _Tx, stream: str) -> Head | None:
+        if stream in tx.heads:  # read ahead for its group, after its lock
+            return tx.heads.pop(stream)
+        # In one round trip with the lock: in a pipeline the head is read after the lock is granted, so (READ
+        # COMMITTED) it sees every append committed before; a writer's next step reads the run's summary row
+        # (store.py, `_prepare_txn`): in the same round trip.
+        cursors = tx.execute_each(self._head_statements(tx, stream))
+        if tx.writing and self.summaries_kept:
+            tx.summary_rows[stream] = cursors[-1].fetchone()
+            cursors = cursors[:-1]
+        row = cursors[-1].fetchone()
         return None if row is None else Head(int(row[0]), row[1])
 
     def _insert_txn(self, tx: _Tx, events: list[Event]) -> None:
         try:
-            rows = [(e.stream, e.seq, json.dumps(e.at), e.hash, e.line) for e in events]
-            insert = "INSERT INTO journal_events (stream, seq, at_json, hash, body) VALUES (%s, %s, %s, %s, %s)"
-            # One round trip, with the statements queued before it (the run's summary row): one pipeline.
-            tx.execute_each([(insert, row) for row in rows])
+            columns = (
+                [e.stream for e in events],
+                [e.seq for e in events],
+                [json.dumps(e.at) for e in events],
+                [e.hash for e in events],
+                [e.line for e in events],
+            )
+            # One statement, in one round trip with those queued before it (the summary rows): one pipeline.
+            tx.execute_each([(_INSERT_EVENTS, columns)])
         except psycopg.errors.UniqueViolation:
             # Only possible if the head moved after it was read (the stream lock makes that a storage edit).
             raise ConcurrentAppendError(events[0].stream, events[0].seq - 1, events[0].seq) from None
-        tx.pending.append(events)
+        # Each stream's events apart (a group's appends may be inserted together): a failed commit names each.
+        start = 0
+        for position in range(1, len(events) + 1):
+            if position == len(events) or events[position].stream != events[start].stream:
+                tx.pending.append(events[start:position])
+                start = position
 
     def _read_txn(self, tx: _Tx, stream: str, after: int) -> list[Event]:
         rows = tx.execute(
@@ -736,6 +794,11 @@ class PostgresJournalStore(JournalStore):
         # PostgreSQL leaves the indexes alone by itself when their columns' values did not change (a HOT update).
         # Queued: it rides in the pipeline of the append's insert, or is sent before the commit (`_Tx.flush`).
         tx.queued.append((_UPSERT_SUMMARY, _summary_params(summary)))
+
+    def _put_summaries_txn(self, tx: _Tx, changes: Sequence[tuple[RunSummary, RunSummary | None]]) -> None:
+        if changes:  # one statement for a group's rows, queued as one row's is
+            rows = [_summary_params(summary) for summary, _ in changes]
+            tx.queued.append((_UPSERT_SUMMARIES, [list(column) for column in zip(*rows, strict=True)]))
 
     def _summaries_txn(self, tx: _Tx, limit: int | None, status: str | None) -> list[RunSummary]:
         where, args = ("WHERE status = %s", [json.dumps(status)]) if status is not None else ("", [])

@@ -451,6 +451,7 @@ class JournalStore(ABC):
         try:
             with self._write_transaction() as tx:
                 prepared = []
+                self._prefetch_heads_txn(tx, sorted({q.stream for q in group}))
                 for queued in sorted(group, key=lambda q: q.stream):  # the lock order of `_commit_group`
                     try:
                         prepared.append(
@@ -471,6 +472,10 @@ class JournalStore(ABC):
             for queued in group:
                 if queued.error is None:
                     queued.events, queued.error = None, self._group_failure(exc, queued)
+
+    def _prefetch_heads_txn(self, tx: Any, streams: Sequence[str]) -> None:  # noqa: B027 - optional hook
+        """Read what the appends to `streams` will check (their heads, their summaries) at once, for an engine where
+        each read is a round trip; `_head_txn` and `_summary_txn` then answer from it."""
 
     def _put_summaries_txn(self, tx: Any, changes: Sequence[tuple[RunSummary, RunSummary | None]]) -> None:
         """Store the summaries of a group's appends, each over the one it replaces (an engine may batch them)."""
