@@ -142,7 +142,8 @@ def changed_contracts(created: Mapping[str, Any], registry: Registry) -> str:
 
 
 class Executor:
-    """Starts, resumes and drives runs. One executor may drive many runs, one at a time.
+    """Starts, resumes and drives runs. One executor may drive many runs, one at a time, or many at once from one
+    thread (`start_many`).
 
     `gate` supplies Anvil's inputs (policy, the proposer's rights, project usage): the live journal by default,
     the recording in replay. `on_finished` is called with the state of every run this executor sees finish (the
