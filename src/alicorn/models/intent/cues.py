@@ -39,7 +39,8 @@ _RECURRENCE = re.compile(
     rf"\b(?:every|each)\s+{_DAYS}|\b(?:daily|weekly|monthly|hourly|nightly|regularly|continuously)\b"
     # "Whenever a CV arrives, score it" opens its clause; "it crashes whenever…", "whenever you get to it" do not
     r"|(?:^|[.;:!?,—–]\s*)whenever\b(?! you (?:get|have|can|are|'re|find)\b)"
-    r"|\bfrom now on\b|\bgoing forward\b|\buntil further notice\b|\bon (?:mondays|tuesdays|wednesdays|thursdays"
+    r"|\bfrom now on\b|(?:^|[.;:!?,—–]\s*)going forward\b|\buntil further notice\b"
+    r"|\bon (?:mondays|tuesdays|wednesdays|thursdays"
     r"|fridays|weekends)\b|\bkeep (?:monitoring|watching|checking|an eye)"
     r"|\bcodziennie\b|\bco\s+(?:dzień|dzien|tydzień|tydzien|miesiąc|miesiac|rano|wieczór|noc|godzinę|kwartał|roku"
     r"|poniedziałek|wtorek|środę|czwartek|piątek|sobotę|niedzielę|zmianę|\d+)|\bkażd(?:ego|y|ą|e|ym)\s+"
@@ -63,7 +64,10 @@ _URGENCY = re.compile(
     r"|(?<!\w)(?:срочно|немедленно|сейчас|прямо сейчас)(?!\w)",
     re.IGNORECASE,
 )
-_PAST = re.compile(r"\b(?:yesterday|last (?:week|night|month)|wczoraj\w*|zeszł\w+)|(?<!\w)(?:вчера\w*|прошл\w+)")
+_PAST = re.compile(
+    r"\b(?:yesterday|last (?:week|night|month|year|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    r"|wczoraj\w*|zeszł\w+|ubiegł\w+)|(?<!\w)(?:вчера\w*|прошл\w+)"
+)
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|good (?:morning|afternoon|evening|night)|thanks|thank you|cheers|bye|goodbye|see you|nice"
     r"|great|cool|ok|okay|lol|haha|cześć|czesc|hej|siema|dzień dobry|dobry wieczór|dobranoc|dzięki|dziękuję"
@@ -95,6 +99,8 @@ _POLITE = re.compile(
     r"|^(?:ты )?(?:можешь|можете|не мог(?:ла|ли)? бы|пожалуйста)(?!\w)",
     re.IGNORECASE,
 )
+#: A Russian yes-no question: its verb, then "ли" ("Отправили ли мы уже отчёт?").
+_LI = re.compile(r"^\w+ ли\b")
 _AUX_QUESTION = re.compile(
     r"^(?:do|does|did|is|are|was|were|can|could|will|would|should|have|has)\s+"
     r"(?:you|we|they|i|it|he|she|the|this|that|there|anyone|someone|our|my)\b"
@@ -122,7 +128,8 @@ _PL_VERBS = set(
     "przeanalizuj podsumuj porównaj porownaj policz oblicz zaplanuj opracuj uporządkuj uporzadkuj przetłumacz "
     "wygeneruj zestaw ustaw dodaj daj weź wez zapisz przejrzyj wypisz wymień wymien zbierz zanalizuj zweryfikuj "
     "popraw napraw uruchom zatrzymaj otwórz otworz zamknij przenieś przenies skopiuj wyszukaj poszukaj zadzwoń "
-    "odpowiedz opisz wyjaśnij wyjasnij oceń ocen sporządź sporzadz zaproponuj zrób przypomnij ustal pomiń".split()
+    "odpowiedz opisz wyjaśnij wyjasnij oceń ocen sporządź sporzadz zaproponuj zrób przypomnij ustal pomiń "
+    "powiedz wskaż wskaz".split()
 )
 _RU_VERBS = set(
     "подготовь найди проверь покажи напиши собери создай удали отправь проанализируй составь сравни посчитай "
@@ -159,13 +166,15 @@ _COURTESY = re.compile(
 _TELL = set(
     "explain describe clarify elaborate tell define help advise recommend suggest "
     "wyjaśnij wyjasnij objaśnij wytłumacz opisz powiedz doradź poradź podpowiedz pomóż "
-    "объясни поясни растолкуй расскажи опиши скажи подскажи посоветуй помоги".split()
+    "объясни поясни растолкуй расскажи опиши скажи подскажи посоветуй помоги "
+    # reminding the asker is telling: "Напомни, из-за чего стояла линия?", "Przypomnij mi, kiedy…"
+    "remind напомни przypomnij".split()
 )
 _REQUEST = re.compile(
     r"\b(?:i need|i want|i'd like|i would like|we need|please)\b|\b(?:potrzebuję|potrzebuje|chcę|chce|proszę o"
     r"|poproszę)\b|(?<!\w)(?:мне нужн\w*|нужно|хочу|надо|прошу)(?!\w)"
     # "Нужны хронология и отчёт", "Potrzebne są trzy warianty": what is needed, said as a need
-    r"|(?:^|[.!?]\s+)(?:нужн(?:ы|а|ен)|potrzebn(?:e|y|a)(?: (?:są|jest))?)(?!\w)",
+    r"|(?:^|[.!?]\s+)(?:нужн[ыа]|нужен|potrzebn(?:e|y|a)(?: (?:są|jest))?)(?!\w)",
     re.IGNORECASE,
 )
 _LEAD = set("please ok okay now so and then proszę dobrze teraz więc пожалуйста хорошо теперь итак".split())
@@ -177,6 +186,8 @@ _QUESTION_LEAD = {
     "question", "mniej", "więcej", "wiecej", "tak", "właściwie", "wlasciwie", "a", "i", "to", "ну", "а", "и",
     "примерно", "так", "кстати", "приблизительно",
 }  # fmt: skip
+_ONLY = {"just", "only", "simply", "tylko", "jedynie", "po", "prostu", "только", "просто", "лишь"}
+_FORGET = ("forget", "zapomnij", "zapominaj", "забудь", "забывай")
 _NEGATED_LEAD = {"don't", "dont", "never", "nie", "nigdy", "не", "никогда"}
 #: An English request may open with a phrase of time or place before its verb ("On Monday prepare…").
 #: Verbs that command only with their particle ("work out", "draw up"); "Work was fine" is no request.
@@ -228,6 +239,11 @@ def _imperative(word: str, language: str, first: bool) -> bool:
     return first and word in _EN_VERBS
 
 
+def _manner_adverb(word: str) -> bool:
+    """An adverb of manner opening a request before its verb ("Кратко перескажи…", "Szybko sprawdź…")."""
+    return len(word) > 4 and word.endswith(("ко", "ро", "но", "ko", "nie")) and word not in _PL_NOT_VERBS
+
+
 def imperative_start(text: str, language: str | None = None) -> bool:
     """Whether the first clause is a command: an imperative first, or a known imperative within the first five
     words ("From the conversation, prepare…", "Na podstawie rozmowy przygotuj…")."""
@@ -237,6 +253,9 @@ def imperative_start(text: str, language: str | None = None) -> bool:
     words = [w.lower() for w in _WORD.findall(first_sentence) if w.lower() not in _LEAD][:8]
     while words and words[0] in _NEGATED_LEAD:
         words = words[1:]
+    adverb = language in ("pl", "ru") and len(words) > 1 and _manner_adverb(words[0])
+    if adverb and _imperative(words[1], language, True):
+        return True  # "Кратко перескажи статью", "Szybko sprawdź logi": the verb right after its adverb
     if language in ("pl", "ru") and words and words[0] in _OPENING_PREPOSITIONS:
         # "Z transkrypcji rozmowy z zarządem wyciągnij decyzje", "Из записи созвона вытащи задачи": the verb after a
         # leading phrase, known or by an ending only an imperative has
@@ -274,6 +293,12 @@ def _adjective(text: str, match: re.Match[str]) -> bool:
     return match.group(0).endswith("shift") and bool(before) and before[0] in ("on", "in", "per", "for", "at")
 
 
+def _telling(sentence: str) -> bool:
+    """Whether `sentence` opens with a verb of telling, after an adverb ("Just tell me", "Tylko powiedz")."""
+    words = [w for w in _WORD.findall(sentence.lower()) if w not in _LEAD and w not in _ONLY]
+    return bool(words) and words[0] in _TELL
+
+
 def _alternative(sentence: str) -> bool:
     """An alternative question ("Zasilacz czy firmware?", "Power or firmware?", "Питание или прошивка?"): it asks
     which, whatever its first word looks like."""
@@ -284,15 +309,12 @@ def _alternative(sentence: str) -> bool:
 def _later_imperative(text: str) -> str | None:
     """The imperative that opens a later clause of a sentence ("…wzrósł, przetestuj…", "Вот лог: найди…"), or None."""
     language = identify(text).language
-    clauses = [
-        (number, part)
-        for number, sentence in enumerate(re.split(r"(?<=[?!.])\s+", text.strip()))
-        for part in re.split(r"\s*[,;:—–]\s*", sentence)[1:]
-    ]
-    for number, part in clauses:
+    sentences = re.split(r"(?<=[?!.])\s+", text.strip())
+    clauses = [part for sentence in sentences for part in re.split(r"\s*[,;:—–]\s*", sentence)[1:]]
+    for part in clauses:
         words = [str(w).lower() for w in _WORD.findall(part) if str(w).lower() not in _LEAD]
-        if number and words and words[0] in _NEGATED_LEAD:
-            continue  # "…? Just a ballpark, don't book anything": a later prohibition asks for no work
+        if words and words[0] in _NEGATED_LEAD and not (len(words) > 1 and words[1].startswith(_FORGET)):
+            continue  # "…, so don't restart anything": a later prohibition asks for no work ("don't forget to" does)
         while words and words[0] in _NEGATED_LEAD:
             words = words[1:]
         if words and _imperative(words[0], language, True):
@@ -324,11 +346,14 @@ def kind_cue(text: str) -> KindCue | None:
     clauses = re.split(r"[,;:.!?—–]\s*", body)
     polite = bool(_POLITE.search(body)) or any(_polite_work(part) for part in clauses[1:])
     # "What do we do every Monday?", "Was there smoke yesterday?" ask; they neither start a process nor raise one.
+    # The question may open the text and a remark follow it ("What caused the outage on the 14th? I'm not sure.");
+    # a verb of telling opening it asks too ("Напомни, из-за чего стояла линия?").
+    opening_sentence = re.split(r"(?<=[?!.])\s+", stripped, maxsplit=1)[0]
     asks = (
-        stripped.endswith("?")
-        and not imperative
+        (stripped.endswith("?") or opening_sentence.endswith("?"))
+        and (not imperative or first in _TELL)
         and not polite
-        and (bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS)
+        and (bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS or first in _TELL or _LI.match(lowered))
     )
     recurrence = next((m for m in _RECURRENCE.finditer(lowered) if not _adjective(lowered, m)), None)
     if recurrence and not asks:
@@ -374,9 +399,12 @@ def kind_cue(text: str) -> KindCue | None:
     opens_question = sentences[0].rstrip().endswith("?") and (
         bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS
     )
-    if later is not None and not imperative and opens_question and first_word(later) in _TELL:
+    if later is not None and not imperative and opens_question and _telling(later):
         # "What is RAID? Explain it.": being told is the information the question asks for.
         return KindCue("question", True, f"a question, then {first_word(later)!r}")
+    if imperative and first in _TELL and opening_sentence.endswith("?") and later is None:
+        # "Напомни, из-за чего стояла линия? Вроде датчик.": being told what the question asks
+        return KindCue("question", True, f"a question opened by {first!r}")
     if later is not None and not imperative:
         # "Why did renders get slower? Test three hypotheses." asks for work after the question.
         return KindCue("task", True, f"a request after the question: {first_word(later)!r}")
@@ -384,6 +412,9 @@ def kind_cue(text: str) -> KindCue | None:
     if clause is not None:
         # "Czas renderowania wzrósł, przetestuj cztery hipotezy": a statement, then the request in its own clause.
         return KindCue("task", True, f"a request after the statement: {clause!r}")
+    if asks and not stripped.endswith("?"):
+        # "Отправили ли мы уже отчёт? Не помню, кто этим занимался.": the question, then a remark
+        return KindCue("question", True, "a question, then a remark")
     # "Do the work on the farm" is an order, "Do the reports match?" a question: a bare "do" needs its "?".
     if _AUX_QUESTION.match(lowered) and (first != "do" or stripped.endswith("?")):
         return KindCue("question", True, "auxiliary-verb question")

@@ -229,6 +229,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "!кидай", "!кидать", "!кинь", "!киньте", "!кинуть",
         # the imperfective of sending: "напрямую туда ничего не шли", "не шлите им черновик"
         "=шли", "=шлите", "!слать",
+        # speaking up to someone: "Ty się do niej nie odzywaj", "nie odzywaj się do klienta"
+        "!odzyw", "!odezw",
 ),
     "installation": (
         "install", "reinstal", "deploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back", "instal",
@@ -244,6 +246,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "unlock", "=actuate", "=dispense", "=power", "=arm", "=disarm", "uzbrój", "uzbroj", "rozbrój", "rozbroj",
         "odblok", "włącz", "wyłącz", "wlacz", "wylacz", "разблок",
         "включ", "выключ", "physical", "fizyczn", "физическ",
+        # cutting the power: "щиток не обесточивай"
+        "обесточ",
 ),
     "local_write": (
         "modify", "=change", "=edit", "overwrit", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
@@ -260,6 +264,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=replace", "podmien", "podmień", "podmieni", "zamien", "zamień", "zamieni", "подмен", "замен",
         # writing into a table or file: "в общую таблицу ничего не вписывай" (not "вписывается", it fits)
         "!впиши", "!вписать", "!вписывай", "!вписывать", "!впишу",
+        # entering into a record: "в табель пока ничего не вноси", "изменения не вносите"
+        "!вноси", "!внеси", "!внести", "!внесите",
 ),
 }
 #: Words that are physical only with a physical object nearby ("open the door", "otwórz bramę", "lock the gates",
@@ -290,6 +296,8 @@ _PHYSICAL_OBJECTS = (
     "двер", "ворот", "замок", "замк", "окн", "клапан", "шлагбаум", "гараж", "отоплен", "свет", "станок", "насос",
     "станк", "сирен", "спринклер", "котел", "котл", "бойлер", "обогреват", "реле", "ламп", "жалюз", "ставн",
     "сигнализац",
+    # controllers and switchboards: "nie ruszaj sterownika", "щиток не трогай", "don't touch the PLC"
+    "sterownik", "=plc", "controller", "щит", "rozdzielni", "switchboard", "=press", "prasa", "prasy", "пресс",
     "турникет", "лифт", "compressor", "=fan", "conveyor", "sprężark", "sprezark", "wentylator", "taśmociąg",
     "компрессор", "задвижк", "вентилятор", "конвейер", "thermostat", "termostat", "термостат", "ventilation",
     "wentylacj", "вентиляц", "freezer", "fridge", "zamrażark", "chłodziark", "lodówk", "морозильн", "холодильник",
@@ -354,7 +362,7 @@ _EN_WISHED_PAST = {
 _ARRIVING = (
     "попаст", "попад", "дойт", "дойд", "доход", "утеч", "утек", "просоч", "dostać", "dostanie", "dostaną",
     "wyciek", "dotr", "trafi", "ушл", "уйд", "уйт", "wyszł", "wyjd",
-    "pójd", "pojd", "пойд", "пойт", "idzie", "idą", "zawisn", "zawiśn", "pojawi", "появ",
+    "pójd", "pojd", "пойд", "пойт", "idzie", "idą", "iść", "isc", "zawisn", "zawiśn", "pojawi", "появ",
     # leaking, both aspects: "nic z tego nie może przeciec do firmy", "przecieknie do prasy"
     "przeciek", "przeciec", "wycieknie",
 )
@@ -428,7 +436,10 @@ _POSTPOSED_TAIL = _ELLIPTIC | {
 _EXECUTING = (
     "=run", "=running", "=rerun", "=execute", "execut", "=launch", "uruchom", "urucham", "odpal", "запуск", "запуст",
     "прогон", "прогнат", "прогони", "перезапус",
+    # restarting and rebooting run the service again: "don't restart anything", "restartów nie rób", "не перезагружай"
+    "=restart", "=restarts", "=reboot", "restartuj", "zrestartuj", "restartów", "restartow", "!restarty", "перезагру",
 )
+_RESTARTING = ("restart", "zrestart", "reboot", "перезагру", "перезапус")
 #: Building, compiling and testing software run its code (a build runs the project's scripts, a test its code):
 #: "skip the build", "no builds", "nie buduj", "testy pomiń", "без сборки", "не тестируй". With a device near, a
 #: test operates the device ("test the sirens"); "the building" after a determiner is a house.
@@ -787,6 +798,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "installation"  # "getting it onto the reception PCs"
     if _whole(_UPDATING, word) and _updates_software(words, index):
         return "installation"  # "no updating the firmware", "the driver: don't update it"
+    if word.startswith("zmian") and index and words[index - 1].startswith(_SHIFT_CONTEXT):
+        return None  # "kierowników zmian", "trzy zmiany", "nocnej zmiany": work shifts, not changes
     if word == "shared" and index + 1 < len(words) and _whole(_FILE_PLACES + _WRITTEN_INTO + _CHATS, words[index + 1]):
         return None  # "the shared drive", "our shared channel": where things are, not a sharing
     if _whole(_PLACING, word) and _puts_into_files(words, index):
@@ -839,8 +852,15 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return _motion(words, index)
     if word.startswith("run") and ("past" in window[:3] or window[:2] in (["by", "me"], ["it", "by"])):
         return None  # "run it past me", "run it by me": shown to someone, not executed
-    if _whole(_EXECUTING, word) and not any(_device(w) for w in words[max(0, index - 4) : index + 5]):
-        return "code_execution"  # "don't run it", "nie odpalaj go", "не запускай": a device would make it physical
+    # restarting reaches further back for its device: "Kamer nie ruszaj — żadnego restartowania", "Станки не трогай,
+    # ничего не перезапускай" restart the cameras and the machines
+    restarting = word.startswith(_RESTARTING)
+    if _whole(_EXECUTING, word):
+        device = any(_device(w) for w in words[max(0, index - (8 if restarting else 4)) : index + 5])
+        if not device:
+            return "code_execution"  # "don't run it", "nie odpalaj go", "не запускай": a device makes it physical
+        if restarting:
+            return "physical"  # a device restarted is operated
     if _whole(_BUILDING, word):
         near = words[max(0, index - 4) : index + 5]
         if any(_device(w) for w in near):
@@ -867,6 +887,12 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     return _motion(words, index)
 
 
+#: Words before "zmiana" that make it a work shift, not a change: its leaders, its count, its time of day.
+_SHIFT_CONTEXT = (
+    "kierowni", "lider", "brygadzi", "grafik", "harmonogram", "dwie", "trzy", "czter", "pięć", "piec", "obie", "obu",
+    "dwóch", "dwoch", "trzech", "nocn", "dzienn", "rann", "popołudniow", "popoludniow", "poranna", "wieczorn", "na",
+    "każd", "kazd", "jedn", "drug", "trzeci", "pierwsz", "typ", "rodzaj", "podział", "podzial", "obsad", "układ",
+)  # fmt: skip
 #: Places of files a verb of placing may put something into: "do folderu", "to the shared drive", "в папку".
 _FILE_DESTINATIONS = (*_FILE_PLACES, "dysk", "=drive", "=drives", "папк", "диск")
 
@@ -1002,6 +1028,8 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
         return "publication" if any(_whole(_EVERYONE, w) for w in chat) else "external_transmission"
     if rest[place] in ("on", "onto", "na", "на") and any(_whole(_SERVERS, w) for w in named[:3]):
         return "installation"  # "if anything lands on the clubhouse PC", "wejdzie na tablety"
+    if rest[place] in ("into", "in", "do", "w", "в") and any(_whole(_RECORDS_INTO, w) for w in named[:3]):
+        return "local_write"  # "nothing goes into the HR system", "nic nie trafia do arkusza", "в базу не попадает"
     if any(w.startswith(_AUDIENCE) for w in named[:2]):
         return "publication"
     if rest[place] in ("to", "do", "к", "до", "poza") and named and not named[0].startswith(_TIME_NOUNS):
@@ -1547,6 +1575,24 @@ def _coordinated_action(words: list[str], index: int, first: int) -> EffectClass
     return effect
 
 
+#: Where data is kept, that a thing going into is written: "into the HR system", "do arkusza", "в базу".
+_RECORDS_INTO = (*_WRITTEN_INTO, "=system", "systemu", "систем", "=tracker", "=crm", "табел", "rejestr", "реестр")
+#: A necessity in the past: what was (not) needed is reported, not forbidden ("не пришлось", "nie trzeba było").
+_PAST_NECESSITY = {"пришлось", "понадобилось", "потребовалось", "требовалось", "było", "bylo", "musieliśmy",
+                   "musiałem", "musiałam", "musiał", "had", "needed"}  # fmt: skip
+
+
+def _reported_necessity(words: list[str], index: int) -> bool:
+    """A past necessity in the clause of the action at `index` ("не пришлось", "trzeba było", "had to")."""
+    start, end = _clause_span(words, index)
+    clause = words[start:end]
+    if "had" in clause or "needed" in clause:
+        return any(w in ("to", "be") for w in clause)  # "nothing had to be restarted", "we never needed to send it"
+    return any(w in _PAST_NECESSITY for w in clause) and ("trzeba" in clause or not set(clause) & {"było", "bylo"})
+
+
+#: Verbs that only carry an action named by a noun: "nie rób restartów", "не делай перезапуск", "don't do it".
+_LIGHT_VERBS = {"rób", "róbcie", "rob", "robić", "robic", "zrób", "zrob", "делай", "делайте", "делать", "сделай"}
 #: Prepositions of a place: "on the intranet", "na stronę", "в чат".
 _PLACE_PREPOSITIONS = {"on", "onto", "to", "into", "in", "na", "do", "w", "we", "на", "в", "во", "к"}
 
@@ -1612,6 +1658,14 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
         hits: list[tuple[int, EffectClass]] = []
         if chain.index is not None and chain.effect is not None:
             hits.append((chain.index, chain.effect))
+        elif chain.negations % 2 == 1 and index + 1 < len(words) and words[index + 1] in _LIGHT_VERBS:
+            # "Restartów nie rób", "Перезапусков не делай": the action is the noun fronted before "do"
+            start = _clause_span(words, index)[0]
+            fronted = next(
+                ((j, e) for j in range(index - 1, max(start, index - 4) - 1, -1) if (e := action_of(words, j))), None
+            )
+            if fronted is not None:
+                hits.append(fronted)
         command = chain.negations % 2 == 1 and (
             chain.spent or chain.index is not None or _commands(words, index, chain.end, language)
         )
@@ -1661,6 +1715,8 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
             if effect == "publication" and _to_audience(words, position):
                 # "nothing goes to the staff until…": mailed to all of them or put up for all of them, both forbidden
                 hits.append((position, "external_transmission"))
+        if hits and _reported_necessity(words, hits[0][0]):
+            hits = []  # "ничего перезапускать не пришлось", "nothing had to be restarted": a report of what was done
         for position, effect in hits:
             forbids = chain.negations % 2 == 1
             found.append((position, ForbiddenAction(effect, trigger, words[position], forbids)))
@@ -1812,6 +1868,8 @@ _DATA_OBJECTS = (
     "magazynow", "=inventory", "=stock", "остатк",
     # diminutives: "исходную табличку не трогай", "tabelki nie ruszaj"
     "табличк", "tabelk",
+    # trackers and registers people keep: "the candidate tracker stays as it is", "табель", "ewidencja"
+    "=tracker", "=crm", "табел", "ewidencj", "kartotek",
 )
 _TOUCH_NEGATIONS = {
     "not", "don't", "dont", "never", "without", "mustn't", "shouldn't", "no", "nie", "bez", "не", "без", "нельзя",

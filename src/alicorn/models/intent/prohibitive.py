@@ -515,8 +515,12 @@ def _deferred_after(words: list[str], language: str) -> list[tuple[int, Forbidde
         if any(w in _NEGATING or w in ("no", "nie", "не") for w in words[start:index]):
             continue  # "С установкой тянуть не нужно" (fronted: "не нужно с установкой тянуть"): not deferred
         hit = None
+        if words[start] in ("z", "ze", "с", "со", "with") and start + 1 < index:
+            # "Z wysyłaniem do kierowników wstrzymaj się", "С установкой повремени": the action the clause opens with
+            effect = action_of(words, start + 1)
+            hit = (start + 1, effect) if effect is not None else None
         for j in range(index - 1, max(start - 1, index - 8), -1):
-            if words[j] in _COORDINATORS:
+            if hit is not None or words[j] in _COORDINATORS:
                 break
             effect = action_of(words, j)
             if effect is not None:

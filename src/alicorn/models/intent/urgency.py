@@ -49,9 +49,13 @@ EMERGENCY = re.compile(
     # water where it must not be: "a pipe burst", "the water is ankle-deep"
     r"|(?:pipe|main)s? (?:has |have |just )?burst|burst (?:a |the )?(?:water )?(?:pipe|main)|(?:ankle|knee)[- ]deep)"
     r"|\b(?:ogień|ognia|płomieni\w*|płonie|płoną|czuć gaz\w*|zapach gazu|śmierdzi gazem"
-    r"|pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|awari\w*|padł\w*|nie działa"
+    r"|pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|awari\w*|padł\w*|nie działa(?![łl])"
     r"|(?<!próbna )(?<!próbnej )ewakuac\w*(?!\w)(?! próbn)"
     r"|nie odpowiada|naruszeni\w*|pękł\w* rur\w*|rur\w* pękł\w*|woda\b[\w\s]{0,24}?\bpo (?:kostki|kolana)|zalewa\w*)"
+    # a machine that will not stop: "the press won't stop", "prasa nie chce stanąć", "станок не останавливается"
+    r"|\b(?:won't|will not|doesn't|does not|can't|cannot) (?:stop|shut down|switch off)\b"
+    r"|\bnie (?:chce(?: się)?|da się|można|możemy) (?:stanąć|zatrzymać|wyłączyć|przestać)"
+    r"|(?<!\w)(?:не останавливается|не выключается|не можем остановить|не удаётся остановить|не удается остановить)"
     r"|(?<!\w)(?:огонь|огня|пламя|пламени|загорел\w*|возгорани\w*|запах газа|пахнет газом"
     r"|пожар(?!\w*\s+учени)\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|авари\w*"
     r"|(?<!учебная )(?<!учебную )(?<!учебной )эвакуац\w*"
@@ -248,6 +252,14 @@ _DEVICES = ("alarm", "siren", "detector", "sensor", "syren", "czujk", "czujnik",
             "сигнализац", "извещател")  # fmt: skip
 _SOUNDS = ("wail", "blar", "beep", "ring", "howl", "scream", "going", "piszcz", "wyj", "wyje", "dzwoni", "buczy",
            "пищ", "во", "звен", "орет", "орёт", "гудит", "срабатыва")  # fmt: skip
+#: A device's going off, in the past: an emergency only with a word saying it just happened (`_JUST`).
+_WENT_OFF = ("сработал", "zadziałał", "zadzialal", "triggered", "tripped")
+#: Words that put a past event in this very moment ("right now", "прямо сейчас"); a bare "just" may only soften.
+_RIGHT_NOW = re.compile(
+    r"\bright now\b|\bjust now\b|\bmoments? ago\b|\ba (?:minute|second) ago\b|\bwłaśnie\b|\bprzed chwilą\b"
+    r"|\bw tej chwili\b|(?<!\w)(?:прямо сейчас|только что|сейчас)(?!\w)",
+    re.IGNORECASE,
+)
 #: A problem lasting until now: "for the last ~10 min", "od kwadransa", "od 5 minut", "уже полчаса", "и растёт".
 _GOING_ON_FOR = re.compile(
     r"\bfor the (?:last|past) (?:~|about |few |couple of )?\d*\s*(?:min\w*|hours?|seconds?)\b"
@@ -255,6 +267,8 @@ _GOING_ON_FOR = re.compile(
     r"|\bod (?:~?\d+ ?(?:min\w*|godzin\w*|sekund\w*)|kwadransa|godziny|pół godziny|paru minut|kilku minut)"
     r"|\bi (?:ciągle |wciąż )?rośnie\b"
     r"|(?<!\w)(?:уже|последние) (?:~?\d+ ?(?:мин\w*|час\w*)|полчаса|час|несколько минут|пару минут)"
+    # since a time of today, with no end: "throwing 502s since 10:42", "od 10:40"
+    r"|\bsince \d{1,2}[:.]\d{2}\b(?! ?(?:to|until|till|-))|\bod \d{1,2}[:.]\d{2}\b(?! ?(?:do|-))"
     r"|(?<!\w)и (?:всё |все |продолжает )?раст[её]т(?!\w)",
     re.IGNORECASE,
 )
@@ -339,7 +353,8 @@ def _emission(words: list[str]) -> str | None:
             continue
         for j in range(max(0, i - 4), min(len(words), i + 5)):
             verb, previous = words[j], words[j - 1] if j else ""
-            if j != i and any(verb.startswith(stem) for stem in _EMISSION) and _ongoing(verb, previous):
+            reduced = j == i + 1 and verb.endswith("ing")  # "water coming through the ceiling": going on
+            if j != i and any(verb.startswith(stem) for stem in _EMISSION) and (reduced or _ongoing(verb, previous)):
                 return f"{word} … {verb}" if j > i else f"{verb} … {word}"
     return None
 
@@ -361,13 +376,17 @@ def _conditional(words: list[str], index: int) -> bool:
     return any(w in _IF for w in words[max(0, index - 2) : index])
 
 
-def _sounding(words: list[str]) -> str | None:
+def _sounding(words: list[str], now: bool = False) -> str | None:
     """A device sounding now: "the siren is wailing", "czujka piszczy bez przerwy", "датчик пищит"."""
     for i, word in enumerate(words):
         if not word.startswith(_DEVICES):
             continue
-        for j in range(max(0, i - 2), min(len(words), i + 8)):
-            if j != i and words[j].startswith(_SOUNDS) and _ongoing(words[j], words[j - 1] if j else ""):
+        for j in range(max(0, i - 4), min(len(words), i + 8)):
+            if j == i:
+                continue
+            sounding = words[j].startswith(_SOUNDS) and _ongoing(words[j], words[j - 1] if j else "")
+            if sounding or (now and words[j].startswith(_WENT_OFF)):
+                # "сработали датчики" just now, "the siren is wailing"
                 return f"{word} … {words[j]}" if j > i else f"{words[j]} … {word}"
     return None
 
@@ -388,7 +407,7 @@ def read_situation(text: str) -> Situation | None:
             if single and ((_named_by_a_record(words, index) and not just) or _conditional(words, index)):
                 continue  # "the outage report", "датчики дыма", "raport z awarii"; "if any were said (jeśli padły)"
             return Situation("emergency", match.group(0))
-        found = _intrusion(words) or _emission(words) or _sounding(words)
+        found = _intrusion(words) or _emission(words) or _sounding(words, _RIGHT_NOW.search(text) is not None)
         if found is not None:
             return Situation("emergency", found)
         medical = MEDICAL.search(joined)
