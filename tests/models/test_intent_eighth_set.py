@@ -9,7 +9,8 @@ phrasings of my own.
 - restarting runs code, or operates the device it restarts; a noun fronted before "nie rób" / "не делай"; a thing
   going into a record is written; a tracker kept as it is; speaking up to someone ("nie odzywaj się") sends; cutting
   the power is physical; "вноси" writes; "zmiany" after their leaders are shifts, not changes; "Z wysyłaniem
-  wstrzymaj się" puts off the sending; a necessity in the past ("nie trzeba było") reports, it forbids nothing.
+  wstrzymaj się" puts off the sending; a necessity in the past ("nie trzeba było") reports, it forbids nothing; a
+  message going into a chat everyone reads ("ни сообщений в общий чат") is published.
 
 Each case fails if the rule for its form is removed.
 """
@@ -73,6 +74,11 @@ def test_kinds(text: str, kind: str) -> None:
         ("Щиток не обесточивай, электрик уже идёт.", [F]),
         ("В ведомость пока ничего не вноси.", [L]),
         ("Nie ruszaj sterownika, automatyk już jest w drodze.", [F]),
+        # a message going into a chat everyone reads is published; letters and messages as nouns
+        ("Ни писем, ни сообщений в общий чат.", [X, P]),
+        ("No emails and no messages in the all-staff channel.", [X, P]),
+        ("Żadnych maili ani wiadomości na kanale ogólnym.", [X, P]),
+        ("Don't message the team channel.", [X]),
         # the sending fronted by "z", shifts named by their leaders
         ("Z wysyłaniem do kierowników zmian wstrzymaj się do piątku.", [X]),
         ("Z publikacją na stronie zmian w cenniku wstrzymaj się do poniedziałku.", [P]),

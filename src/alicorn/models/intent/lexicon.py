@@ -231,6 +231,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=шли", "=шлите", "!слать",
         # speaking up to someone: "Ty się do niej nie odzywaj", "nie odzywaj się do klienta"
         "!odzyw", "!odezw",
+        # messages and letters as nouns: "ни писем, ни сообщений", "żadnych wiadomości"
+        "=писем", "=wiadomości", "=wiadomosci", "=wiadomość",
 ),
     "installation": (
         "install", "reinstal", "deploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back", "instal",
@@ -585,7 +587,7 @@ _FILE_PLACES = (
 #: A chat everyone reads: "the all-staff channel", "kanał ogólnofirmowy", "общий канал", "the company-wide chat".
 _EVERYONE = (
     "all-staff", "all-hands", "company-wide", "companywide", "=general", "ogólnofirm", "ogolnofirm", "ogóln", "ogoln",
-    "общ", "общекорпоратив", "корпоратив", "=everyone",
+    "общ", "общекорпоратив", "корпоратив", "=everyone", "=staff",
     # a shared channel is everyone's in its team: "the security team's shared channel", "wspólny kanał zespołu"
     "=shared", "wspóln", "wspoln",
 )  # fmt: skip
@@ -596,6 +598,17 @@ def _everyones_chat(words: list[str], index: int) -> bool:
     start, end = _clause_span(words, index)
     chats = [k for k in range(start, end) if k != index and _whole(_CHATS, words[k])]
     return any(_whole(_EVERYONE, words[j]) for k in chats for j in (k - 1, k + 1) if start <= j < end)
+
+
+def _into_everyones_chat(words: list[str], index: int) -> bool:
+    """A chat everyone reads right after the word at `index`, as where it goes: "messages in the all-staff channel",
+    "сообщений в общий чат", "wiadomości na kanale ogólnym" (a preposition, then the chat within three words)."""
+    after = words[index + 1 : index + 8]
+    if not after or after[0] not in ("in", "into", "on", "to", "w", "na", "do", "в", "во"):
+        return False
+    place = [w for w in after[1:] if w not in _DETERMINERS and w != "-"][:3]
+    chats = [k for k, w in enumerate(place) if _whole(_CHATS, w)]
+    return any(_whole(_EVERYONE, place[j]) for k in chats for j in (k - 1, k + 1) if 0 <= j < len(place))
 
 
 def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES, reach: int = 6) -> bool:
@@ -817,7 +830,11 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
             return "physical"  # "Alarmów na hali nie kasuj", "don't clear the alarm on the panel": a device's state
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
-            return None if _is_past(word) else effect
+            if _is_past(word):
+                return None
+            if effect == "external_transmission" and _into_everyones_chat(words, index):
+                return "publication"  # "ни сообщений в общий чат", "no messages in the all-staff channel"
+            return effect
     # two verbs sharing one object reach it past the second: "don't reset or silence any of the sensors"
     reach = 7 if index + 2 < len(words) and words[index + 1] in _CONTINUE else 5
     window = words[index + 1 : index + reach]
