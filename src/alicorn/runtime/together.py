@@ -36,7 +36,11 @@ from alicorn.runtime.state import RunState
 class _Driven:
     session: Session
     error: Exception | None = None
-    done: bool = False
+
+    @property
+    def running(self) -> bool:
+        """Still to be driven: no error ended it, and its run is running."""
+        return self.error is None and self.session.state.status == "running"
 
 
 def drive_together(store: JournalStore, sessions: Sequence[Session], poll_s: float) -> list[RunState | Exception]:
@@ -54,7 +58,7 @@ def drive_together(store: JournalStore, sessions: Sequence[Session], poll_s: flo
                 _fail(item, exc)
         _commit(store, moved, wake)
         while True:
-            running = [item for item in driven if not item.done and _running(item)]
+            running = [item for item in driven if item.running]
             if not running:
                 break
             wake.clear()  # an outcome from here on sets it again; one before is seen by the round below
@@ -74,13 +78,6 @@ def drive_together(store: JournalStore, sessions: Sequence[Session], poll_s: flo
             if item.session.dispatcher is not None:
                 item.session.dispatcher.close()
     return [item.error if item.error is not None else item.session.state for item in driven]
-
-
-def _running(item: _Driven) -> bool:
-    if item.session.state.status == "running":
-        return True
-    item.done = True
-    return False
 
 
 def _commit(store: JournalStore, moved: list[_Driven], wake: threading.Event) -> None:
@@ -115,6 +112,6 @@ def _listen(item: _Driven, wake: threading.Event) -> None:
 
 
 def _fail(item: _Driven, exc: Exception) -> None:
-    item.error, item.done = exc, True
+    item.error = exc
     if item.session.dispatcher is not None:
         item.session.dispatcher.cancel_all()
