@@ -246,23 +246,22 @@ class Executor:
         (runtime.together): every step of every run is durable before its calls run, as with `start`, and the steps
         of the runs that moved at once share one commit. Each run's final state, or the error that stopped it (a
         plan that does not validate, a failed append), in the order given."""
-        answers: list[RunState | Exception | None] = [None] * len(plans)
         with contextlib.ExitStack() as held:
-            sessions: list[tuple[int, Session]] = []
-            for position, plan in enumerate(plans):
+            opened: list[Session | RunState | Exception] = []
+            for plan in plans:
                 try:
-                    opened = self._open(plan, held, terms=terms)
+                    opened.append(self._open(plan, held, terms=terms))
                 except Exception as exc:
-                    answers[position] = exc
+                    opened.append(exc)
+            driven = iter(drive_together(self.store, [o for o in opened if isinstance(o, Session)], self.poll_s))
+            answers: list[RunState | Exception] = []
+            for one in opened:
+                if not isinstance(one, Session):
+                    answers.append(one)  # refused before it ran: Anvil's denial (already finished) or an error
                     continue
-                if isinstance(opened, RunState):
-                    answers[position] = opened
-                else:
-                    sessions.append((position, opened))
-            driven = drive_together(self.store, [session for _, session in sessions], self.poll_s)
-            for (position, _), answer in zip(sessions, driven, strict=True):
-                answers[position] = self._finished(answer) if isinstance(answer, RunState) else answer
-        return [a if a is not None else RunError("the run was not started") for a in answers]
+                answer = next(driven)
+                answers.append(self._finished(answer) if isinstance(answer, RunState) else answer)
+        return answers
 
     def _open(
         self,
