@@ -348,7 +348,8 @@ def kind_cue(text: str) -> KindCue | None:
     # "What do we do every Monday?", "Was there smoke yesterday?" ask; they neither start a process nor raise one.
     # The question may open the text and a remark follow it ("What caused the outage on the 14th? I'm not sure.");
     # a verb of telling opening it asks too ("Напомни, из-за чего стояла линия?").
-    opening_sentence = re.split(r"(?<=[?!.])\s+", stripped, maxsplit=1)[0]
+    sentences = [part for part in re.split(r"(?<=[?!.])\s+", stripped) if part.strip()]
+    opening_sentence = sentences[0] if sentences else ""
     asks = (
         (stripped.endswith("?") or opening_sentence.endswith("?"))
         and (not imperative or first in _TELL)
@@ -392,7 +393,6 @@ def kind_cue(text: str) -> KindCue | None:
             return KindCue("conversation", True, "greeting or thanks")
     if polite:
         return KindCue("task", True, "polite request")
-    sentences = [part for part in re.split(r"(?<=[?!.])\s+", stripped) if part.strip()]
     # A later sentence is read in the language of the whole request ("Zweryfikuj dwie hipotezy" alone looks English).
     language = identify(stripped).language
     later = next((part for part in sentences[1:] if imperative_start(part, language) and not _alternative(part)), None)
