@@ -612,6 +612,10 @@ class PostgresJournalStore(JournalStore):
     def _lock_key(self, stream: str) -> str:
         return f"alicorn-journal-run:{self.schema}:{stream}"
 
+    def _writer_key(self, stream: str) -> str:
+        """The transaction lock writers of `stream` take in turn (appends, archiving), until their commit."""
+        return f"alicorn-journal:{self.schema}:{stream}"
+
     # ---- group commit: savepoints inside the one write transaction ---------------------------------------------
 
     def _savepoint_txn(self, tx: _Tx) -> None:
@@ -645,7 +649,7 @@ class PostgresJournalStore(JournalStore):
     def _prefetch_heads_txn(self, tx: _Tx, streams: Sequence[str]) -> None:
         # Every stream's lock, then every head and summary row, in one round trip of three statements: the locks in
         # `streams`' order (sorted: the order every group takes them in), one per row of the array as it is scanned.
-        keys = [f"alicorn-journal:{self.schema}:{stream}" for stream in streams]
+        keys = [self._writer_key(stream) for stream in streams]
         statements: list[tuple[str, Sequence[Any]]] = [
             ("SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM unnest(%s::text[]) AS k", (keys,)),
             (
@@ -670,8 +674,7 @@ class PostgresJournalStore(JournalStore):
         """A writer's lock of `stream`, its head and (for a writer keeping summaries) its summary row."""
         statements: list[tuple[str, Sequence[Any]]] = []
         if tx.writing:  # writers of one stream (appends, archiving) take turns from here to their commit
-            lock = f"alicorn-journal:{self.schema}:{stream}"
-            statements.append(("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock,)))
+            statements.append(("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (self._writer_key(stream),)))
         statements.append(
             ("SELECT seq, hash FROM journal_events WHERE stream = %s ORDER BY seq DESC LIMIT 1", (stream,))
         )
