@@ -597,6 +597,11 @@ def _everyones_chat(words: list[str], index: int) -> bool:
     """A chat in the clause of `index` that a word of everyone qualifies (the word next to it, either side)."""
     start, end = _clause_span(words, index)
     chats = [k for k in range(start, end) if k != index and _whole(_CHATS, words[k])]
+    return _everyone_beside(words, chats, start, end)
+
+
+def _everyone_beside(words: list[str], chats: list[int], start: int, end: int) -> bool:
+    """Whether a word of everyone stands right before or after one of the chats at `chats`, within [start, end)."""
     return any(_whole(_EVERYONE, words[j]) for k in chats for j in (k - 1, k + 1) if start <= j < end)
 
 
@@ -607,8 +612,7 @@ def _into_everyones_chat(words: list[str], index: int) -> bool:
     if not after or after[0] not in ("in", "into", "on", "to", "w", "na", "do", "в", "во"):
         return False
     place = [w for w in after[1:] if w not in _DETERMINERS and w != "-"][:3]
-    chats = [k for k, w in enumerate(place) if _whole(_CHATS, w)]
-    return any(_whole(_EVERYONE, place[j]) for k in chats for j in (k - 1, k + 1) if 0 <= j < len(place))
+    return _everyone_beside(place, [k for k, w in enumerate(place) if _whole(_CHATS, w)], 0, len(place))
 
 
 def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES, reach: int = 6) -> bool:
@@ -1595,8 +1599,8 @@ def _coordinated_action(words: list[str], index: int, first: int) -> EffectClass
 #: Where data is kept, that a thing going into is written: "into the HR system", "do arkusza", "в базу".
 _RECORDS_INTO = (*_WRITTEN_INTO, "=system", "systemu", "систем", "=tracker", "=crm", "табел", "rejestr", "реестр")
 #: A necessity in the past: what was (not) needed is reported, not forbidden ("не пришлось", "nie trzeba było").
-_PAST_NECESSITY = {"пришлось", "понадобилось", "потребовалось", "требовалось", "było", "bylo", "musieliśmy",
-                   "musiałem", "musiałam", "musiał", "had", "needed"}  # fmt: skip
+_PAST_NECESSITY = {"пришлось", "понадобилось", "потребовалось", "требовалось", "musieliśmy", "musiałem", "musiałam",
+                   "musiał"}  # fmt: skip
 
 
 def _reported_necessity(words: list[str], index: int) -> bool:
@@ -1605,7 +1609,9 @@ def _reported_necessity(words: list[str], index: int) -> bool:
     clause = words[start:end]
     if "had" in clause or "needed" in clause:
         return any(w in ("to", "be") for w in clause)  # "nothing had to be restarted", "we never needed to send it"
-    return any(w in _PAST_NECESSITY for w in clause) and ("trzeba" in clause or not set(clause) & {"było", "bylo"})
+    if "było" in clause or "bylo" in clause:
+        return "trzeba" in clause  # "nie trzeba było", not any "było" ("nie było czasu, nie wysyłaj")
+    return any(w in _PAST_NECESSITY for w in clause)
 
 
 #: Verbs that only carry an action named by a noun: "nie rób restartów", "не делай перезапуск", "don't do it".
