@@ -198,6 +198,18 @@ class WorkflowSelector:
                 return Selection(None, "ambiguous", None, only, 0.0, round(similarity, 3), choice, None)
             agreed = "+model" if choice == only else ("(model disagreed)" if choice else "")
             return pick(only, f"words{agreed}", None)
+        strong = [w for w in subject if any(not s.startswith("~") for s in named[w])]
+        if (
+            len(strong) == 1
+            and subject[0] == strong[0]
+            and choice in (strong[0], None)
+            and best.get(strong[0], 0.0) >= PLAUSIBLE_SIMILARITY
+        ):
+            # "the nurse rota for March, two versions": one template named by a subject word of its own ("rota"),
+            # the others only by words with other senses ("versions"), and its examples the closest: it is chosen
+            only = strong[0]
+            runner_up = next(w for w in subject if w != only)
+            return pick(only, "words(subject)" + ("+model" if choice == only else ""), runner_up)
         first, second = subject[0], subject[1]
         lead = best.get(first, 0.0) - best.get(second, 0.0)
         stems = named.get(first, ())

@@ -81,7 +81,7 @@ _CLAUSE_BREAK = {
     ",", ":", ".", ";", "!", "?", "—", "–", "(", ")", "but", "however", "ale", "lecz", "jednak", "но", "однако", "а",
 }  # fmt: skip
 #: A comma before these opens a complement clause the matrix negation still governs ("nie ma powodu, żeby…").
-_COMPLEMENTIZERS = {"that", "żeby", "aby", "by", "że", "чтобы", "что"}
+_COMPLEMENTIZERS = {"that", "żeby", "aby", "by", "że", "чтобы", "что", "żebyś", "żebyście", "abyś", "abyście"}
 _CONTINUE = {"or", "nor", "and", "ani", "lub", "albo", "ni", "или", "и", "ни", "i", "też", "&", "/"}
 _DISJUNCTIVE = {"or", "nor", "ani", "lub", "albo", "ni", "или", "ни", "/"}
 _COORDINATORS = _CONTINUE | {"then", "potem", "następnie", "затем", "потом"}
@@ -205,6 +205,8 @@ _ASPECTUAL = (
 )  # fmt: skip
 #: Verbs so light that a negation passes through them to the action ("do not make anything public").
 _LIGHT_VERBS = {"make", "do", "let", "get", "keep", "have", "take", "put", "go", "try", "bother", "rush", "hurry"}
+#: Verbs that put a thing live ("make it live", "push it live", "switch the page live"): published.
+_MAKING_LIVE = {"make", "making", "put", "putting", "push", "pushing", "set", "setting", "switch", "switching", "take"}
 
 # Stems: "=" marks a whole English word (with -s/-ed/-ing/-es endings allowed), "!" a prefix matched without
 # stripping verb prefixes ("!ставь": "ставь", not "оставь" or "составь"), otherwise a prefix after any verb prefix.
@@ -280,6 +282,8 @@ _PHYSICAL_OPEN = (
     "podnie", "opuść", "opuszcz", "zatrzas",
     "открыв", "открой", "откры", "закрой", "закры", "запир", "запри", "запер", "блок", "запуск", "запуст", "активир",
     "подним", "подними", "опуск", "опусти", "вруб", "выруб",
+    # turning a valve or a tap: "Głównego zaworu nie zakręcaj", "не перекрывай главный вентиль"
+    "zakręc", "zakrec", "odkręc", "odkrec", "перекры", "перекро", "откручив", "закручив",
     # steering a device: "nie steruj szlabanem", "don't operate the pumps", "не управляй воротами"
     "sterow", "steruj", "=control", "=operate", "obsługuj", "управля", "управл",
     # resetting, silencing and disabling a device: "don't reset the sensors", "nie wyciszaj czujek", "не отключай"
@@ -304,6 +308,8 @@ _PHYSICAL_OBJECTS = (
     "компрессор", "задвижк", "вентилятор", "конвейер", "thermostat", "termostat", "термостат", "ventilation",
     "wentylacj", "вентиляц", "freezer", "fridge", "zamrażark", "chłodziark", "lodówk", "морозильн", "холодильник",
     "klimatyzac", "кондиционер",
+    # valves by their other names: "główny kurek", "вентиль", "кран подачи воды", "the stopcock"
+    "вентил", "кран", "kurek", "kurka", "stopcock",
     # climate devices as families: "the cooling units", "chłodnie", "холодильные камеры", "the vents", "wywietrzniki"
     "cooling", "chłodni", "холодильн", "=vent", "wywietrzn", "форточк",
     # machines and door systems by name: "the washer line", "домофоны", "domofon"
@@ -605,14 +611,28 @@ def _everyone_beside(words: list[str], chats: list[int], start: int, end: int) -
     return any(_whole(_EVERYONE, words[j]) for k in chats for j in (k - 1, k + 1) if start <= j < end)
 
 
+_INTO = ("in", "into", "on", "to", "w", "na", "do", "в", "во")
+
+
 def _into_everyones_chat(words: list[str], index: int) -> bool:
-    """A chat everyone reads right after the word at `index`, as where it goes: "messages in the all-staff channel",
-    "сообщений в общий чат", "wiadomości na kanale ogólnym" (a preposition, then the chat within three words)."""
-    after = words[index + 1 : index + 8]
-    if not after or after[0] not in ("in", "into", "on", "to", "w", "na", "do", "в", "во"):
-        return False
-    place = [w for w in after[1:] if w not in _DETERMINERS and w != "-"][:3]
-    return _everyone_beside(place, [k for k, w in enumerate(place) if _whole(_CHATS, w)], 0, len(place))
+    """A chat everyone reads as where the word at `index` sends a thing: right after it ("messages in the all-staff
+    channel", "сообщений в общий чат", "wiadomości na kanale ogólnym") or fronted before it in its clause ("в общий
+    чат сотрудников не кидай"): a preposition, then the chat within three words."""
+    start = max(_clause_span(words, index)[0], index - 10)
+    # a second verb shares the first one's place only when nothing of its own stands before it: "в общий канал не
+    # выкладывай и не кидай", not "в общий канал не выкладывай и ей не отправляй" (to her: sent)
+    joined = next((k for k in range(index - 1, start - 1, -1) if words[k] in _CONTINUE), None)
+    if joined is not None and any(w not in _VERBAL and w not in _PARTICLES for w in words[joined + 1 : index]):
+        start = joined + 1
+    fronted = [k for k in range(start, index) if words[k] in _INTO]
+    for at in ([index + 1] if index + 1 < len(words) else []) + fronted[:1]:
+        if words[at] not in _INTO:
+            continue
+        place = [w for w in words[at + 1 : min(at + 8, index if at < index else len(words))]
+                 if w not in _DETERMINERS and w != "-"][:3]  # fmt: skip
+        if _everyone_beside(place, [k for k, w in enumerate(place) if _whole(_CHATS, w)], 0, len(place)):
+            return True
+    return False
 
 
 def _venue_near(words: list[str], index: int, venues: tuple[str, ...] = _VENUES, reach: int = 6) -> bool:
@@ -832,10 +852,12 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         near = words[max(start, index - 4) : index] + words[index + 1 : index + 4]
         if any(_device(w) for w in near):
             return "physical"  # "Alarmów na hali nie kasuj", "don't clear the alarm on the panel": a device's state
+    if _orders(words, index):
+        return "external_transmission"  # "don't order the parts yet", "niczego nie zamawiaj", "не заказывай"
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
-            if _is_past(word):
-                return None
+            if _is_past(word) and not _subjunctive(words, index):
+                return None  # "wysłał" tells; "(nie chcę,) żebyś to wysyłał", "чтобы ты это отправлял" wish
             if effect == "external_transmission" and _into_everyones_chat(words, index):
                 return "publication"  # "ни сообщений в общий чат", "no messages in the all-staff channel"
             return effect
@@ -860,6 +882,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
             return "physical"
         if word in ("turn", "switch") and window[:1] and window[0] in ("on", "off"):
             return "physical"
+    if word in _MAKING_LIVE and "live" in window[:4]:
+        return "publication"  # "don't make it live yet", "don't push the post live", "put this live"
     if word in ("roll", "rolls", "rolling", "rolled") and ("out" in window[:3] or "back" in window[:1]):
         return "installation"  # "rolling it out to the server", "nothing gets rolled out to the PCs"
     if (
@@ -906,6 +930,32 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     ):
         return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску", "nigdzie nie wystawiaj"
     return _motion(words, index)
+
+
+#: Ordering from a supplier sends the order out: the verbs (not the nouns "zamówienie", "заказ", "the orders").
+_ORDERING_VERBS = ("zamów", "zamow", "zamaw", "заказыв", "закаж", "заказат", "заказал")
+_ORDER_NOUNS = ("zamówieni", "zamowieni", "zamówień", "zamowien")
+#: Placing an order: "don't place the order", "zamówienia nie składaj", "заказ не оформляй".
+_PLACING_ORDER = ("=place", "skład", "sklad", "złóż", "złoz", "zloz", "оформ", "размест")
+_ORDERS = ("=order", "zamówieni", "zamowieni", "zamówień", "zamowien", "=заказ", "=заказы")
+#: Before English "order" as a verb: "I'll order it myself", "please order", "and order the parts".
+_ORDERING_SUBJECTS = {"i'll", "ill", "we'll", "will", "i", "we", "you", "please", "and", "or", "then", "just"}
+
+
+def _orders(words: list[str], index: int) -> bool:
+    """The word at `index` orders something (from a supplier): an ordering verb, or a verb of placing with an order
+    beside it. English "order" only as a verb, right after a negation or "to" ("no orders are going through" and
+    "in order to" name no ordering)."""
+    word = words[index]
+    if word.startswith(_ORDERING_VERBS) and not word.startswith(_ORDER_NOUNS):
+        return not _is_past(word) or _subjunctive(words, index)
+    if word in ("order", "ordering"):
+        before = words[index - 1] if index else "."
+        return before in _VERBAL or before in _ORDERING_SUBJECTS or before in _CLAUSE_BREAK or before == "to"
+    if _whole(_PLACING_ORDER, word) and not _is_past(word):
+        start, end = _clause_span(words, index)
+        return any(_whole(_ORDERS, w) for w in words[max(start, index - 6) : min(end, index + 4)])
+    return False
 
 
 #: Words before "zmiana" that make it a work shift, not a change: its leaders, its count, its time of day.
@@ -975,6 +1025,8 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
     if arriving is not None:
         return arriving
     if word in _MOTION_EN:
+        if after[:1] == ["live"]:
+            return "publication"  # "nothing goes live until Anna has approved it"
         if after[:1] in (["on"], ["onto"], ["up"]) and _venue_near(words, index):
             return "publication"  # "nothing goes on the intranet"
         if not after or after[0] not in ("out", "anywhere", "outside"):
@@ -1070,7 +1122,10 @@ def _entering(words: list[str], index: int, after: list[str]) -> EffectClass | N
 
 
 #: Subordinators of purpose: a past form after them is a subjunctive ("чтобы оно не ушло", "żeby nie wyszło").
-_SUBJUNCTIVE = {"чтобы", "чтоб", "żeby", "zeby", "aby", "by", "byle"}
+_SUBJUNCTIVE = {
+    "чтобы", "чтоб", "żeby", "zeby", "aby", "by", "byle", "żebyś", "zebys", "żebyście", "abyś", "abys", "abyście",
+    "byś",
+}  # fmt: skip
 
 
 #: "for after", "na po", "на после" with a verb of leaving in the clause: "zostawmy wysyłkę na po zebraniu",
@@ -1219,13 +1274,18 @@ def _to_audience(words: list[str], index: int) -> bool:
     return motion and not venue and any(w.startswith(_AUDIENCE) for w in after)
 
 
-def _describes(word: str) -> bool:
-    """A present-tense third person after "nie"/"не" describes ("nie działa", "не отвечает"), it does not forbid."""
+def _describes(word: str, *, plain_polish: bool = True) -> bool:
+    """A present-tense third person after "nie"/"не" describes ("nie działa", "не отвечает"), it does not forbid.
+
+    A Polish word in -a/-ą typed without Polish letters counts too ("Klient nie odpowiada"), unless `plain_polish` is
+    off: a verb of arriving says where a thing must not go ("Protokół na razie nie trafia na stronę")."""
     if len(word) <= 5:
         return False
     if any("\u0400" <= ch <= "\u04ff" for ch in word):
         return word.endswith(_PRESENT_RU)
-    return (not word.isascii() and word.endswith(_PRESENT_PL)) or word.endswith(("uje", "ują", "ywa", "iwa"))
+    if plain_polish or not word.isascii():
+        return word.endswith(_PRESENT_PL)
+    return word.endswith(("uje", "ują", "ywa", "iwa"))
 
 
 def _operator(words: list[str], index: int) -> tuple[str, int] | None:
@@ -1239,6 +1299,8 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
         dare = next((k for k in range(index + 1, min(len(words), index + 4)) if words[k] in ("waż", "waz")), None)
         if dare is not None and all(w in ("mi", "się", "sie") for w in words[index + 1 : dare]):
             return "ani się waż", dare - index + 1
+    if word in _WISHED_NEGATIONS and _wished(words, index):
+        return word, 1  # "I'd rather you didn't email it", "I'd prefer it wasn't sent": a wish, not a report
     if word in ("not", "doesn't", "doesnt") and after in ("need", "needs"):
         return word, 1  # "it doesn't need to go out", "this does not need to be sent"
     if word in ("isn't", "aren't") and _gated_progressive(words, index):
@@ -1263,6 +1325,19 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
     if any(word.startswith(stem) for stem in _NEGATIVE_VERBS):
         return word, 1
     return None
+
+
+#: Past negations that a wish before them turns into what must not happen: "I'd rather you didn't send it".
+_WISHED_NEGATIONS = {"didn't", "didnt", "not", "wasn't", "wasnt", "weren't", "werent"}
+
+
+def _wished(words: list[str], index: int) -> bool:
+    """ "rather" or "prefer" at most five words before `index`, in its clause, with words between: "I'd rather you
+    didn't", "I would prefer that it was not sent" (not "rather not": it negates the wish itself; not "wish": "I wish
+    you hadn't sent it" regrets)."""
+    start = max(_clause_span(words, index)[0], index - 5)
+    wish = next((k for k in range(index - 1, start - 1, -1) if words[k] in ("rather", "prefer")), None)
+    return wish is not None and any(w[0].isalpha() for w in words[wish + 1 : index])
 
 
 def _gated_present(words: list[str], index: int) -> bool:
@@ -1293,6 +1368,30 @@ def _gate_after(words: list[str], index: int) -> bool:
     """An "until", "till", "unless" or "before" after `index` in its clause."""
     end = next((k for k in range(index, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
     return any(w in ("until", "till", "unless", "before") for w in words[index + 1 : end])
+
+
+#: Subordinators after which "nie"/"не" belongs to the gate's own verb, not to a command: "dopóki nie przejrzę",
+#: "zanim zarząd tego nie podpisze", "пока не посмотрю" (until I have looked).
+_GATE_NEGATED = {"dopóki", "dopoki", "póki", "poki", "zanim", "пока"}
+#: Russian finite endings of a first or third person: "посмотрю", "согласую", "утвердит", "ответят".
+_RU_PERSON_ENDINGS = ("ю", "у", "ем", "им", "ет", "ит", "ут", "ют", "ат", "ят")
+#: Verbs of saying the go-ahead: the chain goes on to the action said ("пока не скажу «отправляй»").
+_SAYING_GATES = {"powiem", "powie", "napiszę", "dam", "скажу", "скажет", "напишу", "дам"}
+
+
+def _gate_verb(words: list[str], operator: int, index: int, language: str) -> bool:
+    """The word at `index`, right after the "nie"/"не" at `operator`, is the verb of an until-clause: the negation
+    is the gate's ("dopóki nie przejrzę wyników testów", "пока не посмотрю результаты тестов") and forbids nothing
+    in it. After "пока" only a first or third person is: "пока не отправляй" is a command (an imperative after "for
+    now"), and so is "пока не надо отправлять"."""
+    if operator == 0 or words[operator] not in ("nie", "не") or words[operator - 1] not in _GATE_NEGATED:
+        return False
+    word = words[index]
+    if not word[0].isalpha() or word in _SAYING_GATES:
+        return False  # "dopóki nie powiem „wysyłaj”": the word said is the action gated
+    if words[operator - 1] == "пока":
+        return word not in _NECESSITY_RU and len(word) > 3 and word.endswith(_RU_PERSON_ENDINGS)
+    return word not in _NECESSITY_PL
 
 
 def _concord(previous: str, current: str) -> bool:
@@ -1345,6 +1444,8 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             # asking, and the action after "before" is allowed, not forbidden
             return _Chain(tuple(operators), None, None, negations, i, spent=True)
         verbal = i == slot and operators[-1] in _VERBAL
+        if verbal and len(operators) == 1 and _gate_verb(words, start, i, language):
+            return _Chain(tuple(operators), None, None, 0, i)  # "dopóki nie przejrzę wyników testów": the gate's verb
         past = _is_past(word) and not _subjunctive(words, i)
         if verbal and operators[-1] in ("nie", "не") and word[0].isalpha() and past:
             return _Chain(tuple(operators), None, None, 0, i)  # "так и не пришёл, …": a past tense describes
@@ -1352,7 +1453,8 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             return _Chain(tuple(operators), None, None, 0, i)  # "last year nobody sent it / ran any tests": a past fact
         if _is_action_stem(word):
             effect = action_of(words, i)
-            if effect is None or (verbal and operators[-1] in ("nie", "не") and _describes(word)):
+            describes = verbal and operators[-1] in ("nie", "не") and _describes(word) and not _subjunctive(words, i)
+            if effect is None or describes:
                 return _Chain(tuple(operators), None, None, 0, i)  # a past tense or a present third person
             after = _operator(words, i + 1) if i + 1 < len(words) else None
             if after is not None and words[i + 1] not in _PARTICLES | _N_WORDS:
@@ -1362,7 +1464,7 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             return _Chain(tuple(operators), i, effect, negations, i)
         effect = action_of(words, i)  # "open the gate": physical only with its object; "goes out": sent
         if effect is not None:
-            if verbal and operators[-1] in ("nie", "не") and _describes(word):
+            if verbal and operators[-1] in ("nie", "не") and _describes(word, plain_polish=False):
                 return _Chain(tuple(operators), None, None, 0, i)  # "письма не уходят клиентам": it describes
             return _Chain(tuple(operators), i, effect, negations, i)
         if i > 0 and _whole(_ASPECTUAL, words[i - 1]) and word.endswith("ing") and not _is_action_stem(word):
@@ -1410,7 +1512,7 @@ def _reported_past(words: list[str], operators: list[str], slot: int, index: int
     posted the rota" report what happened ("no reports sent before Monday" is a nominal prohibition: not here)."""
     if language != "en":
         return False
-    past = _en_past(words[index])
+    past = _en_past(words[index]) and not _wished(words, index)  # "I'd rather nobody published it" wishes
     subject = operators[-1] in ("nobody", "never", "no-one", "neither") or (
         operators[-1] == "no" and words[slot : slot + 1] == ["one"]
     )

@@ -59,7 +59,8 @@ _SELF = {
     "myself", "ourselves", "sam", "sama", "sami", "samodzielnie", "osobiście", "сам", "сама", "сами", "самостоятельно",
     "лично",
 }
-_FIRST_EN = {"i", "i'll", "i'd", "i'm", "we", "we'll", "me", "us", "my"}
+#: With "myself" in the clause, "ill", "ive" and "im" are "I'll", "I've" and "I'm" typed without the apostrophe.
+_FIRST_EN = {"i", "i'll", "i'd", "i'm", "we", "we'll", "me", "us", "my", "ill", "ive", "im"}
 _FIRST_RU = {"я", "мы", "буду", "будем"}
 #: "leave it to me", "zostaw mnie", "оставь мне / за мной": the speaker keeps the effect.
 _LEAVE = (
@@ -465,6 +466,15 @@ def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
     return found
 
 
+#: The mark of a "draft only" reading in its trigger (`is_draft_only`).
+DRAFT_ONLY = "draft only"
+
+
+def is_draft_only(reading: ForbiddenAction) -> bool:
+    """Whether `reading` is one of "only a draft"'s, which say what is delivered rather than name the effect."""
+    return f"({DRAFT_ONLY}:" in reading.trigger
+
+
 def _draft_only(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
     """ "draft only", "only a draft", "tylko szkic", "только черновик": nothing is sent or published."""
     found: list[tuple[int, ForbiddenAction]] = []
@@ -474,13 +484,17 @@ def _draft_only(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
         near = words[max(0, index - 2) : index] + words[index + 1 : index + 2]
         only = next((w for w in near if w in _ONLY), None)
         if only is not None and "not" not in words[max(0, index - 3) : index]:
-            found.append((index, ForbiddenAction("external_transmission", f"{only} {word} (draft only: unsent)", word)))
+            found.append(
+                (index, ForbiddenAction("external_transmission", f"{only} {word} ({DRAFT_ONLY}: unsent)", word))
+            )
             if not any(
                 _whole(_OUTBOUND_NOUNS, w) or action_of(words, k) == "external_transmission"
                 for k, w in enumerate(words)
             ):
                 # a draft of an email or a reply is only not sent; of an announcement, neither sent nor published
-                found.append((index, ForbiddenAction("publication", f"{only} {word} (draft only: unpublished)", word)))
+                found.append(
+                    (index, ForbiddenAction("publication", f"{only} {word} ({DRAFT_ONLY}: unpublished)", word))
+                )
     return found
 
 
