@@ -73,6 +73,21 @@ def test_a_question_gets_an_answer_and_no_run(tmp_path: Path) -> None:
     assert "answer.given" in _kinds(app, turn.conversation)
 
 
+@pytest.mark.parametrize(
+    ("question", "titles"),
+    [
+        ("Сколько по закону хранятся записи камер видеонаблюдения?", ("оценка тревог с камер",)),
+        ("Jak długo trzeba przechowywać nagrania z monitoringu?", ("ocena alarmów z kamer",)),
+    ],
+)
+def test_without_a_model_the_answer_names_the_templates_in_the_question_language(
+    tmp_path: Path, question: str, titles: tuple[str, ...]
+) -> None:
+    turn = core(make_app(tmp_path)).receive(_ask(question))
+    assert turn.answer is not None and all(title in turn.answer for title in titles)
+    assert "camera alarm triage" not in turn.answer
+
+
 def test_a_question_is_answered_by_the_routed_model_and_journaled(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     models, _ = scripted([label("question"), "A goal hash is the SHA-256 of the outcome contract."])

@@ -38,7 +38,7 @@ from alicorn.core.select import WorkflowSelector, as_data, fill_slots
 from alicorn.core.turn import Turn
 from alicorn.core.world import read_world
 from alicorn.errors import AlicornError, JournalError
-from alicorn.i18n import tr
+from alicorn.i18n import tr, tr_marked
 from alicorn.models.intent.classifier import IntentClassifier
 from alicorn.models.recorder import ModelClient
 from alicorn.packs.workflow import Workflow, effects_said
@@ -297,7 +297,7 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
             return None
         if kind in ("conversation", "question"):
             client = self._client("assistant", state, tap)
-            menu = [w.title for w in self.workflows.values()]
+            menu = [tr_marked(language, w.title) for w in self.workflows.values()]  # titles are marked N_
             recalled = understand.recall(self.app, state.id, intent, PLANNER) if kind == "question" else None
             if recalled is not None:  # the home has a memory: the question is answered from it (or "I don't know")
                 reply = understand.answer_from_memory(
