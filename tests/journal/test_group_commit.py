@@ -347,3 +347,36 @@ def test_postgres_group_lost_at_commit_is_in_doubt_for_each_append(
             [("gate", 1), ("run-0", 2), ("run-0", 3), ("run-1", 1), *(("run-2", s) for s in (1, 2, 3))]
         )
         assert verify_journal(store).ok
+
+
+def test_a_guard_that_only_reads_keeps_its_group_batched_and_refuses_only_its_own_append(engine: Engine) -> None:
+    """A worker's fence reads its job's row and may refuse (`reads_only=True`): the group's writes stay batched (no
+    savepoint), the refused append writes nothing, the others commit. A guard that writes keeps its savepoint."""
+    store = engine.store()
+    savepoints = [0]
+    take = store._savepoint_txn
+
+    def counted(tx: Any) -> None:
+        savepoints[0] += 1
+        take(tx)
+
+    store._savepoint_txn = counted  # type: ignore[method-assign]
+    seen: list[str] = []
+
+    def allow(tx: Any) -> None:
+        seen.append("allow")
+
+    def refuse(tx: Any) -> None:
+        raise JournalError("the lease on run-y was taken over by worker:new")
+
+    with store.guard_appends("run-x", allow, reads_only=True), store.guard_appends("run-y", refuse, reads_only=True):
+        answers = store.append_together([("run-x", drafts(2), 0), ("run-y", drafts(1), 0), ("run-z", drafts(1), 0)])
+    assert isinstance(answers[1], JournalError) and "taken over" in str(answers[1])
+    assert [len(a) for a in (answers[0], answers[2])] == [2, 1]  # type: ignore[arg-type]
+    assert store.head("run-y") is None and seen == ["allow"]
+    if store.batched_group_writes:
+        assert savepoints == [0]  # batched: the guards ran while the group only read
+        with store.guard_appends("run-w", allow):  # may write: the group keeps a savepoint per append
+            store.append_together([("run-w", drafts(1), 0), ("run-v", drafts(1), 0)])
+        assert savepoints[0] >= 2
+    assert verify_journal(store).ok

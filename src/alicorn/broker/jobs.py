@@ -278,7 +278,8 @@ class Broker(ABC):
 
     @abstractmethod
     def fence(self, claim: Claim) -> Callable[[Any], None]:
-        """An append guard (`JournalStore.guard_appends`) refusing appends once `claim` is no longer the job's."""
+        """An append guard (`JournalStore.guard_appends`) refusing appends once `claim` is no longer the job's. It
+        only reads (the job's row, locked for sharing on PostgreSQL): it is installed with `reads_only=True`."""
 
     @abstractmethod
     def enqueue_guard(self, run: str, project: str, operations: Sequence[str], contracts: str) -> Callable[[Any], None]:

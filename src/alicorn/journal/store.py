@@ -229,6 +229,7 @@ class JournalStore(ABC):
         self._held: set[str] = set()
         self._observers: tuple[tuple[object, Observer], ...] = ()  # replaced whole under the guard, read without it
         self._guards: dict[str, AppendGuard] = {}
+        self._writing_guards: set[str] = set()  # streams whose guard writes (see `guard_appends`)
         self._group = threading.Condition(threading.Lock())
         self._queue: list[_Queued] = []  # appends waiting for a group, in arrival order
         self._leading = False  # a thread is leading a group (forming or committing it)
@@ -420,7 +421,7 @@ class JournalStore(ABC):
             except BaseException as exc:
                 one.events, one.error = None, exc
             return
-        if self.batched_group_writes and not any(q.stream in self._guards for q in group):
+        if self.batched_group_writes and not any(q.stream in self._writing_guards for q in group):
             self._commit_group_batched(group)
             return
         try:
@@ -497,7 +498,7 @@ class JournalStore(ABC):
         return twin if type(twin) is type(exc) and str(twin) == str(exc) else exc
 
     @contextmanager
-    def guard_appends(self, stream: str, guard: AppendGuard) -> Iterator[None]:
+    def guard_appends(self, stream: str, guard: AppendGuard, *, reads_only: bool = False) -> Iterator[None]:
         """While inside, every append to `stream` through this store object first calls `guard(tx)` inside its own
         write transaction, after the expected seq was checked and before anything is inserted: what the guard reads
         or writes in `tx` (a row of the same database) commits or rolls back together with the events.
@@ -505,17 +506,24 @@ class JournalStore(ABC):
         It is how a job broker fences a worker whose lease was taken over (the guard refuses the append when the
         lease's epoch moved on) and enqueues a run in the transaction that creates it. `tx` is the engine's own
         transaction (an sqlite3 connection, or the PostgreSQL store's transaction), so a guard is written for one
-        engine. One guard per stream at a time."""
+        engine. One guard per stream at a time.
+
+        `reads_only` says the guard writes nothing (it reads, locks a row for sharing, and may refuse): its appends
+        may then share a group whose writes are batched, since it runs while the group only reads and a refusal
+        leaves nothing to undo. A guard that writes keeps its appends under a savepoint each."""
         check_stream_name(stream)
         with self._locks_guard:
             if stream in self._guards:
                 raise JournalError(f"appends to {stream!r} are already guarded through this store")
             self._guards[stream] = guard
+            if not reads_only:
+                self._writing_guards.add(stream)
         try:
             yield
         finally:
             with self._locks_guard:
                 self._guards.pop(stream, None)
+                self._writing_guards.discard(stream)
 
     def redacted(self, drafts: Sequence[Draft]) -> list[Draft]:
         """`drafts` as `append` stores them: every known secret and detected secret replaced by a placeholder."""
