@@ -7,15 +7,17 @@
 Every figure is set against a baseline measured in the same run (shared machines drift; ratios much less):
 
 1. **Throughput.** R runs of N durable no-op nodes (`util.noop`, durability "step": one commit per node) are
-   submitted first (created + enqueued in one transaction each), then K forked worker processes drain the queue
-   (`Worker.serve(until_idle=True)`): aggregate nodes/s and runs/s, the drain time (fork to the last worker's exit)
-   and the ratio to 1 worker. Baselines: the engine's one-commit floor (one tiny committed INSERT) and the same
-   R x N driven in-process by one executor without the broker (`Executor.start` of each plan in turn). SQLite is the
-   journal file (WAL, synchronous=FULL); PostgreSQL a throw-away pgserver with fsync on, synchronous_commit on.
+   submitted first (created + enqueued in one transaction each), then K forked worker processes, each driving up to
+   `--runs-at-once` claimed runs together, drain the queue (`Worker.serve(until_idle=True)`): aggregate nodes/s and
+   runs/s, the drain time (fork to the last worker's exit) and the ratio to 1 worker. Baselines: the engine's
+   one-commit floor (one tiny committed INSERT) and the same R x N driven in-process by one executor without the
+   broker (`Executor.start` of each plan in turn). SQLite is the journal file (WAL, synchronous=FULL); PostgreSQL a
+   throw-away pgserver with fsync on, synchronous_commit on.
 2. **DBOS** on the same PostgreSQL server (if `dbos` is installed): R workflows of N `@DBOS.step()`s enqueued on a
    DBOS queue (polling every 50 ms, `worker_concurrency=1`: one workflow at a time per process, as an Alicorn worker
-   drives one run at a time) and drained by 1, 2 and 4 launched DBOS processes; plus one process with no
-   concurrency limit. Timed from the first enqueue (the enqueue is part of it, and printed) to the last SUCCESS.
+   with `--runs-at-once 1` drives one run at a time) and drained by 1, 2 and 4 launched DBOS processes; plus one
+   process with no concurrency limit (set against one Alicorn worker at the most runs at once). Timed from the first
+   enqueue (the enqueue is part of it, and printed) to the last SUCCESS.
 3. **Take-over.** A worker holding a run of slow nodes (`util.sleep` 0.2 s x 20) is SIGKILLed at a random moment
    of its lease; a second worker, already polling (every 50 ms), claims the run once the lease expired. Timed from
    the kill to the second worker's claim (its `taken_from` must be the killed worker), for leases 1, 2 and 5 s,
@@ -287,7 +289,14 @@ def fork(name: str, body: Callable[[Callable[[str], None]], None]) -> Child:
 
 
 def fork_worker(
-    open_store: StoreFactory, workdir: Path, name: str, *, lease_s: float, poll_s: float, until_idle: bool
+    open_store: StoreFactory,
+    workdir: Path,
+    name: str,
+    *,
+    lease_s: float,
+    poll_s: float,
+    until_idle: bool,
+    runs_at_once: int = 1,
 ) -> Child:
     """A worker process: opens its own journal and broker after the fork, says `ready`, then serves; each claim it
     makes is reported as `claimed RUN TAKEN_FROM MONOTONIC` the moment the claim returns."""
@@ -305,7 +314,14 @@ def fork_worker(
             return got
 
         broker.claim = reported  # type: ignore[method-assign]
-        worker = Worker(broker, make_executor(store, workdir), name=name, lease_s=lease_s, backoff_s=0.05)
+        worker = Worker(
+            broker,
+            make_executor(store, workdir),
+            name=name,
+            lease_s=lease_s,
+            backoff_s=0.05,
+            runs_at_once=runs_at_once,
+        )
         write("ready")
         worker.serve(threading.Event(), poll_s=poll_s, until_idle=until_idle)
 
@@ -347,11 +363,12 @@ def in_process(engine: Engine, runs: int, nodes: int) -> tuple[float, int]:
         store.close()
 
 
-def drain(engine: Engine, runs: int, nodes: int, workers: int) -> Drain:
-    """Submit R runs, then fork K workers that drain the queue and exit when nothing is left to claim."""
-    open_store = engine.fresh(f"k{workers}")
+def drain(engine: Engine, runs: int, nodes: int, workers: int, runs_at_once: int) -> Drain:
+    """Submit R runs, then fork K workers (each driving up to `runs_at_once` claimed runs together) that drain the
+    queue and exit when nothing is left to claim."""
+    open_store = engine.fresh(f"k{workers}x{runs_at_once}")
     store = open_store()
-    workdir = engine.root / f"drain-{engine.name}-{workers}"
+    workdir = engine.root / f"drain-{engine.name}-{workers}x{runs_at_once}"
     executor = make_executor(store, workdir)
     broker = broker_for(store, clock=time.time)
     plan = chain_plan(nodes)
@@ -361,7 +378,15 @@ def drain(engine: Engine, runs: int, nodes: int, workers: int) -> Drain:
         submit_s = time.perf_counter() - started
         started = time.perf_counter()
         children = [
-            fork_worker(open_store, workdir, f"worker:drain-{i}", lease_s=30.0, poll_s=0.05, until_idle=True)
+            fork_worker(
+                open_store,
+                workdir,
+                f"worker:drain-{i}",
+                lease_s=30.0,
+                poll_s=0.05,
+                until_idle=True,
+                runs_at_once=runs_at_once,
+            )
             for i in range(workers)
         ]
         codes = [c.reap() for c in children]
@@ -375,7 +400,7 @@ def drain(engine: Engine, runs: int, nodes: int, workers: int) -> Drain:
         store.close()
 
 
-def throughput(engine: Engine, args: argparse.Namespace) -> dict[int, float]:
+def throughput(engine: Engine, args: argparse.Namespace) -> dict[tuple[int, int], float]:
     runs, nodes = args.runs, args.nodes
     total = runs * nodes
     say(f"\n== 1. throughput on {engine.name}: {runs} runs x {nodes} durable no-op nodes = {total} nodes ==")
@@ -390,19 +415,21 @@ def throughput(engine: Engine, args: argparse.Namespace) -> dict[int, float]:
         f"{alone / total * 1e6:6.0f} µs/node = {alone / total / floor:4.2f}x the floor"
         + (f"  ({failed} runs did not succeed)" if failed else "")
     )
-    rates: dict[int, float] = {}
-    one = None
-    for k in args.workers:
-        d = drain(engine, runs, nodes, k)
-        rate = total / d.seconds
-        rates[k] = rate
-        one = one or rate
-        say(
-            f"   broker, {k} worker process{'es' if k > 1 else '  '}: drain {d.seconds:6.2f} s  {rate:7.0f} nodes/s  "
-            f"{runs / d.seconds:6.1f} runs/s  {d.seconds / total * 1e6:6.0f} µs/node = "
-            f"{d.seconds / total / floor:4.2f}x the floor; {rate / one:4.2f}x 1 worker, {rate / base:4.2f}x in-process"
-            f"  (submit {d.submit_s / runs * 1e3:5.1f} ms/run)" + (f"  FAILED {d.failed}" if d.failed else "")
-        )
+    rates: dict[tuple[int, int], float] = {}
+    for together in args.runs_at_once:
+        one = None
+        for k in args.workers:
+            d = drain(engine, runs, nodes, k, together)
+            rate = total / d.seconds
+            rates[k, together] = rate
+            one = one or rate
+            say(
+                f"   broker, {k} worker process{'es' if k > 1 else '  '} x {together:2d} runs at once: drain "
+                f"{d.seconds:6.2f} s  {rate:7.0f} nodes/s  {runs / d.seconds:6.1f} runs/s  "
+                f"{d.seconds / total * 1e6:6.0f} µs/node = {d.seconds / total / floor:4.2f}x the floor; "
+                f"{rate / one:4.2f}x 1 worker, {rate / base:4.2f}x in-process"
+                f"  (submit {d.submit_s / runs * 1e3:5.1f} ms/run)" + (f"  FAILED {d.failed}" if d.failed else "")
+            )
     return rates
 
 
@@ -473,7 +500,9 @@ def dbos_drain(
             c.kill()
 
 
-def dbos_figures(engine: PostgresEngine, args: argparse.Namespace, alicorn: dict[int, float]) -> None:
+def dbos_figures(engine: PostgresEngine, args: argparse.Namespace, alicorn: dict[tuple[int, int], float]) -> None:
+    """DBOS's queue drained by 1, 2, 4 processes (one workflow at a time each, against Alicorn's workers driving one
+    run at a time) and by one process with no limit (against one Alicorn worker driving the most runs at once)."""
     runs, nodes = args.runs, args.nodes
     total = runs * nodes
     say(f"\n== 2. DBOS on the same PostgreSQL server: {runs} workflows x {nodes} steps on a DBOS queue ==")
@@ -492,9 +521,11 @@ def dbos_figures(engine: PostgresEngine, args: argparse.Namespace, alicorn: dict
         seconds, enqueued = dbos_drain(engine, runs, nodes, processes, per_process)
         rate = total / seconds
         limit = "1 workflow at a time each" if per_process == 1 else "no concurrency limit"
-        ours = alicorn.get(processes) if per_process == 1 else None
+        together = max((t for k, t in alicorn if k == processes), default=1)
+        ours = alicorn.get((processes, 1 if per_process == 1 else together))
         one = one or rate
-        versus = f"; Alicorn/DBOS at {processes} = {ours / rate:4.2f}x" if ours else ""
+        shape = "1 run at a time" if per_process == 1 else f"{together} runs at once"
+        versus = f"; Alicorn ({shape})/DBOS at {processes} = {ours / rate:4.2f}x" if ours else ""
         say(
             f"   DBOS, {processes} process{'es' if processes > 1 else '  '} ({limit}): {seconds:6.2f} s  "
             f"{rate:7.0f} nodes/s  {runs / seconds:6.1f} runs/s; {rate / one:4.2f}x 1 process{versus}"
@@ -620,6 +651,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--runs", type=int, help="R runs per throughput figure (default 64; quick 16)")
     parser.add_argument("--nodes", type=int, help="N nodes per run (default 20; quick 10)")
     parser.add_argument("--workers", default="1,2,4", help="worker process counts (default 1,2,4)")
+    parser.add_argument("--runs-at-once", default="1,8", help="claimed runs each worker drives together (default 1,8)")
     parser.add_argument("--leases", help="take-over leases in seconds (default 1,2,5; quick 1)")
     parser.add_argument("--reps", type=int, help="take-overs per lease (default 5; quick 2)")
     parser.add_argument("--wake-reps", type=int, help="submits for the wake-up figure (default 20; quick 5)")
@@ -634,6 +666,7 @@ def parse() -> argparse.Namespace:
     args.runs = args.runs or (16 if args.quick else 64)
     args.nodes = args.nodes or (10 if args.quick else 20)
     args.workers = [int(k) for k in args.workers.split(",")]
+    args.runs_at_once = [int(k) for k in args.runs_at_once.split(",")]
     args.leases = [float(x) for x in (args.leases or ("1" if args.quick else "1,2,5")).split(",")]
     args.reps = args.reps or (2 if args.quick else 5)
     args.wake_reps = args.wake_reps or (5 if args.quick else 20)

@@ -36,6 +36,8 @@ def main() -> int:
     parser.add_argument("--server-kills", action="store_true", help="also kill the PostgreSQL server once a round")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--lease", type=float, default=0.5, help="the workers' lease in seconds")
+    parser.add_argument("--runs-at-once", type=int, default=1, help="claimed runs each worker drives together")
+    parser.add_argument("--runs-per-round", type=int, default=4, help="runs queued per round (default 4)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="alicorn-worker-bench-"))
     server = None
@@ -56,7 +58,14 @@ def main() -> int:
 
     try:
         report = worker_kill_loop(
-            args.kills, open_store, seed=args.seed, lease_s=args.lease, progress=True, kill_server=kill_server
+            args.kills,
+            open_store,
+            seed=args.seed,
+            lease_s=args.lease,
+            progress=True,
+            kill_server=kill_server,
+            runs_at_once=args.runs_at_once,
+            runs_per_round=args.runs_per_round,
         )
     finally:
         if server is not None:

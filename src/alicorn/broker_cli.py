@@ -59,6 +59,15 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         poll: Annotated[float, typer.Option(min=0.05, help="Seconds between looks when idle.")] = 1.0,
         until_idle: Annotated[bool, typer.Option(help="Stop when nothing is left to claim.")] = False,
         parallel: Annotated[int, typer.Option(min=1, max=64, help="Node calls running at once per run.")] = 4,
+        runs_at_once: Annotated[
+            int,
+            typer.Option(
+                "--runs-at-once",
+                min=1,
+                max=256,
+                help="Claimed runs driven together from one thread: their steps share commits (1: one run at a time).",
+            ),
+        ] = 8,
     ) -> None:
         """Claim queued runs and drive them, each under a lease fenced by its epoch, until stopped."""
         from alicorn.broker.submit import broker_for
@@ -73,7 +82,14 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             return application.executor(data, max_parallel=parallel)
 
         broker = broker_for(application.store)
-        me = Worker(broker, base, name=name or default_name(), lease_s=lease, executor_for=executor_for)
+        me = Worker(
+            broker,
+            base,
+            name=name or default_name(),
+            lease_s=lease,
+            executor_for=executor_for,
+            runs_at_once=runs_at_once,
+        )
         stop = threading.Event()
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
@@ -81,7 +97,10 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             took = f" (taken over from {outcome.taken_from})" if outcome.taken_from else ""
             typer.echo(f"{outcome.run}: {outcome.result}{took}: {outcome.note}")
 
-        typer.echo(f"{me.name} works on {application.store.location} (lease {lease:g} s); Ctrl-C stops it")
+        typer.echo(
+            f"{me.name} works on {application.store.location} (lease {lease:g} s, up to {runs_at_once} runs at once); "
+            "Ctrl-C stops it"
+        )
         try:
             claims = me.serve(stop, poll_s=poll, on_outcome=said, until_idle=until_idle)
         except KeyboardInterrupt:

@@ -30,6 +30,28 @@ def test_killed_postgres_workers_lose_and_double_nothing(tmp_path: Path, pg_url:
     assert report.ok(), (report.summary(), report.problems[:5])
 
 
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_killed_workers_driving_runs_together_lose_and_double_nothing(
+    tmp_path: Path, engine: str, request: pytest.FixtureRequest
+) -> None:
+    """Each worker drives up to 3 claimed runs together (their steps share commits): a kill takes all of them down
+    at once, and the runs taken over still finish with nothing doubled or lost."""
+    journal = tmp_path / "journal.db"
+    if engine == "postgresql":
+        url, schema = request.getfixturevalue("pg_url"), next_schema("wt")
+
+        def open_store() -> SQLiteStore | PostgresJournalStore:
+            return PostgresJournalStore(url, schema=schema)
+    else:
+
+        def open_store() -> SQLiteStore | PostgresJournalStore:
+            return SQLiteStore(journal)
+
+    report = worker_kill_loop(20, open_store, seed=11, runs_per_round=6, runs_at_once=3, workdir=tmp_path)
+    assert report.kills == 20 and report.runs >= 12
+    assert report.ok(), (report.summary(), report.problems[:5])
+
+
 def test_workers_ride_out_a_postgres_server_killed_mid_run(tmp_path: Path) -> None:
     """The server itself is SIGKILLed while workers drive (and started again): the workers' appends fail with the
     server's sentence, nothing is doubled or lost, and every run finishes once it is back."""

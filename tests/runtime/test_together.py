@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from alicorn.errors import ConcurrentAppendError, PlanError
+from alicorn.errors import ConcurrentAppendError, PlanError, StreamLockedError
 from alicorn.journal.events import Draft
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import JournalStore
@@ -198,3 +198,23 @@ def test_the_run_listing_of_runs_driven_together_is_their_fold(tmp_path: Path, b
             assert row.events == row.last_seq == len(store.read(state.run_id))
     finally:
         store.close()
+
+
+def test_resume_many_drives_queued_runs_together_and_answers_a_locked_one_in_its_slot(
+    store: JournalStore, behaviour: Behaviour, tmp_path: Path
+) -> None:
+    reg = behaviour.registry()
+    ex = executor(store, reg, tmp_path, durability="step")
+    queued = [ex.start(make_plan(chain(4), goal=f"queued {i}"), drive=False).run_id for i in range(4)]
+    assert behaviour.calls["inc"] == 0
+    commits = count_commits(store)
+    with store.lock(queued[1]):  # someone else drives this one: it is answered with the error, the rest go on
+        answers = ex.resume_many(queued)
+    assert isinstance(answers[1], StreamLockedError) and "already being driven" in str(answers[1])
+    done = [a for i, a in enumerate(answers) if i != 1]
+    assert [s.status for s in states(done)] == ["succeeded"] * 3 and behaviour.calls["inc"] == 3 * 4
+    if store.group_commit:  # where the engine groups commits: 3 runs x 5 commits each alone (opening + 4 steps)
+        assert commits[0] <= 2 * 5
+    for run in (queued[0], queued[2], queued[3]):
+        assert replay_run(store, run, reg).status == "succeeded"
+    assert fold(store.read(queued[1]), queued[1]).status == "running"  # untouched: still queued

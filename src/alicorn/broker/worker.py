@@ -16,18 +16,21 @@ over is refused by the database at its next append (`LeaseLost`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from alicorn.broker.jobs import Broker, Claim, Job, LeaseLost, contract_mismatch
 from alicorn.errors import AlicornError, StreamLockedError
 from alicorn.journal.store import JournalStore
 from alicorn.runtime.executor import Executor
+from alicorn.runtime.session import Session
 from alicorn.runtime.state import RunState, fold
+from alicorn.runtime.together import drive_together
 
 _log = logging.getLogger("alicorn.broker.worker")
 _WAITING = ("awaiting_approval", "blocked")
@@ -49,23 +52,27 @@ class Outcome:
 
 
 class _Renewer:
-    """Renews a claim's lease every third of it from a thread of its own, until stopped or refused."""
+    """Renews the leases of `claims` every third of the lease from a thread of its own, until stopped; a claim the
+    broker refuses to renew (taken over) is not renewed again."""
 
-    def __init__(self, broker: Broker, claim: Claim, lease_s: float) -> None:
-        self.broker, self.claim, self.lease_s = broker, claim, lease_s
-        self.lost = False
+    def __init__(self, broker: Broker, claims: Sequence[Claim], lease_s: float) -> None:
+        self.broker, self.claims, self.lease_s = broker, list(claims), lease_s
+        self.lost: set[str] = set()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"lease {claim.run}", daemon=True)
+        name = f"lease {claims[0].run}" + (f" and {len(claims) - 1} more" if len(claims) > 1 else "")
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
         while not self._stop.wait(self.lease_s / 3):
-            try:
-                if not self.broker.renew(self.claim, self.lease_s):
-                    self.lost = True
-                    return
-            except AlicornError as exc:  # the server is away: the fence decides if the lease lapses meanwhile
-                _log.warning("could not renew the lease of run %s: %s", self.claim.run, exc)
+            for claim in self.claims:
+                if claim.run in self.lost:
+                    continue
+                try:
+                    if not self.broker.renew(claim, self.lease_s):
+                        self.lost.add(claim.run)
+                except AlicornError as exc:  # the server is away: the fence decides if the lease lapses meanwhile
+                    _log.warning("could not renew the lease of run %s: %s", claim.run, exc)
 
     def stop(self) -> None:
         self._stop.set()
@@ -85,7 +92,10 @@ class Worker:
         backoff_s: float = 5.0,
         max_attempts: int = 5,
         executor_for: Callable[[RunState], Executor] | None = None,
+        runs_at_once: int = 1,
     ) -> None:
+        if runs_at_once < 1:
+            raise ValueError(f"runs_at_once must be at least 1, not {runs_at_once}")
         self.broker = broker
         self.executor = executor
         #: The executor that drives one run (the command line's gives each run the data folder it was started
@@ -98,6 +108,9 @@ class Worker:
         self.max_attempts = max_attempts
         #: Jobs this worker refused and why (another registry's operations), so it says so once per job.
         self.refused: dict[str, str] = {}
+        #: How many claimed runs one step drives together from one thread (runtime.together): their steps share
+        #: commits, each still fenced by its own claim's epoch.
+        self.runs_at_once = runs_at_once
 
     def accepts(self, job: Job) -> str | None:
         """None if this worker may drive `job`; else why not (its operations' contracts differ)."""
@@ -114,33 +127,104 @@ class Worker:
     def step(self) -> Outcome | None:
         """Claim one job and drive its run as far as it goes; None when there was nothing to claim."""
         self.wake()
-        claim = self.broker.claim(self.name, self.lease_s, self.accepts)
+        claim = self._claim()
         if claim is None:
             return None
-        if claim.taken_from:
-            _log.warning("%s took run %s over from %s (its lease expired)", self.name, claim.run, claim.taken_from)
-        renewer = _Renewer(self.broker, claim, self.lease_s)
+        renewer = _Renewer(self.broker, [claim], self.lease_s)
         try:
             return self._drive(claim)
         finally:
             renewer.stop()
 
+    def step_together(self) -> list[Outcome]:
+        """Claim up to `runs_at_once` jobs and drive their runs together from this thread, each as far as it goes
+        (as `step` drives one); [] when there was nothing to claim. Each run keeps its own fence: a run whose lease
+        was taken over is refused at its next append and only that run stops ("lost")."""
+        self.wake()
+        claims: list[Claim] = []
+        while len(claims) < self.runs_at_once and (claim := self._claim()) is not None:
+            claims.append(claim)
+        if not claims:
+            return []
+        renewer = _Renewer(self.broker, claims, self.lease_s)
+        try:
+            return self._drive_together(claims)
+        finally:
+            renewer.stop()
+
+    def _claim(self) -> Claim | None:
+        claim = self.broker.claim(self.name, self.lease_s, self.accepts)
+        if claim is not None and claim.taken_from:
+            _log.warning("%s took run %s over from %s (its lease expired)", self.name, claim.run, claim.taken_from)
+        return claim
+
     def _drive(self, claim: Claim) -> Outcome:
         run = claim.run
         try:
-            with self.store.guard_appends(run, self.broker.fence(claim)):
+            with self.store.guard_appends(run, self.broker.fence(claim), reads_only=True):
                 events = self.store.read(run)
                 state = fold(events, run) if events else None
                 if state is None:
                     return self._release(claim, f"run {run} has no journal yet", failed=True)
                 if not state.finished and state.status not in _WAITING:
                     state = self.executor_for(state).resume(run)
-        except LeaseLost as exc:
-            return Outcome(run, "lost", str(exc), claim.taken_from)
-        except StreamLockedError as exc:  # a person's command (approve, resume, cancel) is driving it right now
+        except Exception as exc:
+            return self._failed(claim, exc)
+        return self._settle(claim, state)
+
+    def _drive_together(self, claims: list[Claim]) -> list[Outcome]:
+        outcomes: dict[str, Outcome] = {}
+        driving: list[tuple[Claim, Executor, Session]] = []
+        with contextlib.ExitStack() as held:
+            for claim in claims:
+                run = claim.run
+                try:
+                    held.enter_context(self.store.guard_appends(run, self.broker.fence(claim), reads_only=True))
+                    events = self.store.read(run)
+                    if not events:
+                        outcomes[run] = self._release(claim, f"run {run} has no journal yet", failed=True)
+                        continue
+                    state = fold(events, run)
+                    if state.finished or state.status in _WAITING:
+                        outcomes[run] = self._settle(claim, state)
+                        continue
+                    executor = self.executor_for(state)
+                    opened = executor.reopen(run, held)
+                except Exception as exc:
+                    outcomes[run] = self._failed(claim, exc)
+                    continue
+                if isinstance(opened, RunState):
+                    outcomes[run] = self._settle(claim, executor.settled(opened))
+                else:
+                    driving.append((claim, executor, opened))
+            ended = drive_together(self.store, [session for _, _, session in driving], self.executor.poll_s)
+            unexpected: Exception | None = None  # a bug in one run: the others are settled first, then it is raised
+            for (claim, executor, _), end in zip(driving, ended, strict=True):
+                try:
+                    if isinstance(end, Exception):
+                        outcomes[claim.run] = self._failed(claim, end)
+                    else:
+                        outcomes[claim.run] = self._settle(claim, executor.settled(end))
+                except Exception as exc:
+                    unexpected = unexpected or exc
+        if unexpected is not None:
+            raise unexpected
+        return [outcomes[claim.run] for claim in claims]
+
+    def _failed(self, claim: Claim, exc: Exception) -> Outcome:
+        """What an error that stopped a claimed run comes to: lost (taken over), released (someone else is driving
+        it, or a failure to retry after a back-off); anything but Alicorn's own errors is re-raised."""
+        if isinstance(exc, LeaseLost):
+            return Outcome(claim.run, "lost", str(exc), claim.taken_from)
+        if isinstance(exc, StreamLockedError):  # a person's command (approve, resume, cancel) is driving it now
             return self._release(claim, str(exc), failed=False)
-        except AlicornError as exc:
+        if isinstance(exc, AlicornError):
             return self._release(claim, str(exc), failed=True)
+        raise exc
+
+    def _settle(self, claim: Claim, state: RunState) -> Outcome:
+        """The job of a run that stopped moving: done when it finished, else waiting for a person."""
+        run = claim.run
         if state.finished:
             note = f"{state.status} (driven by {self.name})"
             return Outcome(run, "done" if self.broker.finish(claim, note) else "lost", note, claim.taken_from)
@@ -171,17 +255,22 @@ class Worker:
         claims = 0
         while not stop.is_set():
             try:
-                outcome = self.step()
+                if self.runs_at_once == 1:
+                    one = self.step()
+                    outcomes = [one] if one is not None else []
+                else:
+                    outcomes = self.step_together()
             except AlicornError as exc:  # the journal's server is away: wait and try again
                 _log.warning("%s: %s", self.name, exc)
                 stop.wait(poll_s)
                 continue
-            if outcome is None:
+            if not outcomes:
                 if until_idle:
                     break
                 self.broker.wait(poll_s)
                 continue
-            claims += 1
-            if on_outcome is not None:
-                on_outcome(outcome)
+            claims += len(outcomes)
+            for outcome in outcomes:
+                if on_outcome is not None:
+                    on_outcome(outcome)
         return claims

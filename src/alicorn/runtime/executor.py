@@ -253,15 +253,8 @@ class Executor:
                     opened.append(self._open(plan, held, terms=terms))
                 except Exception as exc:
                     opened.append(exc)
-            driven = iter(drive_together(self.store, [o for o in opened if isinstance(o, Session)], self.poll_s))
-            answers: list[RunState | Exception] = []
-            for one in opened:
-                if not isinstance(one, Session):
-                    answers.append(one)  # refused before it ran: Anvil's denial (already finished) or an error
-                    continue
-                answer = next(driven)
-                answers.append(self._finished(answer) if isinstance(answer, RunState) else answer)
-        return answers
+            # a plan refused before it ran answers with Anvil's denial (already finished) or its error
+            return self._drive_opened(opened)
 
     def _open(
         self,
@@ -341,102 +334,160 @@ class Executor:
         (an approval, resolutions, the recheck) and calls nothing: a queued run's worker drives it
         (alicorn.broker); the session's `run.resumed` says `queued`, so replay ends that session the same way.
         """
-        with self.store.lock(run_id):
-            events = self.store.read(run_id)
-            if not events:
-                raise UnknownStreamError(run_id)
-            state = fold(events, run_id)
-            if state.finished:
-                raise RunError(
-                    f"run {run_id} already finished ({state.status}) at {state.finished_at}; nothing to resume. "
-                    f"`alicorn show {run_id}` shows its result"
+        with contextlib.ExitStack() as held:
+            reopened = self.reopen(
+                run_id,
+                held,
+                approvals=approvals,
+                resolutions=resolutions,
+                rejection=rejection,
+                replaced_by=replaced_by,
+                withdrawal=withdrawal,
+                drive=drive,
+            )
+            if isinstance(reopened, RunState):
+                return reopened
+            return self._finished(reopened.drive())
+
+    def resume_many(self, run_ids: Sequence[str]) -> list[RunState | Exception]:
+        """Resume `run_ids` (each as `resume` would, with no human input) and drive them all together in this thread
+        (runtime.together), as `start_many` drives new runs: every step durable before its calls run, the steps of
+        the runs that moved at once sharing one commit. Each run's final state, or the error that stopped it (a
+        run that is locked, finished or waits for a human's answer), in the order given."""
+        with contextlib.ExitStack() as held:
+            opened: list[Session | RunState | Exception] = []
+            for run_id in run_ids:
+                try:
+                    opened.append(self.reopen(run_id, held))
+                except Exception as exc:
+                    opened.append(exc)
+            return self._drive_opened(opened)
+
+    def _drive_opened(self, opened: Sequence[Session | RunState | Exception]) -> list[RunState | Exception]:
+        """Drive the sessions among `opened` together; every item's answer in order (a state or an error that
+        came before driving stands as it is)."""
+        driven = iter(drive_together(self.store, [o for o in opened if isinstance(o, Session)], self.poll_s))
+        answers: list[RunState | Exception] = []
+        for one in opened:
+            if not isinstance(one, Session):
+                answers.append(one)
+                continue
+            answer = next(driven)
+            answers.append(self._finished(answer) if isinstance(answer, RunState) else answer)
+        return answers
+
+    def reopen(
+        self,
+        run_id: str,
+        held: contextlib.ExitStack,
+        *,
+        approvals: Iterable[Approval] = (),
+        resolutions: Iterable[Resolution] = (),
+        rejection: Rejection | None = None,
+        replaced_by: str | None = None,
+        withdrawal: Withdrawal | None = None,
+        drive: bool = True,
+    ) -> Session | RunState:
+        """`resume` up to driving: the run's right to be driven taken (held in `held` until it closes), its
+        session opened with `run.resumed` and the decisions that come with it emitted, interrupted calls recovered.
+        A Session ready to drive (alone with `drive`, or together with others' by `drive_together`), or the run's
+        state when the session ended without driving (a rejection, a refusal by policy, `drive=False`)."""
+        held.enter_context(self.store.lock(run_id))
+        events = self.store.read(run_id)
+        if not events:
+            raise UnknownStreamError(run_id)
+        state = fold(events, run_id)
+        if state.finished:
+            raise RunError(
+                f"run {run_id} already finished ({state.status}) at {state.finished_at}; nothing to resume. "
+                f"`alicorn show {run_id}` shows its result"
+            )
+        plan = Plan.model_validate(state.plan)
+        changed = changed_contracts(events[0].data, self.registry)
+        if changed:
+            raise RunError(
+                f"run {run_id} was started with operations whose contracts differ now ({changed}); resume it "
+                "with the Alicorn version and operations that started it"
+            )
+        was_blocked = state.status == "blocked"
+        was_waiting = state.status == "awaiting_approval"
+        session = Session(self.session_needs(), run_id, state, plan, committed=events[-1].seq)
+        proposer = session.terms.proposed_by
+        approvals = check_approvals(approvals, proposer, run_id, state.plan_hash, self.approvers)
+        if (rejection is not None or replaced_by is not None or withdrawal is not None) and not was_waiting:
+            raise NotAwaitingApprovalError(
+                f"run {run_id} is {state.status}, not waiting for an approval; only a waiting proposal can be "
+                f"rejected or replaced (`alicorn cancel {run_id}` stops a running one)",
+                run_id=run_id,
+            )
+        if rejection is not None:
+            check_rejection(rejection, proposer, run_id, self.approvers)
+        if (
+            withdrawal is not None
+            and canonical_id(withdrawal.by) != canonical_id(proposer)
+            and not parse_principal(withdrawal.by).is_human
+        ):
+            raise RunError(
+                f"{withdrawal.by} did not propose run {run_id}; only its proposer ({proposer}) or a human may "
+                "withdraw it; nothing was done"
+            )
+        session.begin()
+        interrupted = _interrupted(state)
+        resumed: dict[str, Any] = {"session": state.sessions + 1, "interrupted": interrupted}
+        if not drive:
+            resumed["queued"] = True
+        session.emit("run.resumed", resumed)
+        if rejection is not None:
+            reject(session, rejection)
+            admission.close(session, "rejected", f"rejected by {rejection.by}: {rejection.reason}")
+            return self._commit_finished(session)
+        if withdrawal is not None:
+            session.emit(
+                "proposal.withdrawn",
+                {"by": withdrawal.by, "reason": withdrawal.reason, "plan_hash": state.plan_hash},
+            )
+            admission.close(session, "withdrawn", f"withdrawn by {withdrawal.by}: {withdrawal.reason}")
+            return self._commit_finished(session)
+        if replaced_by is not None:
+            reason = f"replaced by run {replaced_by} (a replan of the same goal)"
+            admission.close(session, "replaced", reason, replaced_by=replaced_by)
+            return self._commit_finished(session)
+        grant(session, approvals)
+        if was_waiting:
+            if not approvals:
+                effects = ", ".join(state.awaiting["effects"]) if state.awaiting else "effects"
+                raise ApprovalRequiredError(
+                    f"run {run_id} is waiting for a human other than its proposer ({proposer}) to approve its "
+                    f"{effects}; nothing was done. Approve with `alicorn approve {run_id}` (or `alicorn resume "
+                    f"{run_id} --approve`), run by that person, or reject it with `alicorn reject {run_id} "
+                    "--reason WHY`"
                 )
-            plan = Plan.model_validate(state.plan)
-            changed = changed_contracts(events[0].data, self.registry)
-            if changed:
-                raise RunError(
-                    f"run {run_id} was started with operations whose contracts differ now ({changed}); resume it "
-                    "with the Alicorn version and operations that started it"
-                )
-            was_blocked = state.status == "blocked"
-            was_waiting = state.status == "awaiting_approval"
-            session = Session(self.session_needs(), run_id, state, plan, committed=events[-1].seq)
-            proposer = session.terms.proposed_by
-            approvals = check_approvals(approvals, proposer, run_id, state.plan_hash, self.approvers)
-            if (rejection is not None or replaced_by is not None or withdrawal is not None) and not was_waiting:
-                raise NotAwaitingApprovalError(
-                    f"run {run_id} is {state.status}, not waiting for an approval; only a waiting proposal can be "
-                    f"rejected or replaced (`alicorn cancel {run_id}` stops a running one)",
-                    run_id=run_id,
-                )
-            if rejection is not None:
-                check_rejection(rejection, proposer, run_id, self.approvers)
-            if (
-                withdrawal is not None
-                and canonical_id(withdrawal.by) != canonical_id(proposer)
-                and not parse_principal(withdrawal.by).is_human
-            ):
-                raise RunError(
-                    f"{withdrawal.by} did not propose run {run_id}; only its proposer ({proposer}) or a human may "
-                    "withdraw it; nothing was done"
-                )
-            session.begin()
-            interrupted = _interrupted(state)
-            resumed: dict[str, Any] = {"session": state.sessions + 1, "interrupted": interrupted}
-            if not drive:
-                resumed["queued"] = True
-            session.emit("run.resumed", resumed)
-            if rejection is not None:
-                reject(session, rejection)
-                admission.close(session, "rejected", f"rejected by {rejection.by}: {rejection.reason}")
+            if not admission.proceed(session, admission.admit(session)):
                 return self._commit_finished(session)
-            if withdrawal is not None:
-                session.emit(
-                    "proposal.withdrawn",
-                    {"by": withdrawal.by, "reason": withdrawal.reason, "plan_hash": state.plan_hash},
-                )
-                admission.close(session, "withdrawn", f"withdrawn by {withdrawal.by}: {withdrawal.reason}")
-                return self._commit_finished(session)
-            if replaced_by is not None:
-                reason = f"replaced by run {replaced_by} (a replan of the same goal)"
-                admission.close(session, "replaced", reason, replaced_by=replaced_by)
-                return self._commit_finished(session)
-            grant(session, approvals)
-            if was_waiting:
-                if not approvals:
-                    effects = ", ".join(state.awaiting["effects"]) if state.awaiting else "effects"
-                    raise ApprovalRequiredError(
-                        f"run {run_id} is waiting for a human other than its proposer ({proposer}) to approve its "
-                        f"{effects}; nothing was done. Approve with `alicorn approve {run_id}` (or `alicorn resume "
-                        f"{run_id} --approve`), run by that person, or reject it with `alicorn reject {run_id} "
-                        "--reason WHY`"
-                    )
-                if not admission.proceed(session, admission.admit(session)):
-                    return self._commit_finished(session)
-            elif not session.terms.project_budget.empty:
-                admission.journal_inputs(session, usage=True)  # fresh usage of the project's other runs
-            resolutions = list(resolutions)
-            cancelling = self.controls.cancel_request(run_id, session.next_seq) is not None
-            if was_blocked and not resolutions and not cancelling:
-                raise RunError(
-                    f"run {run_id} waits for a human to say whether these effects happened: "
-                    + ", ".join(f"{n} (key {state.nodes[n].key})" for n in state.blocked())
-                    + f". Check the target system, then `alicorn resume {run_id} --resolve NODE=applied` (or "
-                    "=not-applied); nothing was done"
-                )
-            resolve(session, resolutions)
-            # What the run may still call meets the policy in force now (a waiting run was just decided in full; a
-            # run being cancelled calls nothing new).
-            if not was_waiting and not cancelling and not admission.recheck(session):
-                return self._commit_finished(session)
-            if not drive:
-                return self._commit_finished(session)
-            for item in interrupted:
-                if item["purpose"] == "compensate":
-                    saga.recover(session, item["node"])
-                else:
-                    session.recover(item["node"])
-            return self._finished(session.drive())
+        elif not session.terms.project_budget.empty:
+            admission.journal_inputs(session, usage=True)  # fresh usage of the project's other runs
+        resolutions = list(resolutions)
+        cancelling = self.controls.cancel_request(run_id, session.next_seq) is not None
+        if was_blocked and not resolutions and not cancelling:
+            raise RunError(
+                f"run {run_id} waits for a human to say whether these effects happened: "
+                + ", ".join(f"{n} (key {state.nodes[n].key})" for n in state.blocked())
+                + f". Check the target system, then `alicorn resume {run_id} --resolve NODE=applied` (or "
+                "=not-applied); nothing was done"
+            )
+        resolve(session, resolutions)
+        # What the run may still call meets the policy in force now (a waiting run was just decided in full; a
+        # run being cancelled calls nothing new).
+        if not was_waiting and not cancelling and not admission.recheck(session):
+            return self._commit_finished(session)
+        if not drive:
+            return self._commit_finished(session)
+        for item in interrupted:
+            if item["purpose"] == "compensate":
+                saga.recover(session, item["node"])
+            else:
+                session.recover(item["node"])
+        return session
 
     def withdraw(self, run_id: str, withdrawal: Withdrawal) -> RunState:
         """Its proposer closes a waiting proposal: the run finishes `withdrawn` with no effect."""
@@ -518,6 +569,11 @@ class Executor:
     def _commit_finished(self, session: Session) -> RunState:
         session.commit()
         return self._finished(session.state)
+
+    def settled(self, state: RunState) -> RunState:
+        """`state`, a run this executor drove (with `reopen` and `drive_together`), after the executor's own
+        end-of-run work (its `on_finished` callback when the run finished)."""
+        return self._finished(state)
 
     def _finished(self, state: RunState) -> RunState:
         if state.finished and self.on_finished is not None:

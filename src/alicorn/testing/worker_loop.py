@@ -82,7 +82,9 @@ def _executor(
     return Executor(store, ledger.testing_registry(), env, on_events=on_events, poll_s=0.02)
 
 
-def _worker_process(open_store: StoreFactory, workdir: Path, name: str, lease_s: float, write_fd: int) -> None:
+def _worker_process(
+    open_store: StoreFactory, workdir: Path, name: str, lease_s: float, runs_at_once: int, write_fd: int
+) -> None:
     """The body of a forked worker: drive queued runs until killed; every committed append is acknowledged on the
     pipe (`ack RUN SEQ HASH`) before anything else happens, and every outcome as `outcome RESULT TAKEN_FROM`."""
     out = os.fdopen(write_fd, "w", buffering=1, encoding="utf-8")
@@ -98,7 +100,9 @@ def _worker_process(open_store: StoreFactory, workdir: Path, name: str, lease_s:
             break
         except AlicornError:
             time.sleep(0.05)
-    worker = Worker(broker, _executor(store, workdir, ack), name=name, lease_s=lease_s, backoff_s=0.05)
+    worker = Worker(
+        broker, _executor(store, workdir, ack), name=name, lease_s=lease_s, backoff_s=0.05, runs_at_once=runs_at_once
+    )
     stop = threading.Event()
 
     def said(outcome: Outcome) -> None:
@@ -114,13 +118,13 @@ class _Child:
     reader: threading.Thread
 
 
-def _fork_worker(open_store: StoreFactory, workdir: Path, name: str, lease_s: float) -> _Child:
+def _fork_worker(open_store: StoreFactory, workdir: Path, name: str, shape: Round) -> _Child:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         try:
             os.close(read_end)
-            _worker_process(open_store, workdir, name, lease_s, write_end)
+            _worker_process(open_store, workdir, name, shape.lease_s, shape.runs_at_once, write_end)
         except BaseException:
             traceback.print_exc()
         finally:
@@ -166,11 +170,12 @@ def worker_kill_loop(
     workdir: Path | None = None,
     progress: bool = False,
     kill_server: Callable[[], None] | None = None,
+    runs_at_once: int = 1,
 ) -> WorkerLoopReport:
     """Rounds of queued runs under killed and replaced workers until `target_kills` kills; returns the counts.
     `open_store` opens a fresh journal view each time it is called (each round's runs get ids of their own).
     `kill_server`, when given, kills the journal's server and starts it again: once in every round, at a random
-    moment, while the workers are driving."""
+    moment, while the workers are driving. `runs_at_once`: how many claimed runs each worker drives together."""
     rng = random.Random(seed)
     report = WorkerLoopReport()
     started = time.monotonic()
@@ -181,7 +186,14 @@ def worker_kill_loop(
         while report.kills < target_kills:
             round_no += 1
             shape = Round(
-                round_no, base / f"r{round_no}", runs_per_round, workers, lease_s, max_kill_s, round_timeout_s
+                round_no,
+                base / f"r{round_no}",
+                runs_per_round,
+                workers,
+                lease_s,
+                max_kill_s,
+                round_timeout_s,
+                runs_at_once,
             )
             _round(shape, open_store, rng, report, target_kills, kill_server)
             if progress:
@@ -203,6 +215,7 @@ class Round:
     lease_s: float
     max_kill_s: float
     timeout_s: float
+    runs_at_once: int = 1
 
 
 def _round(
@@ -228,7 +241,7 @@ def _round(
     acks: Acks = {}
     names = iter(f"worker:loop-{shape.number}-{n}" for n in range(10_000))
     try:
-        children = [_fork_worker(open_store, workdir, next(names), shape.lease_s) for _ in range(shape.workers)]
+        children = [_fork_worker(open_store, workdir, next(names), shape) for _ in range(shape.workers)]
         deadline = time.monotonic() + shape.timeout_s
         next_kill = time.monotonic() + rng.uniform(0.01, shape.max_kill_s)
         server_kill_at = time.monotonic() + rng.uniform(0.05, 1.0) if kill_server is not None else None
@@ -248,7 +261,7 @@ def _round(
                 _reap(victim)
                 report.kills += 1
                 _count(victim, report, acks)
-                children.append(_fork_worker(open_store, workdir, next(names), shape.lease_s))
+                children.append(_fork_worker(open_store, workdir, next(names), shape))
                 next_kill = time.monotonic() + rng.uniform(0.01, shape.max_kill_s)
             time.sleep(0.01)
     finally:
