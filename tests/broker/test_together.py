@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from alicorn.broker.submit import broker_for, submit
 from alicorn.broker.worker import Worker
 from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import Operation, Registry
-from alicorn.runtime.executor import Approval
+from alicorn.runtime.executor import Approval, Executor
 from alicorn.runtime.replay import replay_run
-from alicorn.runtime.state import fold
+from alicorn.runtime.state import RunState, fold
 from alicorn.testing.commits import count_commits
 from tests.broker.conftest import FakeSeconds
 from tests.broker.test_broker import chain
@@ -110,3 +112,24 @@ def test_runs_at_once_must_be_positive(store: JournalStore, behaviour: Behaviour
         raise AssertionError("runs_at_once=0 was accepted")
     finally:
         broker.close()
+
+
+def test_a_bug_in_one_run_is_raised_after_the_others_are_settled(
+    store: JournalStore, behaviour: Behaviour, seconds: FakeSeconds, tmp_path: Path
+) -> None:
+    ex = executor(store, behaviour.registry(), tmp_path)
+    broker = broker_for(store, clock=seconds)
+    runs = [submit(ex, broker, chain(2)).run_id for _ in range(3)]
+
+    def executor_for(state: RunState) -> Executor:
+        if state.run_id == runs[1]:
+            raise RuntimeError("a bug while choosing this run's executor")
+        return ex
+
+    worker = Worker(broker, ex, name="worker:a", runs_at_once=3, executor_for=executor_for)
+    with pytest.raises(RuntimeError, match="a bug"):
+        worker.step_together()
+    jobs = {j.run: j.state for j in broker.jobs()}
+    assert jobs[runs[0]] == jobs[runs[2]] == "done" and jobs[runs[1]] == "claimed"  # its lease lapses later
+    assert fold(store.read(runs[0]), runs[0]).status == "succeeded"
+    broker.close()

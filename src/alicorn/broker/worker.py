@@ -1,4 +1,5 @@
-"""A worker: claims runs from the broker and drives them, fenced by its claim's epoch.
+"""A worker: claims runs from the broker and drives them, each fenced by its claim's epoch; with `runs_at_once` > 1
+it claims up to that many and drives them together from one thread (runtime.together), each as below.
 
     claim ── fold the run's journal ── finished? ───────────────> job done
                  │                   └ waits for a human? ──────> job waiting (woken when the journal moves on)
@@ -23,6 +24,7 @@ import socket
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from alicorn.broker.jobs import Broker, Claim, Job, LeaseLost, contract_mismatch
 from alicorn.errors import AlicornError, StreamLockedError
@@ -164,52 +166,60 @@ class Worker:
             with self.store.guard_appends(run, self.broker.fence(claim), reads_only=True):
                 events = self.store.read(run)
                 state = fold(events, run) if events else None
-                if state is None:
-                    return self._release(claim, f"run {run} has no journal yet", failed=True)
-                if not state.finished and state.status not in _WAITING:
+                if state is not None and not state.finished and state.status not in _WAITING:
                     state = self.executor_for(state).resume(run)
         except Exception as exc:
             return self._failed(claim, exc)
-        return self._settle(claim, state)
+        return self._settle_or_release(claim, state)
 
     def _drive_together(self, claims: list[Claim]) -> list[Outcome]:
         outcomes: dict[str, Outcome] = {}
         driving: list[tuple[Claim, Executor, Session]] = []
+        unexpected: list[Exception] = []  # a bug in one run: the others are settled first, then it is raised
+
+        def answer(claim: Claim, outcome: Callable[..., Outcome], *args: Any) -> None:
+            try:
+                outcomes[claim.run] = outcome(claim, *args)
+            except Exception as exc:
+                unexpected.append(exc)
+
         with contextlib.ExitStack() as held:
             for claim in claims:
                 run = claim.run
                 try:
                     held.enter_context(self.store.guard_appends(run, self.broker.fence(claim), reads_only=True))
                     events = self.store.read(run)
-                    if not events:
-                        outcomes[run] = self._release(claim, f"run {run} has no journal yet", failed=True)
-                        continue
-                    state = fold(events, run)
-                    if state.finished or state.status in _WAITING:
-                        outcomes[run] = self._settle(claim, state)
+                    state = fold(events, run) if events else None
+                    if state is None or state.finished or state.status in _WAITING:
+                        answer(claim, self._settle_or_release, state)
                         continue
                     executor = self.executor_for(state)
                     opened = executor.reopen(run, held)
                 except Exception as exc:
-                    outcomes[run] = self._failed(claim, exc)
+                    answer(claim, self._failed, exc)
                     continue
                 if isinstance(opened, RunState):
-                    outcomes[run] = self._settle(claim, executor.settled(opened))
+                    answer(claim, self._settle_driven, executor, opened)
                 else:
                     driving.append((claim, executor, opened))
             ended = drive_together(self.store, [session for _, _, session in driving], self.executor.poll_s)
-            unexpected: Exception | None = None  # a bug in one run: the others are settled first, then it is raised
             for (claim, executor, _), end in zip(driving, ended, strict=True):
-                try:
-                    if isinstance(end, Exception):
-                        outcomes[claim.run] = self._failed(claim, end)
-                    else:
-                        outcomes[claim.run] = self._settle(claim, executor.settled(end))
-                except Exception as exc:
-                    unexpected = unexpected or exc
-        if unexpected is not None:
-            raise unexpected
+                if isinstance(end, Exception):
+                    answer(claim, self._failed, end)
+                else:
+                    answer(claim, self._settle_driven, executor, end)
+        if unexpected:
+            raise unexpected[0]
         return [outcomes[claim.run] for claim in claims]
+
+    def _settle_driven(self, claim: Claim, executor: Executor, state: RunState) -> Outcome:
+        return self._settle(claim, executor.settled(state))
+
+    def _settle_or_release(self, claim: Claim, state: RunState | None) -> Outcome:
+        """A claimed run found with no journal (released, a failure counted), or already finished or waiting."""
+        if state is None:
+            return self._release(claim, f"run {claim.run} has no journal yet", failed=True)
+        return self._settle(claim, state)
 
     def _failed(self, claim: Claim, exc: Exception) -> Outcome:
         """What an error that stopped a claimed run comes to: lost (taken over), released (someone else is driving
