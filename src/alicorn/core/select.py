@@ -252,20 +252,32 @@ def _only_the_verb(stems: tuple[str, ...], text: str) -> bool:
 def _without_topics(text: str) -> str:
     """`text` without the topic phrases of a product that no template makes: "about" (o, о, про…) and the four words
     after it, within four words of such a product ("an email to the staff about…", "ogłoszenie o…", "объявление
-    о…")."""
+    о…"), and the list of contents after a colon that follows such a product, to the end of its sentence
+    ("Przygotuj newsletter na listopad: zbiórka karmy, nowe godziny dyżurów, …")."""
     words = _WORDS.findall(text.lower().replace("ё", "е"))
     kept: list[str] = []
     skip = 0
+    contents = False  # inside a product's list of contents, until the sentence ends
     for index, word in enumerate(words):
+        if contents:
+            contents = word not in (".", "!", "?")
+            continue
         if skip:
             skip -= 1
             continue
         head = words[max(0, index - 4) : index]  # "an announcement about", "an email to the staff about"
-        if word in _ABOUT and any(h.startswith(_PRODUCTS) or h in _PRODUCT_WORDS for h in head):
+        if word in _ABOUT and any(_is_product(h) for h in head):
             skip = 4
+            continue
+        if word == ":" and any(_is_product(h) for h in words[max(0, index - 6) : index]):
+            contents = True
             continue
         kept.append(word)
     return " ".join(kept)
+
+
+def _is_product(word: str) -> bool:
+    return word.startswith(_PRODUCTS) or word in _PRODUCT_WORDS
 
 
 #: Number words before a unit of time: "three minutes" is a duration, not a meeting's minutes.

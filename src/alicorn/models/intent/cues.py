@@ -110,7 +110,9 @@ _QUESTION_WORDS = set(
     "co czy dlaczego czemu jak jaki jaka jakie jakich kiedy gdzie kto który która które ile skąd dokąd "
     "jaką jakiego jakiej jakim jakimi którą którego której których którym "
     "что почему зачем как какой какая какое какие какую какого каким каких когда где кто который которая "
-    "которое которые которую которого которой каком сколько ли куда откуда разве чей чья чьё чье чьи".split()
+    "которое которые которую которого которой каком сколько ли куда откуда разве чей чья чьё чье чьи "
+    # contracted: "What's the difference between a fire door and a smoke door?"
+    "what's whats how's where's who's when's why's isn't aren't doesn't don't didn't".split()
 )
 _EN_VERBS = set(
     "prepare find build analyse analyze create write make check compile draft summarise summarize generate list "
@@ -124,6 +126,7 @@ _EN_VERBS = set(
     "tidy whip sum chase crunch dump restart reboot remind".split()
 )
 _PL_VERBS = set(
+    "rób rob róbcie "
     "przygotuj zrób zrob znajdź znajdz sprawdź sprawdz pokaż pokaz napisz zbuduj stwórz stworz usuń usun wyślij "
     "przeanalizuj podsumuj porównaj porownaj policz oblicz zaplanuj opracuj uporządkuj uporzadkuj przetłumacz "
     "wygeneruj zestaw ustaw dodaj daj weź wez zapisz przejrzyj wypisz wymień wymien zbierz zanalizuj zweryfikuj "
@@ -244,6 +247,44 @@ def _manner_adverb(word: str) -> bool:
     return len(word) > 4 and word.endswith(("ко", "ро", "но", "ko", "nie")) and word not in _PL_NOT_VERBS
 
 
+#: Before an English verb these make it no command: a subject, a modal, "to" ("we need", "can't do", "to check").
+_EN_NOT_IMPERATIVE_BEFORE = {
+    "i", "we", "you", "they", "he", "she", "it", "who", "can", "can't", "cannot", "could", "will", "won't", "would",
+    "should", "must", "to", "don't", "doesn't", "didn't", "not", "never", "'ll", "i'll", "we'll", "people",
+}  # fmt: skip
+
+
+#: Where a sentence or a clause ends ("9:15" and "9.15" are times, not ends).
+_SENTENCE_MARKS = re.compile(r"[!?\n]|(?<!\d)\.|\.(?!\d)")
+_CLAUSE_MARKS = re.compile(r"[!?\n;—–]|(?<!\d)[.:,]|[.:,](?!\d)")
+
+
+def clause_commands(text: str, position: int, language: str | None = None) -> bool:
+    """Whether the clause of `text` around `position` gives a command: it opens with one (see `imperative_start`),
+    or, in Polish and Russian, a word of it has an imperative's form. A clause of three words or fewer ("On Mondays,
+    send me the list") is read with the rest of its sentence. "We need two people on Saturdays" and "По субботам у
+    нас работает один кассир, составь график" describe the work; "W soboty rób kopię" commands."""
+    language = language or identify(text).language
+
+    def around(boundary: re.Pattern[str]) -> str:
+        marks = [m.start() for m in boundary.finditer(text)]
+        start = max((m + 1 for m in marks if m < position), default=0)
+        end = min((m for m in marks if m >= position), default=len(text))
+        return text[start:end]
+
+    clause = around(_CLAUSE_MARKS)
+    if len(_WORD.findall(clause)) <= 3:
+        clause = around(_SENTENCE_MARKS)
+    if any(imperative_start(part, language) for part in re.split(r"[,;:—–]", clause) if part.strip()):
+        return True
+    words = [w.lower() for w in _WORD.findall(clause)]
+    if language == "en":  # "On Mondays and Thursdays at 9:15 check the logs": a known verb with no subject before it
+        return any(
+            w in _EN_VERBS and (k == 0 or words[k - 1] not in _EN_NOT_IMPERATIVE_BEFORE) for k, w in enumerate(words)
+        )
+    return any(_imperative(w, language, True) for w in words)
+
+
 def imperative_start(text: str, language: str | None = None) -> bool:
     """Whether the first clause is a command: an imperative first, or a known imperative within the first five
     words ("From the conversation, prepare…", "Na podstawie rozmowy przygotuj…")."""
@@ -332,6 +373,15 @@ def _polite_work(clause: str) -> bool:
     return not (following and following[0] in _TELL)
 
 
+#: Days named in the plural with no "every" ("on Saturdays", "по субботам"): a recurrence only where their sentence
+#: commands; in a description they are a constraint of the work ("we need two people on Saturdays").
+_PLURAL_DAYS_ONLY = re.compile(r"(?:on |по )\w+", re.IGNORECASE)
+
+
+def _constraint(text: str, match: re.Match[str]) -> bool:
+    return bool(_PLURAL_DAYS_ONLY.fullmatch(match.group(0))) and not clause_commands(text, match.start())
+
+
 def kind_cue(text: str) -> KindCue | None:
     """The kind the surface of `text` suggests, or None when it says nothing clear."""
     stripped = text.strip()
@@ -356,7 +406,9 @@ def kind_cue(text: str) -> KindCue | None:
         and not polite
         and (bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS or first in _TELL or _LI.match(lowered))
     )
-    recurrence = next((m for m in _RECURRENCE.finditer(lowered) if not _adjective(lowered, m)), None)
+    recurrence = next(
+        (m for m in _RECURRENCE.finditer(lowered) if not _adjective(lowered, m) and not _constraint(lowered, m)), None
+    )
     if recurrence and not asks:
         return KindCue("process", True, f"recurrence: {recurrence.group(0)!r}")
     situation = read_situation(stripped)

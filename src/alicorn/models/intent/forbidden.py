@@ -10,7 +10,7 @@ from alicorn.models.intent.diacritics import restored
 from alicorn.models.intent.fallback import embedded_readings
 from alicorn.models.intent.idioms import judged
 from alicorn.models.intent.langid import identify
-from alicorn.models.intent.lexicon import ForbiddenAction, chain_readings, words_of
+from alicorn.models.intent.lexicon import ForbiddenAction, chain_readings, names_in, words_of
 from alicorn.models.intent.prohibitive import constructions, is_draft_only, kept_spans
 from alicorn.plan.dsl import EffectClass
 
@@ -36,7 +36,7 @@ def positioned_readings(
     kept = kept_spans(words)
     found = [item for item in found if not any(a <= item[0] < b for a, b in kept)]
     # the forms said without a negation scope over the action (delegation, a kept state, confinement, …)
-    found.extend(constructions(words, language))
+    found.extend(constructions(words, language, names_in(text)))
     # judgements on an action ("off the table", "Mark's job", "nothing gets installed or run") read its word more
     # closely than a chain does ("run on either machine" is code, not a device): at their positions they win
     verdicts = judged(words, language)

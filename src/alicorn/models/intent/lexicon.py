@@ -272,6 +272,12 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "!вноси", "!внеси", "!внести", "!внесите",
 ),
 }
+#: By mail: "mailem", "e-mailem", "pocztą".
+_BY_MAIL = ("mailem", "e-mailem", "emailem", "pocztą", "poczta")
+#: Pronouns that stand for a thing named before: "Nie próbuj go podnosić", "не пытайся его опустить", "don't open it".
+_OBJECT_PRONOUNS = {
+    "go", "ją", "je", "jej", "ich", "niego", "nią", "его", "её", "ее", "их", "него", "нее", "it", "them",
+}  # fmt: skip
 #: Words that are physical only with a physical object nearby ("open the door", "otwórz bramę", "lock the gates",
 #: "trigger the siren", "zablokuj bramę", "запусти сирену"): operating a device.
 _PHYSICAL_OPEN = (
@@ -279,9 +285,9 @@ _PHYSICAL_OPEN = (
     "=block", "=raise", "=lower", "=start", "=run", "=arm", "=disarm", "=engage", "=cut", "=restart", "=reboot",
     "otwier", "otwór", "otworz", "uruchom", "urucham", "zamyk", "zamkn", "blok", "aktyw", "odpal", "uzbr", "rozbr",
     "załącz", "zalacz",
-    "podnie", "opuść", "opuszcz", "zatrzas",
+    "podnie", "podnos", "opuść", "opuszcz", "zatrzas",
     "открыв", "открой", "откры", "закрой", "закры", "запир", "запри", "запер", "блок", "запуск", "запуст", "активир",
-    "подним", "подними", "опуск", "опусти", "вруб", "выруб",
+    "подним", "подними", "подня", "опуск", "опусти", "вруб", "выруб",
     # turning a valve or a tap: "Głównego zaworu nie zakręcaj", "не перекрывай главный вентиль"
     "zakręc", "zakrec", "odkręc", "odkrec", "перекры", "перекро", "откручив", "закручив",
     # steering a device: "nie steruj szlabanem", "don't operate the pumps", "не управляй воротами"
@@ -361,7 +367,10 @@ _DESTINATION = {"do", "poza", "zewnątrz", "к", "наружу", "за"}
 #: website", "не должен попасть на наш сайт", "nie może trafić na stronę", "не должно дойти до клиентов".
 _ARRIVING_EN = {
     "go", "goes", "get", "gets", "reach", "reaches", "land", "lands", "leak", "leaks", "end", "ends", "make", "find",
+    "turn", "turns", "turning", "show", "shows", "showing", "pop", "pops", "popping",
 }  # fmt: skip
+#: English verbs of arriving that need "up" after them: "end up", "turn up", "show up", "pop up".
+_ARRIVING_UP = {"end", "ends", "turn", "turns", "turning", "show", "shows", "showing", "pop", "pops", "popping"}
 #: English past forms of arriving that a wish uses for what must not happen ("I'd rather nothing went out").
 _EN_WISHED_PAST = {
     "went": "go", "got": "get", "reached": "reach", "landed": "land", "leaked": "leak", "ended": "end", "made": "make",
@@ -373,6 +382,8 @@ _ARRIVING = (
     "pójd", "pojd", "пойд", "пойт", "idzie", "idą", "iść", "isc", "zawisn", "zawiśn", "pojawi", "появ",
     # leaking, both aspects: "nic z tego nie może przeciec do firmy", "przecieknie do prasy"
     "przeciek", "przeciec", "wycieknie",
+    # hanging and turning up somewhere: "żeby wisiał na fejsie", "чтобы оно оказалось на сайте"
+    "wisi", "wisia", "висе", "виси", "оказа", "окаж",
 )
 #: Verbs of entering that say a program reaches a machine only with a machine as the place ("Na tablety wejdzie
 #: w maju", "if anything lands on the clubhouse PC"): an installation.
@@ -854,6 +865,10 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
             return "physical"  # "Alarmów na hali nie kasuj", "don't clear the alarm on the panel": a device's state
     if _orders(words, index):
         return "external_transmission"  # "don't order the parts yet", "niczego nie zamawiaj", "не заказывай"
+    if word.startswith(("puść", "puszcz", "puści")) and any(
+        w.startswith(_BY_MAIL) for w in words[max(_clause_span(words, index)[0], index - 6) : index + 4]
+    ):
+        return "external_transmission"  # "mailem go jeszcze nie puszczaj", "puść to mailem do klienta": sent
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
             if _is_past(word) and not _subjunctive(words, index):
@@ -880,6 +895,10 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         negated = passive or (index > 0 and (words[index - 1] in _VERBAL or words[index - 1] == "no"))
         if any(_device(w) for w in window) or (negated and any(_device(w) for w in before)):
             return "physical"
+        if any(w in _OBJECT_PRONOUNS for w in words[max(0, index - 3) : index + 2]) and any(
+            _device(w) for w in words[max(0, index - 25) : index]
+        ):
+            return "physical"  # "Szlaban się zaciął. Nie próbuj go podnosić": the device named before, then "go"
         if word in ("turn", "switch") and window[:1] and window[0] in ("on", "off"):
             return "physical"
     if word in _MAKING_LIVE and "live" in window[:4]:
@@ -1065,9 +1084,11 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
             k -= 1
         if k < 0 or not words[k][0].isalpha() or words[k] in _PERSONAL:
             return None  # "don't go to the office": an imperative, a person moving
-        if word in ("end", "ends", "make", "find") and after[:1] not in (["up"], ["it"], ["its"]):
+        if word in _ARRIVING_UP and after[:1] != ["up"]:
+            return None  # "turn the heating off", "show me the list"
+        if word in ("make", "find") and after[:1] not in (["it"], ["its"]):
             return None
-        rest = after[1:] if word in ("end", "ends", "make", "find") else after
+        rest = after[1:] if word in (*_ARRIVING_UP, "make", "find") else after
         if rest[:1] == ["back"]:
             rest = rest[1:]  # "nothing goes back to her yet"
     elif any(word.startswith(stem) for stem in _ARRIVING) and (not _is_past(word) or _subjunctive(words, index)):
@@ -1424,7 +1445,9 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             break  # "черновик можно не придерживать - отправляй всем": a new command after the dash
         if word in _DESCRIBING_AUX:
             return _Chain(tuple(operators), None, None, 0, i)  # "не был отправлен": it describes
-        if word in _ABOUT and i > start and (_whole(_SHOWING, words[i - 1]) or words[i - 1].startswith(_NOT_HANDLING)):
+        # "think twice about", "worry too much about": a word between the verb and its topic
+        talked = any(w.startswith(_NOT_HANDLING) for w in words[max(start + 1, i - 2) : i])
+        if word in _ABOUT and i > start and (_whole(_SHOWING, words[i - 1]) or talked):
             # "nic nie mów o zmianach", "don't tell them about the changes": the topic of speech is not an action
             return _Chain(tuple(operators), None, None, negations, i, spent=True)
         found = _operator(words, i)
@@ -1734,6 +1757,21 @@ def _second_destination(words: list[str], verb: int) -> tuple[int, EffectClass] 
     return None
 
 
+def names_in(text: str) -> frozenset[str]:
+    """The words `text` writes capitalized inside a sentence, lowercased as `tokens` gives them ("Na stronę wrzuci je
+    Marek" → marek), and a capitalized first word followed by "will" ("Kasia will post it"); not "I", not a word
+    written all in capitals ("HR", "PDF")."""
+    raw = _TOKEN.findall(text.replace("’", "'").replace("ё", "е").replace("Ё", "Е"))
+    found: set[str] = set()
+    for k, token in enumerate(raw):
+        if not token[:1].isupper() or token.isupper() or token == "I":
+            continue
+        opening = k == 0 or raw[k - 1] in _SENTENCE_END or raw[k - 1] in ("!", "?", ":", "\n")
+        if not opening or raw[k + 1 : k + 2] in (["will"], ["'ll"]):
+            found.add(token.lower())
+    return frozenset(found)
+
+
 def words_of(text: str) -> list[str]:
     """The tokens of `text` as the readers walk them: a negated necessity after its action moved before it."""
     return _front_postposed(tokens(text))
@@ -1996,6 +2034,9 @@ _DATA_OBJECTS = (
     # trackers and registers people keep: "the candidate tracker stays as it is", "табель", "ewidencja"
     "=tracker", "=crm", "табел", "ewidencj", "kartotek",
 )
+#: Schedules are data only when touching them is forbidden ("leave the roster alone", "grafiku nie ruszaj", "график
+#: не трогай"): "the rota stays as it is" describes, and the schedule a request makes is its product, not data.
+_SCHEDULE_OBJECTS = ("=roster", "=rota", "=schedule", "grafik", "график")
 _TOUCH_NEGATIONS = {
     "not", "don't", "dont", "never", "without", "mustn't", "shouldn't", "no", "nie", "bez", "не", "без", "нельзя",
 }
@@ -2120,16 +2161,16 @@ def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
             describes = negation in ("nie", "не") and _describes(word)
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
             near = [k for k in range(max(start, index - 4), min(end, index + 5)) if k != index]
-            if (
-                negation is not None
-                and start
-                and not any(_whole(_DATA_OBJECTS, words[k]) or _device(words[k]) for k in near)
-            ):
+            # a schedule counts only in the clause of the touching ("grafiku nie ruszaj"), not named before it ("three
+            # variants of the schedule, and do not publish changes": the changes are published, not touched)
+            objects: tuple[str, ...] = _DATA_OBJECTS + _SCHEDULE_OBJECTS
+            if negation is not None and start and not any(_whole(objects, words[k]) or _device(words[k]) for k in near):
+                objects = _DATA_OBJECTS
                 # what is not to be touched named before the clause: "Zawory — bez ruszania", "Arkusz zleceń jest u
                 # nas jak relikwia: patrzymy, nie dotykamy" (back to the sentence's start, at most twelve words)
                 first = max(next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _SENTENCE_END), 0), index - 12)
                 near = [k for k in range(first, start) if words[k][0].isalpha()]
-            data = next((k for k in near if _whole(_DATA_OBJECTS, words[k])), None)
+            data = next((k for k in near if _whole(objects, words[k])), None)
             device = any(_device(words[k]) for k in near)
             if negation is not None and not describes and data is not None and not device:
                 found.append((index, ForbiddenAction("local_write", f"{negation} {word}", words[data])))

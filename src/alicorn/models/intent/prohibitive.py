@@ -23,6 +23,7 @@ None of these reads a reminder ("don't forget to publish it") or a negated defer
 
 from __future__ import annotations
 
+from alicorn.models.intent.cues import imperative_form
 from alicorn.models.intent.lexicon import (
     _ACTIONS,
     _ASPECTUAL,
@@ -37,6 +38,7 @@ from alicorn.models.intent.lexicon import (
     _OUTBOUND_NOUNS,
     _PARTICLES,
     _PHYSICAL_OPEN,
+    _SCHEDULE_OBJECTS,
     _SENTENCE_END,
     _SERVERS,
     _VENUES,
@@ -50,6 +52,7 @@ from alicorn.models.intent.lexicon import (
     _sentences,
     _stem_match,
     _whole,
+    _wished,
     action_of,
 )
 from alicorn.plan.dsl import EffectClass
@@ -92,6 +95,8 @@ _POSITIONS: tuple[tuple[str, ...], ...] = (
     ("wyłączona",), ("wyłączone",), ("zablokowany",), ("zablokowana",), ("опущенным",), ("выключенным",),
     ("выключенной",), ("запертым",), ("запертой",), ("запертыми",),
 )  # fmt: skip
+#: States that say not to touch a thing ("leave the roster alone"), beside those that say it stays as it is.
+_UNTOUCHED = {("alone",), ("untouched",), ("w", "spokoju"), ("в", "покое")}
 _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("as", "it", "is"), ("as", "they", "are"), ("as", "is"), ("as", "it", "was"), ("alone",), ("untouched",),
     ("unchanged",), ("intact",), ("the", "same"),
@@ -254,13 +259,19 @@ _SKIP_AFTER_NOT = {"yet", "now", "still", "though", "jeszcze", "teraz", "пок�
 # fmt: on
 
 
-def constructions(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
-    """(position, reading) for every prohibition of the forms above in the tokens `words`."""
+def constructions(
+    words: list[str], language: str, names: frozenset[str] = frozenset()
+) -> list[tuple[int, ForbiddenAction]]:
+    """(position, reading) for every prohibition of the forms above in the tokens `words`; `names` are the words
+    the message wrote capitalized inside a sentence (people, see `_someone_named`)."""
     sentence = _sentences(words)
     questions = {sentence[k] for k, w in enumerate(words) if w == "?"}
-    found: list[tuple[int, ForbiddenAction]] = []
+    found: list[tuple[int, ForbiddenAction]] = [
+        item for item in _someone_named(words, language, names) if sentence[item[0]] not in questions
+    ]
     readers = (
-        _delegated, _kept_state, _device_left, _confined, _draft_only, _deferred_after, _approval, _approved_before,
+        _unwanted, _not_even_thought, _delegated, _kept_state, _device_left, _confined, _draft_only, _deferred_after,
+        _approval, _approved_before,
         _not_yours, _not_coming, _venue,
         _not_started, _phrased, _gated_destination,
     )  # fmt: skip
@@ -271,6 +282,129 @@ def constructions(words: list[str], language: str) -> list[tuple[int, ForbiddenA
 
 def _actions(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
     return [(j, e) for j in range(start, end) if (e := action_of(words, j)) is not None]
+
+
+#: What a person named in the message doing an effect keeps from the agent: sending, publishing, installing,
+#: operating a device.
+_OUTWARD = ("external_transmission", "publication", "installation", "physical")
+#: Before a name these make it no doer: a preposition ("to Marek", "do Marka", "к Свете", "from Anna").
+_NAME_GOVERNORS = {
+    "to", "for", "from", "with", "by", "of", "at", "do", "dla", "od", "z", "u", "przez", "o", "к", "для", "от", "у",
+    "с", "из", "о", "про", "по", "при", "через",
+}  # fmt: skip
+#: Words that may stand between an English name and its verb: "Kasia will post it", "Tom's going to send it".
+_EN_FUTURE = {"will", "'ll", "is", "going", "to", "gonna", "can", "also", "then", "herself", "himself", "later"}
+#: The agent or the speaker as a recipient right after the verb: "Anna will send you the file" keeps nothing from
+#: the agent.
+_US = {"you", "me", "us", "ci", "mi", "nam", "тебе", "мне", "нам", "вам"}
+_FIRST_PERSON_ENDINGS = ("ę", "my", "ю", "у", "ем", "им")
+#: Polish and Russian names in a case other than the nominative ("Kasi", "Kasię", "Markowi", "Markiem", "Свете",
+#: "Свету", "Анной", "Игорю").
+_OBLIQUE_NAME_ENDINGS = ("i", "ę", "ą", "owi", "em", "emu", "е", "у", "ю", "ой", "ей", "ем", "ом", "ому")
+#: What may stand between a verb and the name after it: "wrzuci je Marek", "Выкладывать будет Света".
+_BETWEEN_VERB_AND_NAME = {"je", "go", "to", "ją", "ich", "się", "его", "её", "ее", "это", "их", "будет", "будут"}
+#: Taking a task on: "Publikacją zajmie się Kasia", "Рассылкой займётся Света".
+_TAKING_ON = ("zajmie", "zajmą", "займ")
+
+
+def _verbs_beside(words: list[str], index: int, start: int, end: int) -> list[int]:
+    """Where the action of the name at `index` may stand in Polish or Russian: right before the name (past a
+    pronoun or "будет": "wrzuci je Marek"), right after it ("Marek wyśle"), or, after a verb of taking on, the
+    action named before that verb ("Publikacją zajmie się Kasia")."""
+    k = index - 1
+    while k >= start and words[k] in _BETWEEN_VERB_AND_NAME:
+        k -= 1
+    found = [k] if k >= start else []
+    if k >= start and words[k].startswith(_TAKING_ON) and k - 1 >= start:
+        found.append(k - 1)
+    if index + 1 < end:
+        found.append(index + 1)
+    return found
+
+
+def _someone_named(words: list[str], language: str, names: frozenset[str]) -> list[tuple[int, ForbiddenAction]]:
+    """ "Kasia will post it", "Na stronę wrzuci je Marek", "Выкладывать будет Света", "wysyłką zajmie się Marek": a
+    person named in the message does the effect, so the agent does not. Only where the clause gives no command (not
+    "wyślij to Markowi"), the name is no recipient after a preposition, and the verb is no past and no first
+    person."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if word not in names or (index and words[index - 1] in _NAME_GOVERNORS):
+            continue
+        start, end = _clause_span(words, index)
+        if language == "en":
+            k = index + 1
+            while k < end and words[k] in _EN_FUTURE:
+                k += 1
+            candidates = [k] if k < end and k > index + 1 else []
+        else:
+            if word.endswith(_OBLIQUE_NAME_ENDINGS):
+                continue  # "Kasi", "Markowi", "Свете", "Анной": sent to or done with, not the doer
+            candidates = _verbs_beside(words, index, start, end)
+        for j in candidates:
+            verb = words[j]
+            effect = action_of(words, j)
+            if effect not in _OUTWARD:
+                continue
+            if language != "en" and len(verb) > 4 and verb.endswith(_FIRST_PERSON_ENDINGS):
+                continue  # "wyślę", "wrzucimy", "выложу", "отправим": the speaker's own doing (another reader's)
+            if language != "en" and any(imperative_form(w, language) for w in words[start:end] if w not in names):
+                break  # a command in the clause: the name is whom it concerns ("wyślij to Markowi", "Ola wrzuć to")
+            if j + 1 < len(words) and words[j + 1] in _US:
+                continue
+            found.append((j, ForbiddenAction(effect, f"{word} (someone else does it)", verb)))
+            break
+    return found
+
+
+#: What the speaker says would be the worst to happen: "The last thing I need is it turning up on Facebook", "Tylko
+#: tego brakuje, żeby wisiał na fejsie", "Не хватало ещё, чтобы оно оказалось на сайте".
+_UNWANTED: tuple[tuple[str, ...], ...] = (
+    ("last", "thing", "i", "need"), ("last", "thing", "we", "need"), ("last", "thing", "i", "want"),
+    ("last", "thing", "we", "want"), ("tylko", "tego", "brakuje"), ("tylko", "tego", "brakowało"),
+    ("jeszcze", "tego", "brakuje"), ("jeszcze", "tego", "brakowało"), ("tego", "by", "brakowało"),
+    ("не", "хватало", "еще"), ("еще", "не", "хватало"), ("только", "этого", "не", "хватало"),
+    ("этого", "еще", "не", "хватало"),
+)  # fmt: skip
+
+
+def _unwanted(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """The effect named in the clause after a phrase of the worst to happen ("the last thing I need is…", "tylko tego
+    brakuje, żeby…", "не хватало ещё, чтобы…") is forbidden."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index in range(len(words)):
+        phrase = next((p for p in _UNWANTED if tuple(words[index : index + len(p)]) == p), None)
+        if phrase is None:
+            continue
+        start = index + len(phrase)
+        if start < len(words) and words[start] == "," and start + 1 < len(words):
+            start += 1  # "Не хватало ещё, чтобы…": the comma before the clause that says it
+        end = _clause_span(words, start + 1)[1] if start + 1 < len(words) else len(words)
+        for j, effect in _actions(words, start, end):
+            found.append((j, ForbiddenAction(effect, f"{' '.join(phrase)} (the worst to happen)", words[j])))
+    return found
+
+
+#: "Don't even think about…": "even" and a negation before a verb of thinking.
+_EVEN = {"even", "nawet", "даже"}
+_THINKING = ("=think", "myśl", "mysl", "pomyśl", "pomysl", "думай", "думайте", "помышляй")
+
+
+def _not_even_thought(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Don't even think about restarting it", "Nawet nie myśl o wysyłaniu", "Перезапускать рендер сам даже не
+    думай": the action named in the clause, before or after, is forbidden outright."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if not _whole(_THINKING, word) or index < 2:
+            continue
+        before = words[max(0, index - 3) : index]
+        if not any(w in _EVEN for w in before) or not any(w in _PARTICLES or w == "nie" for w in before):
+            continue
+        start, end = _clause_span(words, index)
+        actions = _actions(words, index + 1, end) or _actions(words, start, index)
+        for j, effect in actions[:1]:
+            found.append((j, ForbiddenAction(effect, f"{' '.join(before)} {word}", words[j])))
+    return found
 
 
 #: Leave given to the agent: "можешь сам разослать", "możesz sam wysłać" is the agent's own doing, not the speaker's.
@@ -322,8 +456,9 @@ def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenActi
 _LOCATIVE = {"on", "in", "at", "inside", "na", "w", "we", "на", "в", "во"}
 
 
-def _named_effects(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
-    """What the words in [start, end) name, as the effect class a change to it would be."""
+def _named_effects(words: list[str], start: int, end: int, *, schedules: bool = False) -> list[tuple[int, EffectClass]]:
+    """What the words in [start, end) name, as the effect class a change to it would be; with `schedules`, a roster
+    or a schedule too (where touching it is forbidden: "leave the roster alone", "grafiku nie ruszaj")."""
     named: list[tuple[int, EffectClass]] = []
     for j in range(start, end):
         word = words[j]
@@ -337,7 +472,11 @@ def _named_effects(words: list[str], start: int, end: int) -> list[tuple[int, Ef
             named.append((j, "publication"))
         elif _whole(_SERVERS, word) or _whole(_VERSIONS, word):
             named.append((j, "installation"))
-        elif _whole(_DOCUMENTS, word) or (_whole(_SETTINGS, word) and not any(_device(w) for w in words[start:end])):
+        elif (
+            _whole(_DOCUMENTS, word)
+            or (schedules and _whole(_SCHEDULE_OBJECTS, word))
+            or (_whole(_SETTINGS, word) and not any(_device(w) for w in words[start:end]))
+        ):
             named.append((j, "local_write"))
         elif (effect := _participle(word)) is not None:
             named.append((j, effect))  # "the installed version", "opublikowany cennik", "отправленные письма"
@@ -353,6 +492,11 @@ def _participle(word: str) -> EffectClass | None:
     return None if effect == "external_transmission" else effect
 
 
+def _wished_kept(words: list[str], index: int) -> bool:
+    """ "I'd rather you left it as it is", "I would prefer it stayed unchanged": a wish in the past form."""
+    return words[index] in ("left", "kept", "stayed", "remained") and _wished(words, index)
+
+
 def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list[tuple[int, EffectClass]]]]:
     """(index, phrase, verb, what it names) for every kept state: a state phrase after a verb of keeping."""
     states: list[tuple[int, tuple[str, ...], int, list[tuple[int, EffectClass]]]] = []
@@ -365,19 +509,20 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
             (
                 k
                 for k in range(index - 1, max(-1, index - 10), -1)
-                if sentence[k] == sentence[index] and (_whole(_KEEP_STATE, words[k]) or words[k] in _STATE_MODALS)
+                if sentence[k] == sentence[index]
+                and (_whole(_KEEP_STATE, words[k]) or words[k] in _STATE_MODALS or _wished_kept(words, k))
             ),
             None,
         )
         after = words[index + len(phrase) : index + len(phrase) + 1]
         if verb is None and index and words[index - 1] in ("–", "—", "-") and after and after[0] in _CLAUSE_BREAK:
             verb = index - 1  # verbless, after a dash: "Двери вольеров и свет — как есть", "The config - as is."
-        if verb is None or words[verb].endswith("ed") or _is_past(words[verb]):
+        if verb is None or ((words[verb].endswith("ed") or _is_past(words[verb])) and not _wished_kept(words, verb)):
             continue  # "all doors stayed shut": a report of how the night went
         if phrase in _POSITIONS and index - verb > 4:
             continue
         start = next((k + 1 for k in range(verb - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
-        named = _named_effects(words, start, index)
+        named = _named_effects(words, start, index, schedules=phrase in _UNTOUCHED)
         # a pronoun, or a "so" that points back ("keep them that way", "пусть так и остаётся"): the clause before
         pronoun = any(w in _PRONOUNS or w == "them" for w in words[start:index]) or phrase[0] in ("tak", "так", "that")
         if not named and pronoun and start:
@@ -441,7 +586,7 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
             # English names what is touched after the verb ("dont touch the config files"); what stands before it
             # in an unpunctuated message is another thought ("check the print server … and dont touch …")
             start = index + 1
-        for j, effect in _named_effects(words, start, end):
+        for j, effect in _named_effects(words, start, end, schedules=touching):
             if touching or effect == "physical":
                 found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (left as it is)", words[j])))
     return found
@@ -828,6 +973,12 @@ _PEOPLE = (
     "team", "staff", "supplier", "client", "customer", "manager", "parent", "resident", "board", "driver", "crew",
     "zesp", "dostawc", "klient", "kierowni", "rodzic", "zarząd", "załog", "команд", "поставщик", "клиент",
     "руковод", "родител", "начальств", "сотрудник", "бригад",
+    # firms and the press: "the security firm gets nothing from you", "agencja nic nie dostaje", "подрядчик"
+    "agencj", "wykonawc", "kontrahent", "ubezpieczyc", "подрядчик", "агентств", "журналист", "страхов", "партнер",
+)  # fmt: skip
+#: The same, as whole English words ("firm" begins "firmware"): "the security firm", "the agency", "the press".
+_PEOPLE_WORDS = (
+    "=firm", "=company", "=agency", "=contractor", "=vendor", "=press", "=journalist", "=partner", "=union", "=insurer",
 )  # fmt: skip
 
 
@@ -847,7 +998,7 @@ def _gated_destination(words: list[str], language: str) -> list[tuple[int, Forbi
     n = len(words)
     for index, word in enumerate(words):
         venue = _whole(_VENUES, word)
-        people = not venue and word.startswith(_PEOPLE)
+        people = not venue and (word.startswith(_PEOPLE) or _whole(_PEOPLE_WORDS, word))
         outside = word in _OUTSIDE
         if not (venue or people or outside) or _is_past(word):
             continue

@@ -27,6 +27,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alicorn.models.intent.cues import clause_commands
+
 Frequency = Literal["minutely", "hourly", "daily", "weekly", "monthly"]
 PartOfDay = Literal["morning", "noon", "afternoon", "evening", "night"]
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -195,10 +197,17 @@ def _adverb(word: str) -> tuple[Frequency, int, PartOfDay | None]:
     return table.get(word, ("daily", 1, None))
 
 
-def _periods(text: str) -> list[tuple[re.Match[str], _Reading]]:
+#: The patterns whose days or parts of the day carry no "every" ("on Saturdays", "w soboty", "по утрам"): see
+#: `_periods`.
+_WEAK_PERIODS = (4, 6)
+
+
+def _periods(text: str, language: str | None) -> list[tuple[re.Match[str], _Reading]]:
     found: list[tuple[re.Match[str], _Reading]] = []
     for number, pattern in enumerate(_PERIODS):
         for match in re.finditer(pattern, text, re.IGNORECASE):
+            if number in _WEAK_PERIODS and not clause_commands(text, match.start(), language):
+                continue  # "a w soboty potrzebujemy jednej osoby": a constraint of the work, not when to do it
             groups = match.groupdict()
             if number in (0, 1):
                 reading = _Reading("weekly", weekdays=[0, 1, 2, 3, 4])
@@ -282,10 +291,10 @@ def _names(days: list[int]) -> str:
 
 def find_recurrence(text: str, language: str | None = None) -> Recurrence | None:
     """The recurring schedule `text` asks for, or None (a one-off, or no schedule). `language` is accepted for the
-    classifier's symmetry; the patterns of English, Polish and Russian do not collide, so all are tried."""
-    del language
+    classifier's symmetry; the patterns of English, Polish and Russian do not collide, so all are tried. Days or
+    parts of the day without "every" ("on Saturdays", "по утрам") count only in a clause that commands."""
     normal = text.replace("’", "'").replace("ё", "е").replace("Ё", "Е")
-    periods = _periods(normal)
+    periods = _periods(normal, language)
     if not periods:
         return None
     reading = periods[0][1]

@@ -45,13 +45,17 @@ EMERGENCY = re.compile(
     r"|department|station|fighter\w*|service|escape|exit|insurance|marshal))"
     r"|flames|smell(?:s|ing)? (?:of )?gas"
     r"|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
-    r"|(?:is|went|are) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!"
+    r"|(?:is|went|are|has been|have been) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!"
+    # a machine stuck now: "the lift is stuck between floors", "the crane got stuck with a load"
+    r"|(?:is|are|got|has got|'s) (?:stuck|jammed)"
     # water where it must not be: "a pipe burst", "the water is ankle-deep"
     r"|(?:pipe|main)s? (?:has |have |just )?burst|burst (?:a |the )?(?:water )?(?:pipe|main)|(?:ankle|knee)[- ]deep)"
     r"|\b(?:ogień|ognia|płomieni\w*|płonie|płoną|czuć gaz\w*|zapach gazu|śmierdzi gazem"
     r"|pożar\w*|dym\w*|zalan\w*|wyciek\w*|włam\w*|intruz\w*|wybuch\w*|awari\w*|padł\w*|nie działa(?![łl])"
     r"|(?<!próbna )(?<!próbnej )ewakuac\w*(?!\w)(?! próbn)"
-    r"|nie odpowiada|naruszeni\w*|pękł\w* rur\w*|rur\w* pękł\w*|woda\b[\w\s]{0,24}?\bpo (?:kostki|kolana)|zalewa\w*)"
+    r"|nie odpowiada|naruszeni\w*|pękł\w* rur\w*|rur\w* pękł\w*|woda\b[\w\s]{0,24}?\bpo (?:kostki|kolana)|zalewa\w*"
+    # stuck now: "szlaban zaciął się w połowie", "winda utknęła między piętrami"
+    r"|zaci(?:ął|ęła|ęło|ęły|eli) się|utkn(?:ął|ęła|ęło|ęły|eli)|zablokował\w* się)"
     # a machine that will not stop: "the press won't stop", "prasa nie chce stanąć", "станок не останавливается"
     r"|\b(?:won't|will not|doesn't|does not|can't|cannot) (?:stop|shut down|switch off)\b"
     r"|\bnie (?:chce(?: się)?|da się|można|możemy) (?:stanąć|zatrzymać|wyłączyć|przestać)"
@@ -59,7 +63,7 @@ EMERGENCY = re.compile(
     r"|(?<!\w)(?:огонь|огня|пламя|пламени|загорел\w*|возгорани\w*|запах газа|пахнет газом"
     r"|пожар(?!\w*\s+учени)\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|авари\w*"
     r"|(?<!учебная )(?<!учебную )(?<!учебной )эвакуац\w*"
-    r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога"
+    r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога|застрял\w*|заклинил\w*"
     r"|прорвал\w* труб\w*|труб\w* прорвал\w*|прорыв\w* труб\w*|вода\b[\w\s]{0,24}?\bпо (?:щиколотку|колено)|заливает)",
     re.IGNORECASE,
 )
@@ -77,7 +81,10 @@ MEDICAL = re.compile(
     r"|przygniot\w*|przygniecion\w*|uderzył\w* się w głowę|zaczęła rodzić|rodzi(?!\w)|odeszły (?:jej )?wody)"
     r"|(?<!\w)(?:без сознания|потерял\w* сознание|не дышит|почти не дышит|судорог\w*|посинел\w*|кровотечени\w*"
     r"|истекает кровью|задыха\w*|стало плохо|не реагирует|не может встать|инфаркт\w*|инсульт\w*"
-    r"|придавил\w*|зажало|рожает|начались роды|отошли воды|ударил\w* головой|не может вытащить)",
+    r"|придавил\w*|зажало|рожает|начались роды|отошли воды|ударил\w* головой|не может вытащить"
+    # a burn: "обжёг руку о печь, ожог сильный", "poparzył się", "badly burned his hand"
+    r"|обж[её]г\w*|ожог\w*|poparzy\w*|oparzeni\w*|oparzył\w*)"
+    r"|\b(?:badly |severely )?burn(?:ed|t) (?:his|her|their|my) (?:hand|arm|face|leg)\b",
     re.IGNORECASE,
 )
 #: Someone who should not be there is inside, or is crossing a fence: "кто-то есть внутри", "ktoś jest w środku",
