@@ -44,6 +44,7 @@ from tests.models.support import C, F, L, P, X
         ("Write the reply, Marek will email it to the supplier.", [X]),
         ("Przygotuj tekst, na fanpage wrzuci go Ola.", [P]),
         ("Publikacją zajmie się Kasia, ty przygotuj tylko tekst.", [P]),
+        ("Ułóż grafik na grudzień. Na tablicę wywiesi go Kasia.", [P]),
         ("Сделай текст поста, выкладывать будет Оля.", [P]),
         ("Рассылкой займётся Света, от тебя нужен только черновик.", [X]),
         # not even thinking about it

@@ -212,7 +212,7 @@ _MAKING_LIVE = {"make", "making", "put", "putting", "push", "pushing", "set", "s
 # stripping verb prefixes ("!ставь": "ставь", not "оставь" or "составь"), otherwise a prefix after any verb prefix.
 _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
     "publication": (
-        "publish", "publication", "=post", "=repost", "release", "announc", "wywiesz", "wywiesza", "вывеш", "вывес",
+        "publish", "publication", "=post", "=repost", "release", "announc", "wywies", "wywieś", "вывеш", "вывес",
         "=go-live", "public", "publik", "ogłos",
         "ogłas", "ogłoś", "oglos", "oglas", "публик", "выклад", "выложи", "выложу", "выложим", "объяв", "обнарод",
         "анонс", "размещ", "размест",
