@@ -78,6 +78,8 @@ def test_forms_that_forbid(text: str, effects: list[str]) -> None:
         "Turn the heating down a little in the office.",
         "What's the difference between a fire door and a smoke door in the library?",
         "Anna will send you the file tomorrow.",
+        "Please ask Marek to send the invoice to the client.",
+        "Попроси Свету отправить счёт клиенту.",
         "Anna sent it to the client yesterday.",
         "Tom is going through the logs right now.",
         "Marta can't do early mornings and we need two people on Saturdays.",

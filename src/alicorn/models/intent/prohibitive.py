@@ -287,10 +287,13 @@ def _actions(words: list[str], start: int, end: int) -> list[tuple[int, EffectCl
 #: What a person named in the message doing an effect keeps from the agent: sending, publishing, installing,
 #: operating a device.
 _OUTWARD = ("external_transmission", "publication", "installation", "physical")
-#: Before a name these make it no doer: a preposition ("to Marek", "do Marka", "к Свете", "from Anna").
+#: Before a name these make it no doer of its own: a preposition ("to Marek", "do Marka", "к Свете", "from Anna"),
+#: or a verb that asks or tells it ("ask Marek to send it" asks the agent to write to Marek).
 _NAME_GOVERNORS = {
     "to", "for", "from", "with", "by", "of", "at", "do", "dla", "od", "z", "u", "przez", "o", "к", "для", "от", "у",
     "с", "из", "о", "про", "по", "при", "через",
+    "ask", "tell", "remind", "get", "have", "let", "poproś", "popros", "przypomnij", "powiedz", "попроси", "скажи",
+    "напомни",
 }  # fmt: skip
 #: Words that may stand between an English name and its verb: "Kasia will post it", "Tom's going to send it".
 _EN_FUTURE = {"will", "'ll", "is", "going", "to", "gonna", "can", "also", "then", "herself", "himself", "later"}
