@@ -10,7 +10,7 @@ from alicorn.models.intent.diacritics import restored
 from alicorn.models.intent.fallback import embedded_readings
 from alicorn.models.intent.idioms import judged
 from alicorn.models.intent.langid import identify
-from alicorn.models.intent.lexicon import ForbiddenAction, chain_readings, names_in, words_of
+from alicorn.models.intent.lexicon import ForbiddenAction, _sentences, chain_readings, names_in, words_of
 from alicorn.models.intent.prohibitive import constructions, is_draft_only, kept_spans
 from alicorn.plan.dsl import EffectClass
 
@@ -49,23 +49,17 @@ def positioned_readings(
     return found
 
 
-_OUTWARD = ("external_transmission", "publication")
+#: What "only a draft" withholds, and what a prohibition its sentence names may narrow it to.
+_DRAFT_WITHHELD = ("external_transmission", "publication")
 
 
 def _named_over_draft(words: list[str], found: list[tuple[int, ForbiddenAction]]) -> list[tuple[int, ForbiddenAction]]:
     """ "Only a draft" withholds both sending and publishing, unless its sentence names what is withheld: "It's only a
     draft, so don't put it up on the noticeboard", "Только черновик: на сайт не выкладывай" forbid the posting alone.
     """
-    ends = [k for k, w in enumerate(words) if w in _SENTENCE_ENDS]
-
-    def sentence(position: int) -> int:
-        return sum(1 for k in ends if k < position)
-
-    named = {sentence(p) for p, r in found if r.forbids and r.effect in _OUTWARD and not is_draft_only(r)}
-    return [(p, r) for p, r in found if not (is_draft_only(r) and sentence(p) in named)]
-
-
-_SENTENCE_ENDS = {".", "!", "?", ";"}
+    sentence = _sentences(words)
+    named = {sentence[p] for p, r in found if r.forbids and r.effect in _DRAFT_WITHHELD and not is_draft_only(r)}
+    return [(p, r) for p, r in found if not (is_draft_only(r) and sentence[p] in named)]
 
 
 def settle(readings: list[ForbiddenAction], positions: list[int]) -> list[ForbiddenAction]:
