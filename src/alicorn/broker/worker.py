@@ -128,23 +128,19 @@ class Worker:
 
     def step(self) -> Outcome | None:
         """Claim one job and drive its run as far as it goes; None when there was nothing to claim."""
-        self.wake()
-        claim = self._claim()
-        if claim is None:
-            return None
-        renewer = _Renewer(self.broker, [claim], self.lease_s)
-        try:
-            return self._drive(claim)
-        finally:
-            renewer.stop()
+        outcomes = self._claim_and_drive(1)
+        return outcomes[0] if outcomes else None
 
     def step_together(self) -> list[Outcome]:
         """Claim up to `runs_at_once` jobs and drive their runs together from this thread, each as far as it goes
         (as `step` drives one); [] when there was nothing to claim. Each run keeps its own fence: a run whose lease
         was taken over is refused at its next append and only that run stops ("lost")."""
+        return self._claim_and_drive(self.runs_at_once)
+
+    def _claim_and_drive(self, most: int) -> list[Outcome]:
         self.wake()
         claims: list[Claim] = []
-        while len(claims) < self.runs_at_once and (claim := self._claim()) is not None:
+        while len(claims) < most and (claim := self._claim()) is not None:
             claims.append(claim)
         if not claims:
             return []
@@ -159,18 +155,6 @@ class Worker:
         if claim is not None and claim.taken_from:
             _log.warning("%s took run %s over from %s (its lease expired)", self.name, claim.run, claim.taken_from)
         return claim
-
-    def _drive(self, claim: Claim) -> Outcome:
-        run = claim.run
-        try:
-            with self.store.guard_appends(run, self.broker.fence(claim), reads_only=True):
-                events = self.store.read(run)
-                state = fold(events, run) if events else None
-                if state is not None and not state.finished and state.status not in _WAITING:
-                    state = self.executor_for(state).resume(run)
-        except Exception as exc:
-            return self._failed(claim, exc)
-        return self._settle_or_release(claim, state)
 
     def _drive_together(self, claims: list[Claim]) -> list[Outcome]:
         outcomes: dict[str, Outcome] = {}
@@ -265,11 +249,7 @@ class Worker:
         claims = 0
         while not stop.is_set():
             try:
-                if self.runs_at_once == 1:
-                    one = self.step()
-                    outcomes = [one] if one is not None else []
-                else:
-                    outcomes = self.step_together()
+                outcomes = self.step_together()
             except AlicornError as exc:  # the journal's server is away: wait and try again
                 _log.warning("%s: %s", self.name, exc)
                 stop.wait(poll_s)
