@@ -180,7 +180,12 @@ _REQUEST = re.compile(
     r"|(?:^|[.!?]\s+)(?:нужн[ыа]|нужен|potrzebn(?:e|y|a)(?: (?:są|jest))?)(?!\w)",
     re.IGNORECASE,
 )
-_LEAD = set("please ok okay now so and then proszę dobrze teraz więc пожалуйста хорошо теперь итак".split())
+#: Words that may open a command before its verb: "please", "so", and leave to act ("Just tell me the formula", "więc
+#: śmiało usuń duplikaty", "просто скажи").
+_LEAD = set(
+    "please ok okay now so and then proszę dobrze teraz więc пожалуйста хорошо теперь итак just simply kindly śmiało "
+    "smialo смело просто".split()
+)
 #: A negation before the imperative it governs ("Nie publikuj…", "Не забудь…", "Never delete…").
 #: Words that may stand before a question's question word: "Roughly how much…", "A tak właściwie, ile…", "Примерно
 #: сколько…".
@@ -354,13 +359,27 @@ def _later_imperative(text: str) -> str | None:
     clauses = [part for sentence in sentences for part in re.split(r"\s*[,;:—–]\s*", sentence)[1:]]
     for part in clauses:
         words = [str(w).lower() for w in _WORD.findall(part) if str(w).lower() not in _LEAD]
-        if words and words[0] in _NEGATED_LEAD and not (len(words) > 1 and words[1].startswith(_FORGET)):
+        if _prohibition(part):
             continue  # "…, so don't restart anything": a later prohibition asks for no work ("don't forget to" does)
         while words and words[0] in _NEGATED_LEAD:
             words = words[1:]
+        if words[:2] == ["так", "что"]:
+            words = words[2:]  # "Копию я сделал, так что смело удаляй дубли": "so" before the command
         if words and _imperative(words[0], language, True):
             return words[0]
     return None
+
+
+#: A sentence about the next time ("Next time there's no need to wait for me, just post them", "Następnym razem
+#: wrzuć od razu", "В следующий раз сразу выкладывай") asks for nothing now.
+_NEXT_TIME = re.compile(r"^\W*(?:next time|następnym razem|nastepnym razem|в следующий раз)\b", re.IGNORECASE)
+
+
+def _prohibition(sentence: str) -> bool:
+    """A sentence that opens with a negated command ("Nie aktualizuj niczego, chcę tylko wiedzieć…", "Don't change
+    anything"): it asks for no work ("don't forget to…" does)."""
+    words = [str(w).lower() for w in _WORD.findall(sentence) if str(w).lower() not in _LEAD]
+    return bool(words) and words[0] in _NEGATED_LEAD and not (len(words) > 1 and words[1].startswith(_FORGET))
 
 
 def _polite_work(clause: str) -> bool:
@@ -434,7 +453,8 @@ def kind_cue(text: str) -> KindCue | None:
         _REMARK.match(lowered) is not None
     )
     if remark and not imperative and not _REQUEST.search(lowered) and not _COURTESY.search(lowered):
-        parts = [part for part in re.split(r"[,.!;?]", stripped) if part.strip()]
+        now = " ".join(sentence for sentence in sentences if not _NEXT_TIME.match(sentence))
+        parts = [part for part in re.split(r"[,.!;?]", now) if part.strip()]
         if not stripped.endswith("?") and not any(imperative_start(part) for part in parts) and "?" not in stripped:
             return KindCue("conversation", True, "thanks or a remark, without a request")
     thanks = greeting is not None and _THANKS.match(lowered) is not None and not _REQUEST.search(lowered)
@@ -447,10 +467,15 @@ def kind_cue(text: str) -> KindCue | None:
         return KindCue("task", True, "polite request")
     # A later sentence is read in the language of the whole request ("Zweryfikuj dwie hipotezy" alone looks English).
     language = identify(stripped).language
-    later = next((part for part in sentences[1:] if imperative_start(part, language) and not _alternative(part)), None)
+    commanded = [part for part in sentences[1:] if imperative_start(part, language) and not _alternative(part)]
     opens_question = sentences[0].rstrip().endswith("?") and (
         bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS
     )
+    if opens_question:
+        # "Ile trwa wgranie oprogramowania? Nie aktualizuj niczego, chcę tylko wiedzieć": a prohibition after a
+        # question asks for no work
+        commanded = [part for part in commanded if not _prohibition(part)]
+    later = commanded[0] if commanded else None
     if later is not None and not imperative and opens_question and _telling(later):
         # "What is RAID? Explain it.": being told is the information the question asks for.
         return KindCue("question", True, f"a question, then {first_word(later)!r}")
@@ -461,6 +486,9 @@ def kind_cue(text: str) -> KindCue | None:
         # "Why did renders get slower? Test three hypotheses." asks for work after the question.
         return KindCue("task", True, f"a request after the question: {first_word(later)!r}")
     clause = _later_imperative(stripped) if not imperative and not stripped.endswith("?") else None
+    if clause is not None and opens_question and clause in _TELL:
+        # "Сколько длится обновление? Ничего не обновляй, просто скажи.": being told is what the question asks
+        return KindCue("question", True, f"a question, then {clause!r}")
     if clause is not None:
         # "Czas renderowania wzrósł, przetestuj cztery hipotezy": a statement, then the request in its own clause.
         return KindCue("task", True, f"a request after the statement: {clause!r}")

@@ -250,8 +250,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "unlock", "=actuate", "=dispense", "=power", "=arm", "=disarm", "uzbrój", "uzbroj", "rozbrój", "rozbroj",
         "odblok", "włącz", "wyłącz", "wlacz", "wylacz", "разблок",
         "включ", "выключ", "physical", "fizyczn", "физическ",
-        # cutting the power: "щиток не обесточивай"
-        "обесточ",
+        # cutting the power: "щиток не обесточивай"; putting out: "не гаси свет"
+        "обесточ", "гаси", "гасит", "погас", "погаш",
 ),
     "local_write": (
         "modify", "=change", "=edit", "overwrit", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
@@ -379,11 +379,13 @@ _EN_WISHED_PAST = {
 _ARRIVING = (
     "попаст", "попад", "дойт", "дойд", "доход", "утеч", "утек", "просоч", "dostać", "dostanie", "dostaną",
     "wyciek", "dotr", "trafi", "ушл", "уйд", "уйт", "wyszł", "wyjd",
-    "pójd", "pojd", "пойд", "пойт", "idzie", "idą", "iść", "isc", "zawisn", "zawiśn", "pojawi", "появ",
+    "pójd", "pojd", "пойд", "пойт", "idzie", "idą", "iść", "isc", "zawisn", "zawiśn", "pojawi", "появ", "poszł",
     # leaking, both aspects: "nic z tego nie może przeciec do firmy", "przecieknie do prasy"
     "przeciek", "przeciec", "wycieknie",
     # hanging and turning up somewhere: "żeby wisiał na fejsie", "чтобы оно оказалось на сайте"
     "wisi", "wisia", "висе", "виси", "оказа", "окаж",
+    # landing somewhere: "żeby to wylądowało na kanale #ogólny" (not the folded "wyladow": unloading)
+    "wyląd",
 )
 #: Verbs of entering that say a program reaches a machine only with a machine as the place ("Na tablety wejdzie
 #: w maju", "if anything lands on the clubhouse PC"): an installation.
@@ -617,9 +619,26 @@ def _everyones_chat(words: list[str], index: int) -> bool:
     return _everyone_beside(words, chats, start, end)
 
 
+#: The public a chat is for, after "for": "в телеграм-канал для клиентов", "kanał dla mieszkańców" (not "в чат
+#: клиенту": written to one client).
+_PUBLIC_AUDIENCE = (
+    "=customers", "=clients", "=public", "=subscribers", "=followers", "=residents", "klientów", "klientow",
+    "mieszkańców", "mieszkancow", "subskrybentów", "obserwujących", "клиентов", "подписчиков", "жителей",
+)  # fmt: skip
+#: A chat named as the public's, right beside it: "the customers' channel", "kanał publiczny", "публичный чат".
+_PUBLIC_CHAT = ("=customers'", "=public", "publiczn", "публичн", "открыт", "клиентск")
+
+
 def _everyone_beside(words: list[str], chats: list[int], start: int, end: int) -> bool:
-    """Whether a word of everyone stands right before or after one of the chats at `chats`, within [start, end)."""
-    return any(_whole(_EVERYONE, words[j]) for k in chats for j in (k - 1, k + 1) if start <= j < end)
+    """Whether a word of everyone stands right before or after one of the chats at `chats`, or the public it is for
+    within three words after it, within [start, end)."""
+    if any(_whole(_EVERYONE + _PUBLIC_CHAT, words[j]) for k in chats for j in (k - 1, k + 1) if start <= j < end):
+        return True
+    return any(
+        words[j] in ("for", "dla", "для") and j + 1 < end and _whole(_PUBLIC_AUDIENCE, words[j + 1])
+        for k in chats
+        for j in range(k + 1, min(end, k + 3))
+    )
 
 
 _INTO = ("in", "into", "on", "to", "w", "na", "do", "в", "во")
@@ -640,7 +659,7 @@ def _into_everyones_chat(words: list[str], index: int) -> bool:
         if words[at] not in _INTO:
             continue
         place = [w for w in words[at + 1 : min(at + 8, index if at < index else len(words))]
-                 if w not in _DETERMINERS and w != "-"][:3]  # fmt: skip
+                 if w not in _DETERMINERS and w != "-"][:4]  # fmt: skip
         if _everyone_beside(place, [k for k, w in enumerate(place) if _whole(_CHATS, w)], 0, len(place)):
             return True
     return False
@@ -841,6 +860,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     if _whole(_CREATING, word) and _venue_near(words, index, _FILE_PLACES, 8):
         return "local_write"  # "don't create a doc", "don't drop files into my Notes folder"
     if (_whole(_UPDATING, word) or _whole(_PLACING, word)) and _venue_near(words, index, _SERVERS):
+        if _whole(_PLACING, word) and _placed_first_on_a_venue(words, index):
+            return "publication"  # "… na serwerach ani nie wrzucaj komunikatu o nowej wersji na stronę urzędu"
         return "installation"  # "update the app on the server", "wrzucę na produkcję"
     if _whole(("=get",), word) and "onto" in words[index + 1 : index + 6] and _venue_near(words, index, _SERVERS, 9):
         return "installation"  # "getting it onto the reception PCs"
@@ -863,6 +884,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         near = words[max(start, index - 4) : index] + words[index + 1 : index + 4]
         if any(_device(w) for w in near):
             return "physical"  # "Alarmów na hali nie kasuj", "don't clear the alarm on the panel": a device's state
+    if _switches_off_a_server(words, index):
+        return "code_execution"  # "Серверы не гаси", "nie wyłączaj serwera", "don't shut the servers down"
     if _orders(words, index):
         return "external_transmission"  # "don't order the parts yet", "niczego nie zamawiaj", "не заказывай"
     if word.startswith(("puść", "puszcz", "puści")) and any(
@@ -945,7 +968,10 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     ):
         return "code_execution"  # "wykonaj skrypt", "выполнять его"
     if _whole(_PLACING, word) and (
-        _venue_after_placing(words, index) or _anywhere_near(words, index) or _put_up(words, index)
+        _venue_after_placing(words, index)
+        or _anywhere_near(words, index)
+        or _put_up(words, index)
+        or _venue_named_before(words, index)
     ):
         return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску", "nigdzie nie wystawiaj"
     return _motion(words, index)
@@ -996,15 +1022,61 @@ def _puts_into_files(words: list[str], index: int) -> bool:
 
 
 def _venue_after_placing(words: list[str], index: int) -> bool:
-    """A venue near a verb of placing; after one with its particle it may stand further ("put them up on the team
-    intranet page")."""
-    return _venue_near(words, index, reach=9 if "up" in words[index + 1 : index + 3] else 6)
+    """A venue near a verb of placing; after one with its particle, which may follow its object ("put the final
+    one up on the noticeboard"), it may stand further ("put them up on the team intranet page")."""
+    particle = words[index + 1 : index + 5]
+    particle = particle[: next((k for k, w in enumerate(particle) if w in _CLAUSE_BREAK), len(particle))]
+    return _venue_near(words, index, reach=9 if "up" in particle else 6)
 
 
 #: Verbs of wanting and seeing, before an object and its participle ("want it pinned up", "see them posted").
 _WISHING = {"want", "wants", "see", "need", "needs", "have"}
 #: Verbs that put a notice up where people pass: "hang them up by the lockers", "pin it up in the canteen".
 _PUTTING_UP = ("=hang", "=pin", "=stick", "=tack")
+
+
+def _placed_first_on_a_venue(words: list[str], index: int) -> bool:
+    """The first place after the verb of placing at `index`, in its clause, is a venue everyone reads: "niczego nie
+    instaluj na serwerach ani nie wrzucaj komunikatu na stronę urzędu" puts a notice on a website, not a program on
+    the servers named before it ("wrzuć nową wersję strony na serwer" puts it on a server)."""
+    end = _clause_span(words, index)[1]
+    for k in range(index + 1, min(end, index + 9) - 1):
+        if words[k] in _PLACE_PREPOSITIONS and words[k + 1][0].isalpha():
+            place = next((w for w in words[k + 1 : k + 4] if _whole(_VENUES + _SERVERS, w)), None)
+            if place is not None:
+                return _whole(_VENUES, place) and not _whole(_SERVERS, place)
+    return False
+
+
+#: Switching off: with a server as its object it stops a service (as restarting one runs code); "shut" and "power"
+#: need "down" or "off".
+_SWITCHING_OFF = ("wyłącz", "wylacz", "выключ", "гаси", "гасит", "погас", "погаш", "=shut", "=power")
+#: The hardware around a server, switched off physically: its power, its room, its rack.
+_SERVER_HARDWARE = (
+    "zasilan", "prąd", "prad", "питани", "электричеств", "=power", "=rack", "=racks", "=room", "serwerown", "серверн",
+    "стойк", "szaf",
+)  # fmt: skip
+
+
+def _switches_off_a_server(words: list[str], index: int) -> bool:
+    word = words[index]
+    if not _whole(_SWITCHING_OFF, word) or _is_past(word):
+        return False
+    if word.startswith(("shut", "power")) and not any(w in ("down", "off") for w in words[index + 1 : index + 5]):
+        return False
+    start, end = _clause_span(words, index)
+    near = words[max(start, index - 4) : min(end, index + 5)]
+    servers = [w for w in near if _whole(_SERVERS, w) and not _whole(_SERVER_HARDWARE, w)]
+    hardware = any(_device(w) or (w != word and _whole(_SERVER_HARDWARE, w)) for w in near)
+    return bool(servers) and not hardware
+
+
+def _venue_named_before(words: list[str], index: int) -> bool:
+    """A verb of placing whose object is a pronoun, with a venue everyone reads named in the twenty words before it:
+    "napisz posta na fb …, ale nie wrzucaj go jeszcze", "a notice for the website; don't put it up yet"."""
+    if not any(w in _OBJECT_PRONOUNS for w in words[max(0, index - 2) : index + 2]):
+        return False
+    return any(_whole(_VENUES, w) for w in words[max(0, index - 20) : index])
 
 
 def _put_up(words: list[str], index: int) -> bool:
@@ -1705,10 +1777,20 @@ def _expletive(words: list[str], index: int) -> bool:
             between = words[k + 1 : index]
             if not between or any(w in _N_WORDS or w in _PARTICLES for w in between):
                 return False
+            if index + 1 < len(words) and _imperative_ending(words[index + 1]):
+                return False  # "пока её не выкладывай": for now, a command (an until-clause's verb is no imperative)
             # "пока я не скажу «отправляй»": the command the gate waits for is what is held back until then
             end = next((j for j in range(index + 1, len(words)) if words[j] in _CLAUSE_BREAK), len(words))
             return not any(w in _QUOTES for w in words[index + 1 : end])
     return False
+
+
+def _imperative_ending(word: str) -> bool:
+    """A Russian or Polish imperative by its ending ("выкладывай", "отправь", "посмотрите", "wysyłaj", "wrzucajcie"),
+    not an infinitive ("отправить", "нести") nor a finite verb ("посмотрит", "przejrzy")."""
+    if word.endswith(("ть", "ти", "чь")):
+        return False
+    return word.endswith(("й", "йте", "ь", "ьте", "и", "ите", "j", "jcie"))
 
 
 def _coordinated_action(words: list[str], index: int, first: int) -> EffectClass | None:
@@ -1726,6 +1808,36 @@ _RECORDS_INTO = (*_WRITTEN_INTO, "=system", "systemu", "систем", "=tracker
 #: A necessity in the past: what was (not) needed is reported, not forbidden ("не пришлось", "nie trzeba było").
 _PAST_NECESSITY = {"пришлось", "понадобилось", "потребовалось", "требовалось", "musieliśmy", "musiałem", "musiałam",
                    "musiał"}  # fmt: skip
+
+
+#: Verbs of telling someone what to do: a negation they govern binds the one told ("I told the guards not to delete
+#: the recordings", "kazałem im nie kasować", "попроси Марину не отправлять"), not the agent, unless it is "you".
+_TELLING = (
+    "=told", "=tell", "=asked", "=ask", "=instructed", "=instruct", "=ordered", "=warned", "=warn", "=reminded",
+    "kaza", "każ", "powiedział", "powiedz", "prosił", "poprosił", "popros", "polecił", "ostrzegł", "przypomniał",
+    "велел", "велит", "сказал", "скажи", "попросил", "попроси", "просил", "приказал", "предупредил", "предупреди",
+    "напомнил", "поручил",
+)  # fmt: skip
+#: The agent as the one told: "I told you not to send it", "kazałem ci nie wysyłać", "я же просил тебя не трогать".
+_TOLD_YOU = {"you", "ci", "cię", "cie", "ciebie", "wam", "was", "тебе", "тебя", "вам", "вас"}
+_SO_THAT_NOT = {"żeby", "zeby", "aby", "чтобы", "чтоб"}
+
+
+def _told_to_another(words: list[str], index: int) -> bool:
+    """The negation at `index` is what a verb of telling before it, in its clause (or across the comma before
+    "żeby"/"чтобы"), tells someone other than the agent to keep from: "I asked Tom not to send it", "Powiedziałem
+    Markowi, żeby nie wysyłał raportu", "Я велел охранникам не удалять записи"."""
+    k = index - 1
+    while k >= max(0, index - 8):
+        word = words[k]
+        if word in _CLAUSE_BREAK:
+            if not (k + 1 < len(words) and words[k + 1] in _SO_THAT_NOT):
+                return False
+        elif _whole(_TELLING, word):
+            told = words[max(0, k - 2) : index]
+            return not any(w in _TOLD_YOU for w in told)
+        k -= 1
+    return False
 
 
 def _reported_necessity(words: list[str], index: int) -> bool:
@@ -1842,12 +1954,18 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
             )
             if device is not None and handling:
                 hits.append((device, "physical"))
-        # "do not publish it or email it": one more action after "or" / "ani" / "или", within a few words; after a
-        # non-action verb only a disjunction carries the negation ("don't copy or send it").
+        # "do not publish it or email it": one more action after "or" / "ani" / "или", within a few words (a
+        # disjunction also past a longer object: "don't update the app on the server or put the notice up"); after
+        # a non-action verb only a disjunction carries the negation ("don't copy or send it").
         position = chain.index if chain.index is not None else (chain.end if chain.spent else None)
         while position is not None:
             follow = next(
-                (i for i in range(position + 1, min(len(words), position + 4)) if words[i] in _CONTINUE), None
+                (
+                    i
+                    for i in range(position + 1, min(len(words), position + 8))
+                    if words[i] in _DISJUNCTIVE or (words[i] in _CONTINUE and i < position + 4)
+                ),
+                None,
             )
             if follow is None or any(words[i] in _CLAUSE_BREAK for i in range(position + 1, follow)):
                 break
@@ -1880,6 +1998,8 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                 hits.append((position, "external_transmission"))
         if hits and _reported_necessity(words, hits[0][0]):
             hits = []  # "ничего перезапускать не пришлось", "nothing had to be restarted": a report of what was done
+        if hits and _told_to_another(words, index):
+            hits = []  # "Ochroniarzom kazałem nie kasować nagrań", "tell Tom not to send it": another's to keep
         for position, effect in hits:
             forbids = chain.negations % 2 == 1
             found.append((position, ForbiddenAction(effect, trigger, words[position], forbids)))
@@ -2033,6 +2153,8 @@ _DATA_OBJECTS = (
     "табличк", "tabelk",
     # trackers and registers people keep: "the candidate tracker stays as it is", "табель", "ewidencja"
     "=tracker", "=crm", "табел", "ewidencj", "kartotek",
+    # a spreadsheet's workbook: "I'd rather you didn't touch the workbook", "skoroszytu nie ruszaj"
+    "=workbook", "=workbooks", "skoroszyt",
 )
 #: Schedules are data only when touching them is forbidden ("leave the roster alone", "grafiku nie ruszaj", "график
 #: не трогай"): "the rota stays as it is" describes, and the schedule a request makes is its product, not data.

@@ -51,6 +51,7 @@ from alicorn.models.intent.lexicon import (
     _past_clause_before,
     _sentences,
     _stem_match,
+    _told_to_another,
     _whole,
     _wished,
     action_of,
@@ -313,13 +314,14 @@ _TAKING_ON = ("zajmie", "zajmą", "займ")
 def _verbs_beside(words: list[str], index: int, start: int, end: int) -> list[int]:
     """Where the action of the name at `index` may stand in Polish or Russian: right before the name (past a
     pronoun or "будет": "wrzuci je Marek"), right after it ("Marek wyśle"), or, after a verb of taking on, the
-    action named before that verb ("Publikacją zajmie się Kasia")."""
+    action named in the five words before that verb ("Publikacją zajmie się Kasia", "Instalacją na serwerze zajmie
+    się Tomek")."""
     k = index - 1
     while k >= start and words[k] in _BETWEEN_VERB_AND_NAME:
         k -= 1
     found = [k] if k >= start else []
-    if k >= start and words[k].startswith(_TAKING_ON) and k - 1 >= start:
-        found.append(k - 1)
+    if k >= start and words[k].startswith(_TAKING_ON):
+        found.extend(range(k - 1, max(start, k - 6) - 1, -1))  # "Instalacją na serwerze zajmie się Tomek"
     if index + 1 < end:
         found.append(index + 1)
     return found
@@ -385,7 +387,49 @@ def _unwanted(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
         end = _clause_span(words, start + 1)[1] if start + 1 < len(words) else len(words)
         for j, effect in _actions(words, start, end):
             found.append((j, ForbiddenAction(effect, f"{' '.join(phrase)} (the worst to happen)", words[j])))
+    found.extend(_last_wanted(words))
     return found
+
+
+#: "Ostatnie, czego nam trzeba, to żeby…", "Последнее, что нам нужно, — чтобы…": the last thing, a relative, a need,
+#: then the clause of what must not happen after "żeby"/"чтобы" (not "Последнее, что нужно сделать, — отправить":
+#: an instruction, with no "чтобы").
+_LAST = {"ostatnie", "ostatnia", "последнее", "последняя"}
+_LAST_RELATIVES = {"czego", "co", "której", "ktorej", "jakiej", "что", "чего", "которой"}
+_NEEDING = (
+    "trzeba", "potrzeb", "chcę", "chce", "chcemy", "brakuje", "нужн", "надо", "хочу", "хотим", "хочется", "требует",
+)  # fmt: skip
+_SO_THAT = {"żeby", "zeby", "żebyś", "zebys", "żebyście", "aby", "abyś", "by", "чтобы", "чтоб"}
+#: Where the clause of what must not happen turns to when: "żeby to wylądowało na kanale przed ogłoszeniem prezesa".
+_WHEN = {"przed", "po", "zanim", "перед", "до", "после"}
+
+
+def _last_wanted(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
+    found: list[tuple[int, ForbiddenAction]] = []
+    sentence = _sentences(words)
+    for index, word in enumerate(words):
+        if word not in _LAST:
+            continue
+        after = [k for k in range(index + 1, min(len(words), index + 4)) if words[k] not in (",", "rzecz", "вещь")]
+        if not after or words[after[0]] not in _LAST_RELATIVES:
+            continue
+        relative = after[0]
+        need = next((k for k in range(relative + 1, min(len(words), relative + 5)) if _stem_match_any(words[k])), None)
+        if need is None:
+            continue
+        so_that = next((k for k in range(need + 1, min(len(words), need + 6)) if words[k] in _SO_THAT), None)
+        if so_that is None or sentence[so_that] != sentence[index]:
+            continue
+        end = _clause_span(words, so_that + 1)[1] if so_that + 1 < len(words) else len(words)
+        end = next((k for k in range(so_that + 1, end) if words[k] in _WHEN), end)
+        for j, effect in _actions(words, so_that + 1, end):
+            trigger = f"{word} … {words[relative]} … {words[need]} (the worst to happen)"
+            found.append((j, ForbiddenAction(effect, trigger, words[j])))
+    return found
+
+
+def _stem_match_any(word: str) -> bool:
+    return any(_stem_match(stem, word) for stem in _NEEDING)
 
 
 #: "Don't even think about…": "even" and a negation before a verb of thinking.
@@ -572,7 +616,11 @@ def _kept_state(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
 
 
 def _negated(words: list[str], index: int) -> bool:
+    """A negation right before `index`: "don't touch", "do not touch", "nie ruszaj", or a wished past ("I'd rather
+    you didn't touch the file")."""
     before = words[max(0, index - 2) : index]
+    if before and before[-1] in ("didn't", "didnt") and _wished(words, index - 1):
+        return True
     return bool(before) and (before[-1] in _NEGATING or before == ["do", "not"])
 
 
@@ -584,6 +632,8 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
         touching, stopping = _whole(_TOUCH, word), _whole(_HANDLING, word)
         if not (touching or stopping) or not _negated(words, index) or _is_past(word):
             continue
+        if _told_to_another(words, index - 1):
+            continue  # "Kierowcom kazałem nie wyłączać chłodni": theirs to keep
         start, end = _clause_span(words, index)
         if language == "en":
             # English names what is touched after the verb ("dont touch the config files"); what stands before it

@@ -48,6 +48,9 @@ EMERGENCY = re.compile(
     r"|(?:is|went|are|has been|have been) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!"
     # a machine stuck now: "the lift is stuck between floors", "the crane got stuck with a load"
     r"|(?:is|are|got|has got|'s) (?:stuck|jammed)"
+    # a machine stopping again and again now: "line 3 keeps stopping", "the breaker keeps tripping" (not an app that
+    # "keeps crashing whenever someone sets a repeat": a bug to look into)
+    r"|keeps? (?:stopping|shutting down|cutting out|tripping)"
     # water where it must not be: "a pipe burst", "the water is ankle-deep"
     r"|(?:pipe|main)s? (?:has |have |just )?burst|burst (?:a |the )?(?:water )?(?:pipe|main)|(?:ankle|knee)[- ]deep)"
     r"|\b(?:ogień|ognia|płomieni\w*|płonie|płoną|czuć gaz\w*|zapach gazu|śmierdzi gazem"
@@ -55,7 +58,11 @@ EMERGENCY = re.compile(
     r"|(?<!próbna )(?<!próbnej )ewakuac\w*(?!\w)(?! próbn)"
     r"|nie odpowiada|naruszeni\w*|pękł\w* rur\w*|rur\w* pękł\w*|woda\b[\w\s]{0,24}?\bpo (?:kostki|kolana)|zalewa\w*"
     # stuck now: "szlaban zaciął się w połowie", "winda utknęła między piętrami"
-    r"|zaci(?:ął|ęła|ęło|ęły|eli) się|utkn(?:ął|ęła|ęło|ęły|eli)|zablokował\w* się)"
+    r"|zaci(?:ął|ęła|ęło|ęły|eli) się|się zaci(?:ął|ęła|ęło|ęły|eli)|utkn(?:ął|ęła|ęło|ęły|eli)|zablokował\w* się"
+    # failing again and again now: "linia staje co kilka minut", "sprężarka co chwilę się wyłącza"
+    r"|(?:staje|stają|wyłącza się|wyłączają się|zatrzymuje się|wywala się|pada|padają|się wyłącza|się zatrzymuje)"
+    r" (?:co (?:kilka|parę|\d+) (?:minut|sekund)|co chwil[ęe]|ciągle|bez przerwy)"
+    r"|(?:co chwil[ęe]|ciągle|raz po raz) (?:staje|stają|pada|padają|się wyłącza|się zatrzymuje|wyłącza się))"
     # a machine that will not stop: "the press won't stop", "prasa nie chce stanąć", "станок не останавливается"
     r"|\b(?:won't|will not|doesn't|does not|can't|cannot) (?:stop|shut down|switch off)\b"
     r"|\bnie (?:chce(?: się)?|da się|można|możemy) (?:stanąć|zatrzymać|wyłączyć|przestać)"
@@ -64,6 +71,11 @@ EMERGENCY = re.compile(
     r"|пожар(?!\w*\s+учени)\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|авари\w*"
     r"|(?<!учебная )(?<!учебную )(?<!учебной )эвакуац\w*"
     r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога|застрял\w*|заклинил\w*"
+    # failing again and again now: "линия встаёт каждые пять минут", "компрессор то и дело отключается"
+    r"|(?:вста[её]т|встают|останавливается|выключается|отключается|вырубается|падает)"
+    r" (?:каждые (?:\w+ )?(?:минут|секунд)|постоянно|то и дело)"
+    r"|(?:постоянно|то и дело|каждые (?:\w+ )?минут\w*) (?:вста[её]т|встают|останавливается|выключается|отключается"
+    r"|вырубается|падает)"
     r"|прорвал\w* труб\w*|труб\w* прорвал\w*|прорыв\w* труб\w*|вода\b[\w\s]{0,24}?\bпо (?:щиколотку|колено)|заливает)",
     re.IGNORECASE,
 )
