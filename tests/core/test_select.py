@@ -222,3 +222,39 @@ def test_a_duration_is_not_a_meetings_minutes(text: str) -> None:
     from alicorn.packs.catalog import bundled_workflows
 
     assert WorkflowSelector(bundled_workflows()).select(text, None).workflow != "notes"
+
+
+@pytest.mark.parametrize(
+    ("text", "workflow"),
+    [
+        (
+            "Ułóż grafik na grudzień, dwa warianty. Ostatnie, czego nam trzeba, to żeby wylądował na tablicy przed "
+            "zebraniem.",
+            "schedule",
+        ),
+        (
+            "Нужен график уборки на февраль, два варианта. Директор в отпуске до пятницы, так что ничего никому не "
+            "отправляй, пока она не вернётся.",
+            "schedule",
+        ),
+    ],
+)
+def test_the_sentence_that_names_the_work_is_not_diluted_by_the_others(text: str, workflow: str) -> None:
+    # each sentence alone is clearly the template's; the whole request, with its prohibition and its reason, was not
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow == workflow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Подготовь заметки к релизу 3.1 по списку закрытых задач.",
+        "Write the release notes for version 2.4 from the closed tickets.",
+        "Przygotuj notatki do wydania 2.0 aplikacji na podstawie zamkniętych zgłoszeń.",
+    ],
+)
+def test_release_notes_are_no_meetings_minutes(text: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow != "notes"

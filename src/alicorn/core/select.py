@@ -120,9 +120,7 @@ class WorkflowSelector:
         return (None if choice == "none" else choice), float(value["confidence"]), None
 
     def select(self, text: str, client: ModelClient | None, *, untrusted: bool = False) -> Selection:
-        best: dict[str, float] = {}
-        for n in self.nearest.nearest(text, k=len(self.nearest.examples)):
-            best.setdefault(n.example.kind, n.similarity)  # neighbours come best first: keep each template's best
+        best = self._closest(text)
         ranked = sorted(best, key=lambda w: (-best[w], w))
         voted = ranked[0] if ranked else None
         similarity = best[voted] if voted is not None else 0.0
@@ -173,6 +171,27 @@ class WorkflowSelector:
         if plausible and voted is not None:
             return pick(None, "ambiguous")
         return pick(None, "no template fits", None)
+
+    def _closest(self, text: str) -> dict[str, float]:
+        """Each template's best similarity to the request, or to a sentence of it that names the template's subject:
+        the work is usually asked for in one sentence, and the others (a prohibition, a reason, context) only dilute
+        it. A sentence counts only for the templates it names, so another sentence cannot lift a rival."""
+        best = self._similarities(text)
+        sentences = [part for part in _SENTENCE.split(text.strip()) if part.strip()]
+        for sentence in sentences if len(sentences) > 1 else ():
+            named = [w for w, workflow in self.workflows.items() if workflow.named_in(_without_topics(sentence))]
+            if not named:
+                continue
+            alone = self._similarities(sentence)
+            for workflow in named:
+                best[workflow] = max(best.get(workflow, 0.0), alone.get(workflow, 0.0))
+        return best
+
+    def _similarities(self, text: str) -> dict[str, float]:
+        best: dict[str, float] = {}
+        for n in self.nearest.nearest(text, k=len(self.nearest.examples)):
+            best.setdefault(n.example.kind, n.similarity)  # neighbours come best first: keep each template's best
+        return best
 
     def _by_subject(
         self,
@@ -234,6 +253,7 @@ _PRODUCT_WORDS = {"post", "posts", "press", "news", "list", "listu", "пост"}
 _ABOUT = {"about", "regarding", "concerning", "o", "dotyczące", "dotyczący", "про", "о", "об", "обо", "насчет"}
 # fmt: on
 _WORDS = re.compile(r"[^\W\d_][\w'-]*|\S", re.UNICODE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def _only_the_verb(stems: tuple[str, ...], text: str) -> bool:

@@ -38,7 +38,9 @@ WORKFLOW = Workflow(
             "transcript minutes transkryp protokół protokol расшифровк протокол созвон совещан narad "
             "~conversation ~rozmow ~разговор zapisk заметк ~notatk ~=note ~=notes ~summary ~podsumowan "
             "~итог ~meeting ~spotkan ~встреч ~планёрк ~планерк ~=call ~=calls ~recording ~discussion "
-            "~nagran ~звонк ~звонок ~запис ~обсужден"
+            "~nagran ~звонк ~звонок ~запис ~обсужден "
+            # notes of a software release are no meeting's minutes
+            "!release-notes !patch-notes !заметки-к-релизу !заметки-к-выпуску !notatki-do-wydania !notatki-wydania"
         ).split()
     ),
     examples=EXAMPLES,
