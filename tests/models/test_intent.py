@@ -608,10 +608,10 @@ X, C = "physical", "code_execution"
         ("Nie wyłączaj pomp.", [X]),
         ("Насосы не отключай.", [X]),
         ("Сайт пока не трогай.", [P]),
-        # confinement
+        # confinement; the speaker as the only reader publishes nothing either
         ("This is for internal use only.", [T]),
         ("Keep it internal.", [T]),
-        ("To tylko dla mnie.", [T]),
+        ("To tylko dla mnie.", [P, T]),
         ("Только для внутреннего использования.", [T]),
         # draft only: an announcement is neither sent nor published, a reply only not sent
         ("Draft only, please.", [P, T]),

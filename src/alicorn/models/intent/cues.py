@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from alicorn.models.intent.langid import identify
-from alicorn.models.intent.urgency import MEDICAL, read_situation
+from alicorn.models.intent.urgency import MEDICAL, going_on_now, read_situation
 
 Kind = Literal["conversation", "question", "task", "process", "alarm"]
 KINDS: tuple[Kind, ...] = ("conversation", "question", "task", "process", "alarm")
@@ -158,7 +158,7 @@ _RU_NOT_VERBS = set(
     "мой твой свой какой такой другой этой той всей ней ей привет кто они ты мы вы и или ли не ни что где "
     "пожалуйста сегодня здесь теперь почти очень пусть дверь теперь время день тень осень жизнь лень пень конь "
     "огонь камень ремень уровень рублей людей дней гостей детей вещи ночи речи врачи мыши наши ваши чьи "
-    "хороши люди дети".split()
+    "хороши люди дети кстати".split()
 )
 #: A courtesy word that makes a bare phrase a request ("roster for feb pls", "grafik na marzec proszę").
 _COURTESY = re.compile(
@@ -184,7 +184,7 @@ _REQUEST = re.compile(
 #: śmiało usuń duplikaty", "просто скажи").
 _LEAD = set(
     "please ok okay now so and then proszę dobrze teraz więc пожалуйста хорошо теперь итак just simply kindly śmiało "
-    "smialo смело просто".split()
+    "smialo смело просто а ты вы пока ty".split()
 )
 #: A negation before the imperative it governs ("Nie publikuj…", "Не забудь…", "Never delete…").
 #: Words that may stand before a question's question word: "Roughly how much…", "A tak właściwie, ile…", "Примерно
@@ -321,13 +321,18 @@ def imperative_start(text: str, language: str | None = None) -> bool:
         return True  # "On Monday prepare the schedule", "Tomorrow send the notes"
     if language == "en":
         # "From the conversation, prepare…": an English verb after a leading phrase, but not a noun like "report".
-        head = re.split(r"[,:;]", text, maxsplit=1)
+        head = re.split(r"[,:;]", first_sentence, maxsplit=1)
+        lead = [w.lower() for w in _WORD.findall(head[0])]
+        if not lead or lead[0] in _EN_SUBJECT_PRONOUNS or len(lead) > 8:
+            return False  # "We haven't deleted anything since 2021 (…, just tell me)": a statement, not a lead-in
         after = [w.lower() for w in _WORD.findall(head[1]) if w.lower() not in _ADVERBS][:1] if len(head) > 1 else []
         return bool(after) and after[0] in known
     return any(w in known for w in words[1:])
 
 
 _DETERMINERS = {"the", "a", "an", "our", "my", "your", "this", "that", "today's", "their", "his", "her"}
+#: Subjects that open a statement, not a lead-in phrase before a command.
+_EN_SUBJECT_PRONOUNS = {"i", "we", "you", "they", "he", "she", "it", "i'm", "we're", "it's", "there", "we've", "i've"}
 
 
 def _adjective(text: str, match: re.Match[str]) -> bool:
@@ -382,6 +387,20 @@ def _prohibition(sentence: str) -> bool:
     return bool(words) and words[0] in _NEGATED_LEAD and not (len(words) > 1 and words[1].startswith(_FORGET))
 
 
+#: Auxiliaries that open an English yes-no question: "is Signal or WhatsApp better …?".
+_AUX = {"do", "does", "did", "is", "are", "was", "were", "should", "would", "could", "can", "will", "shall"}
+
+
+def _asked_after_a_lead(sentence: str) -> bool:
+    """ "Quick q: for a small NGO with 12 volunteers, is Signal or WhatsApp better for coordinating shifts?": a
+    question whose auxiliary opens its last clause, after a lead-in."""
+    if not sentence.rstrip().endswith("?"):
+        return False
+    parts = [part for part in re.split(r"[,:;—–]", sentence) if part.strip()]
+    words = _WORD.findall(parts[-1].lower()) if len(parts) > 1 else []
+    return bool(words) and words[0] in _AUX and len(words) > 2
+
+
 def _polite_work(clause: str) -> bool:
     """A later clause that asks for work politely ("…, can you dig through the export"), not to be told ("…, can
     you tell me what I owe them?" asks a question)."""
@@ -397,7 +416,19 @@ def _polite_work(clause: str) -> bool:
 _PLURAL_DAYS_ONLY = re.compile(r"(?:on |по )\w+", re.IGNORECASE)
 
 
+#: A quantity of work right before a period makes it a rate: "48h tygodniowo", "40 hours a week", "40 часов в неделю",
+#: "5 dyżurów miesięcznie".
+_RATE_BEFORE = re.compile(
+    r"\d+\s*(?:h|hrs?|hours?|godz\w*|ч|час\w*|dni|days?|zmian\w*|shifts?|смен\w*|dyżur\w*|дежурств\w*)\s*$",
+    re.IGNORECASE,
+)
+
+
 def _constraint(text: str, match: re.Match[str]) -> bool:
+    """Days in the plural in a clause that does not command, or a period after a quantity of work (a rate: "48h
+    tygodniowo")."""
+    if _RATE_BEFORE.search(text[: match.start()]):
+        return True
     return bool(_PLURAL_DAYS_ONLY.fullmatch(match.group(0))) and not clause_commands(text, match.start())
 
 
@@ -423,7 +454,13 @@ def kind_cue(text: str) -> KindCue | None:
         (stripped.endswith("?") or opening_sentence.endswith("?"))
         and (not imperative or first in _TELL)
         and not polite
-        and (bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS or first in _TELL or _LI.match(lowered))
+        and (
+            bool(_AUX_QUESTION.match(lowered))
+            or first in _QUESTION_WORDS
+            or first in _TELL
+            or _LI.match(lowered)
+            or _asked_after_a_lead(opening_sentence)
+        )
     )
     recurrence = next(
         (m for m in _RECURRENCE.finditer(lowered) if not _adjective(lowered, m) and not _constraint(lowered, m)), None
@@ -435,6 +472,7 @@ def kind_cue(text: str) -> KindCue | None:
     # a person in danger is urgent whatever follows ("…isn't responding, help"): the help is the alarm's
     commands = imperative_form(first, identify(stripped).language)  # "Write a first-aid plan for when…"
     urgent = _URGENCY.search(stripped) or (emergency is not None and MEDICAL.search(emergency) and not commands)
+    urgent = urgent or (emergency is not None and going_on_now(stripped))  # "лежит уже 20 минут": now, still
     past = _PAST.search(lowered)
     # An emergency stated first and a request after it ("The siren is wailing, check the feed") raises an alarm; a
     # command opening the request ("Write a plan for when a fire…") is work about one.
@@ -492,6 +530,10 @@ def kind_cue(text: str) -> KindCue | None:
     if clause is not None:
         # "Czas renderowania wzrósł, przetestuj cztery hipotezy": a statement, then the request in its own clause.
         return KindCue("task", True, f"a request after the statement: {clause!r}")
+    told = [part for part in sentences[1:] if _POLITE.search(part.strip()) and not _polite_work(part.strip())]
+    if told and not imperative and later is None and clause is None:
+        # "The VLOOKUP returns #N/A. Can you tell me what's wrong?": a later request to be told asks
+        return KindCue("question", True, "a request to be told")
     if asks and not stripped.endswith("?"):
         # "Отправили ли мы уже отчёт? Не помню, кто этим занимался.": the question, then a remark
         return KindCue("question", True, "a question, then a remark")

@@ -10,7 +10,14 @@ from alicorn.models.intent.diacritics import restored
 from alicorn.models.intent.fallback import embedded_readings
 from alicorn.models.intent.idioms import judged
 from alicorn.models.intent.langid import identify
-from alicorn.models.intent.lexicon import ForbiddenAction, _sentences, chain_readings, names_in, words_of
+from alicorn.models.intent.lexicon import (
+    ForbiddenAction,
+    _sentences,
+    chain_readings,
+    names_in,
+    told_to_another_at,
+    words_of,
+)
 from alicorn.models.intent.prohibitive import constructions, is_draft_only, kept_spans
 from alicorn.plan.dsl import EffectClass
 
@@ -43,6 +50,8 @@ def positioned_readings(
     claimed = {position for position, _ in verdicts}
     found = [item for item in found if item[0] not in claimed] + verdicts
     found = _named_over_draft(words, found)
+    # "I told the interns not to post anything until the rebrand is out": theirs to keep, whatever reads it
+    found = [item for item in found if not told_to_another_at(words, item[0])]
     if embedder:
         found.extend(embedded_readings(words, language, {position for position, _ in found}))
     found.sort(key=lambda item: item[0])
@@ -58,7 +67,11 @@ def _named_over_draft(words: list[str], found: list[tuple[int, ForbiddenAction]]
     draft, so don't put it up on the noticeboard", "Только черновик: на сайт не выкладывай" forbid the posting alone.
     """
     sentence = _sentences(words)
-    named = {sentence[p] for p, r in found if r.forbids and r.effect in _DRAFT_WITHHELD and not is_draft_only(r)}
+    named = {
+        sentence[p]
+        for p, r in found
+        if r.forbids and r.effect in _DRAFT_WITHHELD and not is_draft_only(r) and not r.trigger.endswith("(confined)")
+    }
     return [(p, r) for p, r in found if not (is_draft_only(r) and sentence[p] in named)]
 
 

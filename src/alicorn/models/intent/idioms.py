@@ -205,15 +205,28 @@ def _refused(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidden
     return found
 
 
+#: "-'s" that is "is", not a possessive: "it's", "that's", "there's".
+_IS_CONTRACTIONS = {"it's", "that's", "there's", "what's", "he's", "she's", "here's", "who's", "where's"}
+
+
+def _possessive(word: str) -> bool:
+    return word.endswith("'s") and word not in _IS_CONTRACTIONS
+
+
 def _owned_elsewhere(words: list[str], sentence: list[int], language: str) -> list[tuple[int, ForbiddenAction]]:
     """ "The upgrade is Mark's job", "to jego działka", "stays under the gardener's control", "в ведении техника"."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
         owner = False
         if _whole(_DOMAIN_NOUNS, word) and index:
-            before = words[max(0, index - 4) : index]
-            # predicative only ("is Mark's job", "to jego działka", "это его зона"; not "this morning's call")
-            owner = any(w in _POSSESSIVES or w.endswith("'s") for w in before) and any(w in _COPULAS for w in before)
+            before = [
+                w
+                for k, w in enumerate(words[max(0, index - 4) : index], max(0, index - 4))
+                if sentence[k] == sentence[index]
+            ]
+            # predicative only ("is Mark's job", "to jego działka", "это его зона"; not "this morning's call", not
+            # "it's" of another sentence: "now it's almost 2h. Job log is in the shared folder")
+            owner = any(w in _POSSESSIVES or _possessive(w) for w in before) and any(w in _COPULAS for w in before)
             # "not your job": the agent's own domain, denied ("it is your job" asks for it)
             owner = owner or (any(w in _YOURS for w in before) and any(w in _NOT for w in before))
             after = words[index + 1] if index + 1 < len(words) else ""

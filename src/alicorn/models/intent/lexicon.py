@@ -230,7 +230,7 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         # "кинь ссылку тестировщикам": throwing a link is sending it
         "!кидай", "!кидать", "!кинь", "!киньте", "!кинуть",
         # the imperfective of sending: "напрямую туда ничего не шли", "не шлите им черновик"
-        "=шли", "=шлите", "!слать",
+        "=шли", "=шлите", "!слать", "=шлём", "=шлем", "=шлю",
         # speaking up to someone: "Ty się do niej nie odzywaj", "nie odzywaj się do klienta"
         "!odzyw", "!odezw",
         # messages and letters as nouns: "ни писем, ни сообщений", "żadnych wiadomości"
@@ -300,7 +300,7 @@ _PHYSICAL_OPEN = (
 )
 _PHYSICAL_OBJECTS = (
     "door", "gate", "=lock", "window", "valve", "camera", "kamer", "камер", "barrier", "garage", "heating", "light",
-    "machine", "pump", "siren",
+    "machine", "pump", "siren", "setpoint", "=setpoints", "nastaw", "уставк",
     "sprinkler", "boiler", "furnace", "heater", "relay", "lamp", "shutter", "blind", "alarm", "turnstile", "elevator",
     "drzwi", "bram", "zamek", "zamk", "okn", "zawór", "zawor", "szlaban", "garaż", "ogrzewan", "światł", "maszyn",
     "pomp", "syren", "zraszacz", "kocioł", "kotł", "piec", "grzejnik", "grzałk", "przekaźnik", "przekaznik",
@@ -884,6 +884,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         near = words[max(start, index - 4) : index] + words[index + 1 : index + 4]
         if any(_device(w) for w in near):
             return "physical"  # "Alarmów na hali nie kasuj", "don't clear the alarm on the panel": a device's state
+    if _changes_a_device(words, index):
+        return "physical"  # "don't change the setpoint", "Nie zmieniaj nastawy w chłodni", "Уставку не меняй"
     if _switches_off_a_server(words, index):
         return "code_execution"  # "Серверы не гаси", "nie wyłączaj serwera", "don't shut the servers down"
     if _orders(words, index):
@@ -894,7 +896,7 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "external_transmission"  # "mailem go jeszcze nie puszczaj", "puść to mailem do klienta": sent
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
-            if _is_past(word) and not _subjunctive(words, index):
+            if _is_past(word) and not _subjunctive(words, index) and not _impersonal_rule(words, index):
                 return None  # "wysłał" tells; "(nie chcę,) żebyś to wysyłał", "чтобы ты это отправлял" wish
             if effect == "external_transmission" and _into_everyones_chat(words, index):
                 return "publication"  # "ни сообщений в общий чат", "no messages in the all-staff channel"
@@ -999,7 +1001,15 @@ def _orders(words: list[str], index: int) -> bool:
         return before in _VERBAL or before in _ORDERING_SUBJECTS or before in _CLAUSE_BREAK or before == "to"
     if _whole(_PLACING_ORDER, word) and not _is_past(word):
         start, end = _clause_span(words, index)
-        return any(_whole(_ORDERS, w) for w in words[max(start, index - 6) : min(end, index + 4)])
+        if any(_whole(_ORDERS, w) for w in words[max(start, index - 6) : min(end, index + 4)]):
+            return True
+        # "Put together the order for Millers but hold off on actually placing it": the order named before, then
+        # its pronoun, in the same sentence
+        sentence = _sentences(words)
+        pronoun = any(w in ("it", "je", "go", "его", "её", "ее") for w in words[max(0, index - 3) : index + 2])
+        return pronoun and any(
+            _whole(_ORDERS, words[k]) for k in range(max(0, index - 15), index) if sentence[k] == sentence[index]
+        )
     return False
 
 
@@ -1046,6 +1056,20 @@ def _placed_first_on_a_venue(words: list[str], index: int) -> bool:
             if place is not None:
                 return _whole(_VENUES, place) and not _whole(_SERVERS, place)
     return False
+
+
+#: Changing: with a device as its object, the device is operated ("the thermostat settings" are a device's).
+_CHANGING = ("=change", "=adjust", "zmień", "zmien", "zmieni", "измен", "меняй", "менять", "поменя")
+
+
+def _changes_a_device(words: list[str], index: int) -> bool:
+    """A verb of changing whose object (the four words after it, or the three fronted before it in its clause) is a
+    device: "don't change the setpoint", "Уставку температуры не меняй"."""
+    if not _whole(_CHANGING, words[index]) or _is_past(words[index]):
+        return False
+    start, end = _clause_span(words, index)
+    near = words[max(start, index - 3) : index] + words[index + 1 : min(end, index + 5)]
+    return any(_device(w) for w in near)
 
 
 #: Switching off: with a server as its object it stops a service (as restarting one runs code); "shut" and "power"
@@ -1096,8 +1120,13 @@ def _updates_software(words: list[str], index: int) -> bool:
     if _venue_near(words, index, _SOFTWARE):
         return True
     return words[index + 1 : index + 2] in (["it"], ["them"], ["его"], ["их"], ["go"], ["je"]) and any(
-        _whole(_SOFTWARE, w) for w in words[max(0, index - 20) : index]
+        _whole(_SOFTWARE_NAMED_BEFORE, w) for w in words[max(0, index - 20) : index]
     )
+
+
+#: What a pronoun after "update" may point back to: software, or a version or a plugin of it ("Lightroom keeps
+#: nagging about an update. Check what's new in that version … Don't update it unless I say so").
+_SOFTWARE_NAMED_BEFORE = (*_SOFTWARE, "=version", "=plugin", "=plugins", "wersj", "wtyczk", "верси", "плагин")
 
 
 def _device(word: str) -> bool:
@@ -1457,6 +1486,24 @@ def _gated_progressive(words: list[str], index: int) -> bool:
     return by_you or _gate_after(words, index)
 
 
+#: Where a Polish impersonal present states the house rule: "U nas protokołów nie wysyła się nikomu", "Nigdy nie
+#: publikuje się cen przed akceptacją".
+_HOUSE = {"nas", "nigdy", "zasada", "zasadą", "reguła", "regułą"}
+_GATES_PL = {"zanim", "dopóki", "dopoki", "przed", "bez"}
+
+
+def _impersonal_rule(words: list[str], index: int) -> bool:
+    """ "protokołów nie wysyła się nikomu, zanim dyrekcja nie podpisze": a third person present with "się" after it,
+    in a sentence that names the house ("u nas", "nigdy", "zasada") or a gate after it, says what is not done here,
+    not what does not work ("Mail nie wysyła się od rana")."""
+    if words[index + 1 : index + 2] != ["się"] or words[index].endswith(("ł", "ło", "li", "ły", "ała", "iła", "ęła")):
+        return False  # a past ("Raport nie wysłał się wczoraj") reports
+    sentence = _sentences(words)
+    same = [w for k, w in enumerate(words) if sentence[k] == sentence[index]]
+    after = [w for k, w in enumerate(words[index + 1 :], index + 1) if sentence[k] == sentence[index]]
+    return any(w in _HOUSE for w in same) or any(w in _GATES_PL for w in after)
+
+
 def _gate_after(words: list[str], index: int) -> bool:
     """An "until", "till", "unless" or "before" after `index` in its clause."""
     end = next((k for k in range(index, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
@@ -1483,14 +1530,34 @@ def _gate_verb(words: list[str], operator: int, index: int, language: str) -> bo
     if not word[0].isalpha() or word in _SAYING_GATES:
         return False  # "dopóki nie powiem „wysyłaj”": the word said is the action gated
     if words[operator - 1] == "пока":
+        if _for_now(words, operator - 1):
+            return False  # "Счёт поставщику пока не шлём": "for now", after the clause's object
         return word not in _NECESSITY_RU and len(word) > 3 and word.endswith(_RU_PERSON_ENDINGS)
     return word not in _NECESSITY_PL
+
+
+#: Russian verb endings: a word before "пока" that ends so is a verb, and "пока" after it opens an until-clause.
+_RU_VERB_ENDINGS = ("ть", "ешь", "ет", "ем", "им", "ют", "ут", "ат", "ят", "ли", "л", "ла", "ло", "й", "йте", "ь", "и")
+
+
+def _for_now(words: list[str], index: int) -> bool:
+    """ "Заявку пока не отправляем", "Счёт поставщику пока не шлём": a "пока" after a noun of its own clause means
+    "for now"; one opening its clause ("…, пока не посмотрю") or after a verb ("не публикуй пока не согласую") opens
+    an until-clause."""
+    if index == 0 or words[index - 1] in _CLAUSE_BREAK:
+        return False
+    before = words[index - 1]
+    return before.isalpha() and not before.endswith(_RU_VERB_ENDINGS)
 
 
 def _concord(previous: str, current: str) -> bool:
     """Negative concord: "niczego nie", "nigdy nie", "ничего не" are one negation."""
     concordant = _N_WORDS | {"nie", "не"}
     return previous in concordant and current in concordant and (previous in _N_WORDS or current in _N_WORDS)
+
+
+#: Objecting: negated ("I don't mind", "I don't care if", "nie mam nic przeciwko", "не возражаю"), it gives leave.
+_OBJECTING = {"mind", "care", "object", "przeciwko", "przeciw", "против", "возражаю", "возражаем", "возражать"}
 
 
 def _walk(words: list[str], start: int, language: str) -> _Chain:
@@ -1534,6 +1601,10 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             i = slot = i + found[1]
             steps = 0
             continue
+        if word in _OBJECTING:
+            # "I don't mind if you rerun a test frame", "Nie mam nic przeciwko, żebyś wysłał": a negated objection
+            # gives leave
+            return _Chain(tuple(operators), None, None, negations, i, spent=True)
         if _whole(_ASKING, word):
             # "no need to ask me before installing", "nie musisz pytać przed wysłaniem": the negation lifts the
             # asking, and the action after "before" is allowed, not forbidden
@@ -1541,7 +1612,7 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
         verbal = i == slot and operators[-1] in _VERBAL
         if verbal and len(operators) == 1 and _gate_verb(words, start, i, language):
             return _Chain(tuple(operators), None, None, 0, i)  # "dopóki nie przejrzę wyników testów": the gate's verb
-        past = _is_past(word) and not _subjunctive(words, i)
+        past = _is_past(word) and not _subjunctive(words, i) and not _impersonal_rule(words, i)
         if verbal and operators[-1] in ("nie", "не") and word[0].isalpha() and past:
             return _Chain(tuple(operators), None, None, 0, i)  # "так и не пришёл, …": a past tense describes
         if _reported_past(words, operators, slot, i, language):
@@ -1549,6 +1620,7 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
         if _is_action_stem(word):
             effect = action_of(words, i)
             describes = verbal and operators[-1] in ("nie", "не") and _describes(word) and not _subjunctive(words, i)
+            describes = describes and not _impersonal_rule(words, i)
             if effect is None or describes:
                 return _Chain(tuple(operators), None, None, 0, i)  # a past tense or a present third person
             after = _operator(words, i + 1) if i + 1 < len(words) else None
@@ -1840,6 +1912,17 @@ def _told_to_another(words: list[str], index: int) -> bool:
     return False
 
 
+def told_to_another_at(words: list[str], position: int) -> bool:
+    """The action at `position` is what a negation right before it (at most three words) tells someone other than
+    the agent to keep from (see `_told_to_another`): "I told the interns not to post anything … until the rebrand"."""
+    for k in range(position - 1, max(-1, position - 4), -1):
+        if words[k] in _CLAUSE_BREAK:
+            return False
+        if words[k] in ("not", "nie", "не", "never", "nigdy", "никогда") and _told_to_another(words, k):
+            return True
+    return False
+
+
 def _reported_necessity(words: list[str], index: int) -> bool:
     """A past necessity in the clause of the action at `index` ("не пришлось", "trzeba było", "had to")."""
     start, end = _clause_span(words, index)
@@ -1998,8 +2081,6 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                 hits.append((position, "external_transmission"))
         if hits and _reported_necessity(words, hits[0][0]):
             hits = []  # "ничего перезапускать не пришлось", "nothing had to be restarted": a report of what was done
-        if hits and _told_to_another(words, index):
-            hits = []  # "Ochroniarzom kazałem nie kasować nagrań", "tell Tom not to send it": another's to keep
         for position, effect in hits:
             forbids = chain.negations % 2 == 1
             found.append((position, ForbiddenAction(effect, trigger, words[position], forbids)))
@@ -2153,6 +2234,8 @@ _DATA_OBJECTS = (
     "табличк", "tabelk",
     # trackers and registers people keep: "the candidate tracker stays as it is", "табель", "ewidencja"
     "=tracker", "=crm", "табел", "ewidencj", "kartotek",
+    # a spreadsheet by its program: "stary harmonogram w excelu", "the old schedule in Excel", "таблица в экселе"
+    "=excel", "excelu", "excela", "экселе", "эксел", "excell",
     # a spreadsheet's workbook: "I'd rather you didn't touch the workbook", "skoroszytu nie ruszaj"
     "=workbook", "=workbooks", "skoroszyt",
 )

@@ -51,7 +51,6 @@ from alicorn.models.intent.lexicon import (
     _past_clause_before,
     _sentences,
     _stem_match,
-    _told_to_another,
     _whole,
     _wished,
     action_of,
@@ -271,7 +270,8 @@ def constructions(
         item for item in _someone_named(words, language, names) if sentence[item[0]] not in questions
     ]
     readers = (
-        _unwanted, _not_even_thought, _delegated, _kept_state, _device_left, _confined, _draft_only, _deferred_after,
+        _unwanted, _not_even_thought, _delegated, _kept_state, _device_left, _confined, _draft_only, _only_prepared,
+        _deferred_after,
         _approval, _approved_before,
         _not_yours, _not_coming, _venue,
         _not_started, _phrased, _gated_destination,
@@ -632,8 +632,6 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
         touching, stopping = _whole(_TOUCH, word), _whole(_HANDLING, word)
         if not (touching or stopping) or not _negated(words, index) or _is_past(word):
             continue
-        if _told_to_another(words, index - 1):
-            continue  # "Kierowcom kazałem nie wyłączać chłodni": theirs to keep
         start, end = _clause_span(words, index)
         if language == "en":
             # English names what is touched after the verb ("dont touch the config files"); what stands before it
@@ -661,7 +659,30 @@ def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
                 trigger = f"{' '.join(before)} {word}"
         if trigger is not None:
             found.append((index, ForbiddenAction("external_transmission", f"{trigger} (confined)", word)))
+            addressed = any(_whole(_ADDRESSED, w) for w in words)
+            if phrase in _SPEAKER_ONLY and not addressed:
+                # the speaker alone reads it: not published either, unless its sentence names what is withheld (a
+                # letter or a reply, kept from its addressee, is only not sent: as with "only a draft")
+                found.append((index, ForbiddenAction("publication", f"{trigger} ({SPEAKER_ONLY}: unpublished)", word)))
     return found
+
+
+#: Writings made for an addressee: kept "for my eyes only", they are only not sent ("a draft reply to the parents …
+#: for my eyes only until the head has seen it").
+_ADDRESSED = (
+    "=letter", "=email", "=e-mail", "=mail", "=message", "=reply", "replies", "=invitation", "=invite", "=offer",
+    "=list", "=listu", "wiadomoś", "wiadomos", "odpowiedź", "=odpowiedzi", "=maila", "=maile", "=oferta", "=ofertę",
+    "zaproszeni", "письм", "=ответ", "=ответа", "сообщени", "приглашени",
+)  # fmt: skip
+#: The mark of a "for my eyes only" reading of publication in its trigger (`is_draft_only` narrows it like a draft's).
+SPEAKER_ONLY = "for the speaker only"
+#: The speaker as the only reader: "for my eyes only", "tylko dla mnie", "только для меня" (not "internal use": the
+#: firm reads it).
+_SPEAKER_ONLY: set[tuple[str, ...]] = {
+    ("for", "my", "eyes", "only"), ("eyes", "only"), ("for", "me", "only"), ("only", "for", "me"),
+    ("just", "for", "me"), ("tylko", "dla", "mnie"), ("wyłącznie", "dla", "mnie"), ("только", "для", "меня"),
+    ("лишь", "для", "меня"),
+}  # fmt: skip
 
 
 #: The mark of a "draft only" reading in its trigger (`is_draft_only`).
@@ -669,8 +690,9 @@ DRAFT_ONLY = "draft only"
 
 
 def is_draft_only(reading: ForbiddenAction) -> bool:
-    """Whether `reading` is one of "only a draft"'s, which say what is delivered rather than name the effect."""
-    return f"({DRAFT_ONLY}:" in reading.trigger
+    """Whether `reading` is one of "only a draft"'s (or the publication "for my eyes only" withholds), which say what
+    is delivered rather than name the effect."""
+    return f"({DRAFT_ONLY}:" in reading.trigger or f"({SPEAKER_ONLY}:" in reading.trigger
 
 
 def _draft_only(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
@@ -693,6 +715,31 @@ def _draft_only(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
                 found.append(
                     (index, ForbiddenAction("publication", f"{only} {word} ({DRAFT_ONLY}: unpublished)", word))
                 )
+    return found
+
+
+#: Preparing, as the whole of what is asked: "Tylko przygotuj, kierowniczka musi to zatwierdzić", "Только подготовь,
+#: сначала покажу управляющей", "Just prepare it, I'll send it myself".
+_PREPARING = ("=prepare", "przygotuj", "подготовь", "приготовь", "naszkicuj")
+_PREPARED_OBJECTS = {"it", "them", "to", "je", "go", "это", "его", "их", "everything", "wszystko", "все", "всё"}
+
+
+def _only_prepared(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Tylko przygotuj", "Только подготовь", "only prepare it": the work stops at preparing, so, as with "only a
+    draft", nothing is sent or published unless its sentence names what is withheld."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index in range(len(words) - 1):
+        verb = index + 1
+        if words[index] not in _ONLY or not _whole(_PREPARING, words[verb]):
+            continue
+        rest = words[verb + 1 : verb + 3]
+        if rest and rest[0] in _PREPARED_OBJECTS:
+            rest = rest[1:]
+        if rest and rest[0] not in _CLAUSE_BREAK:
+            continue  # "only prepare two variants": what is prepared, not where the work stops
+        trigger = f"{words[index]} {words[verb]}"
+        found.append((verb, ForbiddenAction("external_transmission", f"{trigger} ({DRAFT_ONLY}: unsent)", words[verb])))
+        found.append((verb, ForbiddenAction("publication", f"{trigger} ({DRAFT_ONLY}: unpublished)", words[verb])))
     return found
 
 

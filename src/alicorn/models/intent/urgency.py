@@ -48,6 +48,10 @@ EMERGENCY = re.compile(
     r"|(?:is|went|are|has been|have been) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!"
     # a machine stuck now: "the lift is stuck between floors", "the crane got stuck with a load"
     r"|(?:is|are|got|has got|'s) (?:stuck|jammed)"
+    # a sensor set off just now; someone trying a lock; pressure falling: "the motion sensor just went off", "the
+    # camera shows someone trying the lock", "the boiler pressure is dropping"
+    r"|just went off|(?:someone|somebody)\b[\w\s]{0,20}?\btrying (?:the|to open the) (?:lock|door|handle|window)s?"
+    r"|pressure (?:is )?(?:dropping|falling)"
     # a machine stopping again and again now: "line 3 keeps stopping", "the breaker keeps tripping" (not an app that
     # "keeps crashing whenever someone sets a repeat": a bug to look into)
     r"|keeps? (?:stopping|shutting down|cutting out|tripping)"
@@ -59,6 +63,10 @@ EMERGENCY = re.compile(
     r"|nie odpowiada|naruszeni\w*|pękł\w* rur\w*|rur\w* pękł\w*|woda\b[\w\s]{0,24}?\bpo (?:kostki|kolana)|zalewa\w*"
     # stuck now: "szlaban zaciął się w połowie", "winda utknęła między piętrami"
     r"|zaci(?:ął|ęła|ęło|ęły|eli) się|się zaci(?:ął|ęła|ęło|ęły|eli)|utkn(?:ął|ęła|ęło|ęły|eli)|zablokował\w* się"
+    # gas typed without Polish letters, falling pressure, a cold store reading out of range: "czuc gaz", "ciśnienie
+    # spada", "Chłodnia pokazuje +9°C zamiast +2"
+    r"|czuc gaz\w*|ciśnienie spada|spada ciśnienie|cisnienie spada"
+    r"|(?:pokazuje|wskazuje|ma) [+-]?\s*\d+(?:\s*[.,]\s*\d+)?\s*(?:°\s*c?|stopni\w*) zamiast"
     # failing again and again now: "linia staje co kilka minut", "sprężarka co chwilę się wyłącza"
     r"|(?:staje|stają|wyłącza się|wyłączają się|zatrzymuje się|wywala się|pada|padają|się wyłącza|się zatrzymuje)"
     r" (?:co (?:kilka|parę|\d+) (?:minut|sekund)|co chwil[ęe]|ciągle|bez przerwy)"
@@ -71,6 +79,9 @@ EMERGENCY = re.compile(
     r"|пожар(?!\w*\s+учени)\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|авари\w*"
     r"|(?<!учебная )(?<!учебную )(?<!учебной )эвакуац\w*"
     r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога|застрял\w*|заклинил\w*"
+    # falling pressure, a reading out of range: "падает давление", "холодильник показывает +9° вместо +2"
+    r"|падает давление|давление падает"
+    r"|показывает [+-]?\s*\d+(?:\s*[.,]\s*\d+)?\s*(?:°\s*c?|градус\w*) вместо"
     # failing again and again now: "линия встаёт каждые пять минут", "компрессор то и дело отключается"
     r"|(?:вста[её]т|встают|останавливается|выключается|отключается|вырубается|падает)"
     r" (?:каждые (?:\w+ )?(?:минут|секунд)|постоянно|то и дело)"
@@ -408,6 +419,12 @@ def _sounding(words: list[str], now: bool = False) -> str | None:
                 # "сработали датчики" just now, "the siren is wailing"
                 return f"{word} … {words[j]}" if j > i else f"{words[j]} … {word}"
     return None
+
+
+def going_on_now(text: str) -> bool:
+    """Whether `text` says something has been going on until now ("for the last 10 min", "od kwadransa", "уже 20
+    минут", "and rising"): a past mentioned beside it ("в прошлый раз") does not make the situation a past one."""
+    return _GOING_ON_FOR.search(text) is not None
 
 
 def read_situation(text: str) -> Situation | None:
