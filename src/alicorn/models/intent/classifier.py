@@ -262,7 +262,7 @@ class IntentClassifier:
                     evidence=recurrence.words,
                 )
             )
-        kind, decided["kind"] = self._kind(text, label, signals, recurrence)
+        kind, decided["kind"] = self._kind(text, label, signals, recurrence, bool(forbidden))
         if recurrence is not None and kind == "process":
             decided["recurrence"] = "recurrence"
         return Classification(
@@ -276,7 +276,12 @@ class IntentClassifier:
         )
 
     def _kind(
-        self, text: str, label: IntentLabel | None, signals: list[Signal], recurrence: Recurrence | None = None
+        self,
+        text: str,
+        label: IntentLabel | None,
+        signals: list[Signal],
+        recurrence: Recurrence | None = None,
+        forbids: bool = False,
     ) -> tuple[Kind, str]:
         cue = kind_cue(text)
         if cue is not None:
@@ -311,6 +316,10 @@ class IntentClassifier:
             return "process", "recurrence"
         if cue is not None and cue.strong:
             return cue.kind, "rules"
+        if forbids and (cue is None or cue.kind == "conversation"):
+            # "Grafik na maj, żadnego wywieszania", "Standup recording to minutes, zero emails out": a bare request
+            # with what the work must not do; a prohibition is never small talk
+            return "task", "rules(prohibition)"
         if voted is not None and share >= self.knn_share and similarity >= self.knn_similarity:
             return voted, "nearest_examples"  # type: ignore[return-value]
         if label is not None:

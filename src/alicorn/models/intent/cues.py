@@ -64,6 +64,13 @@ _URGENCY = re.compile(
     r"|(?<!\w)(?:срочно|немедленно|сейчас|прямо сейчас)(?!\w)",
     re.IGNORECASE,
 )
+#: A plea for what to do: beside an emergency, and with no command opening the text ("Составь памятку, что делать,
+#: если…" is work about one), it is urgent: "co robić?", "что делать?", "what do we do?".
+_PLEA = re.compile(
+    r"\bwhat (?:do|should) (?:we|i) do\b|\bco (?:robić|robimy|mam robić|mamy robić|robic)\b"
+    r"|(?<!\w)что (?:делать|нам делать|мне делать)(?!\w)",
+    re.IGNORECASE,
+)
 _PAST = re.compile(
     r"\b(?:yesterday|last (?:week|night|month|year|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"|wczoraj\w*|zeszł\w+|ubiegł\w+)|(?<!\w)(?:вчера\w*|прошл\w+)"
@@ -143,7 +150,8 @@ _RU_VERBS = set(
 )
 _PL_ENDINGS = ("uj", "aj", "ij", "yj", "ź", "ż", "rz", "sz", "cz", "dź", "ów", "ujcie", "ajcie", "ijcie")
 _PL_NOT_VERBS = set(
-    "wczoraj dzisiaj tutaj kraj jaj maj mój twój swój jej raz już też jeż tusz nasz wasz ich aż dzień".split()
+    "wczoraj dzisiaj tutaj kraj jaj maj mój twój swój jej raz już też jeż tusz nasz wasz ich aż dzień dwaj obaj trzej "
+    "czterej".split()
 )
 #: Prepositions that open a leading phrase before the verb: "Z transkrypcji … wyciągnij", "Из записи … вытащи".
 _OPENING_PREPOSITIONS = {"z", "ze", "na", "do", "po", "od", "dla", "według", "из", "по", "на", "для", "от", "с", "со"}
@@ -380,6 +388,10 @@ def _later_imperative(text: str) -> str | None:
 _NEXT_TIME = re.compile(r"^\W*(?:next time|następnym razem|nastepnym razem|в следующий раз)\b", re.IGNORECASE)
 
 
+#: Lead words before a polite request: "ok so can you…", "so, could you…", "dobra, możesz…", "так, можешь…".
+_LEADING = re.compile(r"^(?:(?:ok|okay|so|and|well|um|uh|dobra|dobrze|więc|no|так|ну|итак|и)\b[\s,]*)+")
+
+
 def _prohibition(sentence: str) -> bool:
     """A sentence that opens with a negated command ("Nie aktualizuj niczego, chcę tylko wiedzieć…", "Don't change
     anything"): it asks for no work ("don't forget to…" does)."""
@@ -443,6 +455,7 @@ def kind_cue(text: str) -> KindCue | None:
     # "Can you…" opening the request, after a greeting ("hi there, can you build…") or opening a later clause or
     # sentence ("Page loads crept up. Can you dig through the export?"): a polite request
     body = _GREETING.sub("", lowered, count=1).lstrip(" ,!.") if greeting else lowered
+    body = _LEADING.sub("", body)  # "ok so can you put together the rota": the request after its lead words
     clauses = re.split(r"[,;:.!?—–]\s*", body)
     polite = bool(_POLITE.search(body)) or any(_polite_work(part) for part in clauses[1:])
     # "What do we do every Monday?", "Was there smoke yesterday?" ask; they neither start a process nor raise one.
@@ -473,6 +486,7 @@ def kind_cue(text: str) -> KindCue | None:
     commands = imperative_form(first, identify(stripped).language)  # "Write a first-aid plan for when…"
     urgent = _URGENCY.search(stripped) or (emergency is not None and MEDICAL.search(emergency) and not commands)
     urgent = urgent or (emergency is not None and going_on_now(stripped))  # "лежит уже 20 минут": now, still
+    urgent = urgent or (emergency is not None and _PLEA.search(stripped) is not None and not commands)
     past = _PAST.search(lowered)
     # An emergency stated first and a request after it ("The siren is wailing, check the feed") raises an alarm; a
     # command opening the request ("Write a plan for when a fire…") is work about one.

@@ -36,8 +36,10 @@ from alicorn.models.intent.lexicon import (
     _clause_span,
     _device,
     _sentences,
+    _told_to_another,
     _whole,
     action_of,
+    borne_by_another,
 )
 from alicorn.plan.dsl import EffectClass
 
@@ -54,6 +56,18 @@ _REFUSALS: tuple[tuple[str, ...], ...] = (
     ("исключено",), ("исключена",), ("исключен",), ("исключены",), ("и", "речи", "нет"), ("речи", "нет"),
     ("речи", "быть", "не", "может"), ("не", "обсуждается"), ("не", "вариант"), ("отпадает",),
 )
+#: Forbidding, said by the speaker or as a rule: "I forbid running the scripts", "Restarting the nodes is not
+#: allowed", "Zabraniam przesyłania go", "restart node'ów zabroniony", "push в репозиторий запрещаю", "не смей".
+_FORBIDDING: tuple[tuple[str, ...], ...] = (
+    ("forbid",), ("forbidden",), ("prohibit",), ("prohibited",), ("not", "allowed"), ("not", "permitted"), ("banned",),
+    ("don't", "you", "dare"), ("dont", "you", "dare"),
+    ("zabraniam",), ("zakazuję",), ("zabronione",), ("zabroniony",), ("zabroniona",), ("zabronieni",),
+    ("niedozwolone",), ("niedozwolony",), ("zakazane",), ("zakazany",), ("zakazana",), ("nie", "waż", "się"),
+    ("nie", "ważcie", "się"),
+    ("запрещаю",), ("запрещено",), ("запрещен",), ("запрещена",), ("запрещены",), ("запрещается",),
+    ("не", "допускается"), ("недопустимо",), ("не", "смей"), ("не", "смейте"), ("не", "вздумай"),
+)
+_NEGATIONS = {"not", "don't", "dont", "doesn't", "isn't", "aren't", "nie", "не", "never"}
 #: Nouns of a domain someone owns: "Mark's job", "jego działka", "его зона".
 _DOMAIN_NOUNS = (
     "=job", "=responsibility", "=call", "=area", "=department", "=territory", "=remit", "=domain", "=task",
@@ -179,19 +193,47 @@ def _named(words: list[str], start: int, end: int) -> list[tuple[int, EffectClas
     return named
 
 
+def _forbidden_to_another(words: list[str], index: int, phrase: tuple[str, ...]) -> bool:
+    """The forbidding at `index` is negated ("я не запрещаю тебе перезапускать", "nie zabraniam") or borne by
+    someone other than the agent ("he's not allowed to push", "ей запрещено выкладывать", "подрядчику запрещено
+    ставить своё ПО")."""
+    before = words[max(0, index - 2) : index]
+    if phrase[0] not in _NEGATIONS and before and before[-1] in _NEGATIONS:
+        return True
+    return borne_by_another(words, index) or _told_to_another(words, index)
+
+
+#: Stopping and switching off: "останавливать его сам не смей", "nie waż się go wyłączać", "don't you dare stop it".
+_STOPPING = ("=stop", "=shut", "останавлив", "останови", "выключ", "отключ", "zatrzym", "wyłącz", "wylacz")
+
+
+def _stopped_device(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
+    """A verb of stopping in [start, end) whose device is named there or in the twenty words before ("конвейер … мотор
+    греется, останавливать его сам не смей"): the device is operated."""
+    for j in range(start, end):
+        if _whole(_STOPPING, words[j]) and any(_device(w) for w in words[max(0, j - 20) : end]):
+            return [(j, "physical")]
+    return []
+
+
 def _refused(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:
-    """ "Publishing it is off the table", "Wysyłka nie wchodzi w grę", "О публикации и речи нет"."""
+    """ "Publishing it is off the table", "Wysyłka nie wchodzi w grę", "О публикации и речи нет", and forbidding
+    ("I forbid running the scripts", "restart node'ów zabroniony"), not when negated or borne by another."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index in range(len(words)):
         phrase = next((p for p in _REFUSALS if _at(words, index, p)), None)
         if phrase is None:
-            continue
+            phrase = next((p for p in _FORBIDDING if _at(words, index, p)), None)
+            if phrase is None or _forbidden_to_another(words, index, phrase):
+                continue
         start, end = _clause_span(words, index)
         named = _named(words, start, end)
         if not named and start > 0 and words[start - 1] in (":", "—", "–", "-"):
             # "The barrier itself: hands off", "Szlaban — ręce precz": what is refused stands before the colon
             start = _clause_span(words, start - 1)[0]
             named = _named(words, start, end)
+        if not named and phrase in _FORBIDDING:
+            named = _stopped_device(words, start, end)
         asked = start
         if not named and start > 0 and words[start - 1] == "?" and sentence[start - 1] == sentence[index] - 1:
             # "Instalacja na serwerze? Nie ma mowy", "Publishing it? Out of the question": the question names it
@@ -346,14 +388,34 @@ def _read_only(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidd
     found: list[tuple[int, ForbiddenAction]] = []
     for index in range(len(words)):
         phrase = next((p for p in _READ_ONLY if _at(words, index, p)), None)
-        if phrase is None or not index or words[index - 1] not in _COPULAS:
+        if phrase is None:
+            continue
+        trigger = f"{' '.join(phrase)} (read-only)"
+        after = index + len(phrase)
+        if words[after : after + 1] in (["access"], ["dostęp"], ["доступ"]):
+            # "Read-only access to the HR database", "dostęp tylko do odczytu", "доступ только для чтения к базе"
+            for j in range(after + 1, min(len(words), after + 6)):
+                if words[j] in _CLAUSE_BREAK:
+                    break
+                if _whole(_DATA_OBJECTS, words[j]):
+                    found.append((j, ForbiddenAction("local_write", trigger, words[j])))
+            continue
+        if not index:
+            continue
+        if words[index - 1] not in _COPULAS:
+            # verbless: "oryginalny plik tylko do odczytu", "arkusz kadrowy tylko do odczytu", "исходники только для
+            # чтения": the document at most two words before, in its clause
+            for j in range(index - 1, max(_clause_span(words, index)[0], index - 3) - 1, -1):
+                if _whole(_DATA_OBJECTS, words[j]):
+                    found.append((j, ForbiddenAction("local_write", trigger, words[j])))
+                    break
             continue
         start, _ = _clause_span(words, index - 1)
         if start == index - 1 and start > 0 and words[start - 1] in ("—", "–", "-", ":"):
             start = _clause_span(words, start - 1)[0]  # "Обе таблицы — только на чтение": the subject before the dash
         for j in range(start, index):
             if words[j][0].isalpha() and _whole(_DATA_OBJECTS, words[j]):
-                found.append((j, ForbiddenAction("local_write", f"{' '.join(phrase)} (read-only)", words[j])))
+                found.append((j, ForbiddenAction("local_write", trigger, words[j])))
     return found
 
 

@@ -91,6 +91,8 @@ _COORDINATORS = _CONTINUE | {"then", "potem", "następnie", "затем", "по�
 _PARTICLES = {
     "can't", "cannot", "don't", "dont", "mustn't", "never", "no", "nobody", "none", "not", "nothing", "shouldn't",
     "zero", "without", "won't", "bez", "nie", "без", "запрещается", "запрещено", "нельзя", "не", "нет",
+    # forbidding, said by the speaker: "I forbid running…", "zabraniam go uruchamiać", "запрещаю трогать"
+    "forbid", "prohibit", "zabraniam", "zakazuję", "запрещаю",
     # a negative determiner: "neither variant may reach the union"
     "neither",
 }
@@ -231,13 +233,16 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "!кидай", "!кидать", "!кинь", "!киньте", "!кинуть",
         # the imperfective of sending: "напрямую туда ничего не шли", "не шлите им черновик"
         "=шли", "=шлите", "!слать", "=шлём", "=шлем", "=шлю",
+        # handing out copies: "Distribution to the attendees is not permitted", "dystrybucja protokołu"
+        "=distribute", "=distribution", "dystrybu",
         # speaking up to someone: "Ty się do niej nie odzywaj", "nie odzywaj się do klienta"
         "!odzyw", "!odezw",
         # messages and letters as nouns: "ни писем, ни сообщений", "żadnych wiadomości"
         "=писем", "=wiadomości", "=wiadomosci", "=wiadomość",
 ),
     "installation": (
-        "install", "reinstal", "deploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back", "instal",
+        "install", "reinstal", "deploy", "redeploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back",
+        "instal",
         "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
         "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "выкат", "выкатыв", "раскат", "обнов",
         "!ставь",
@@ -258,7 +263,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         # altering and amending: "the ledger is not to be altered", "don't amend the signed contract"
         "=alter", "=amend",
         "edytuj", "edyt", "nadpis", "usuw", "usuń", "zapisuj", "zapisz", "измен", "меняй", "менять", "редакт",
-        "перезапис", "удал", "сохран", "записыв", "запиш", "!правь", "!править", "!правьте", "!поправь", "!правок",
+        "перезапис", "удал", "сохран", "записыв", "запиш", "!правь", "!править", "!правьте", "!поправь", "!поправит",
+        "!правок",
         # removal, moving and fixing, both aspects in pl/ru ("kasuj/skasuj", "przenoś/przenieś", "стирай/сотри")
         "=remove", "=rename", "=erase", "=wipe", "=purge", "=fix", "fixes", "kasuj", "kasow", "!skasuj", "!skasow",
         "=shred", "niszcz", "zniszcz", "уничтож",
@@ -488,6 +494,9 @@ _CODE_OBJECTS = (
     # jobs by what they do, and the services that run them: "don't kick the export off", "не перезапускай сервис"
     "=export", "=exports", "=import", "=imports", "=backup", "=sync", "=pipeline", "=service", "=services",
     "=daemon", "eksport",
+    # what runs a service: "bez restartu podów", "don't restart the containers", "не перезапускай поды"
+    "=pod", "=pods", "podów", "podow", "=pody", "поды", "подов", "=container", "=containers", "kontener", "контейнер",
+    "=worker", "=workers", "воркер", "workera", "=node", "=nodes", "node'ów", "нод",
     # commands: "nie puszczaj żadnych komend", "don't fire any commands", "никаких команд не запускай"
     "komend", "poleceń", "polecen", "=command", "=commands", "команд",
 )
@@ -566,6 +575,9 @@ _UPDATING = ("=update", "=patch", "=upgrade", "=push")
 #: Pushing to a repository sends the code out: "push it to the repo", "в репозиторий не пушь", "nie pushuj na gita".
 _PUSHING = ("=push", "pushuj", "spushuj", "wypchn", "пуш", "запуш")
 _REPOSITORIES = ("repo", "репо", "github", "gitlab", "bitbucket", "=origin", "=remote", "=gita", "=git")
+#: Merging into a shared branch publishes the code to everyone who works on it.
+_MERGING = ("=merge", "=merging", "zmerguj", "mergu", "мерж", "смерж", "вмерж", "слей", "сливай")
+_BRANCHES = ("=main", "=master", "=develop", "=trunk", "branch", "gałęzi", "gałąź", "ветк", "мастер")
 #: Writing to someone is a message ("don't write to the supplier", "nie pisz do przewoźnika"); writing alone is not.
 _WRITING_TO = ("=write", "pisz", "napisz", "pisać", "pisac", "napisać", "napisac")
 #: What is written into, not to: "written to the master sheet", "do arkusza", "в таблицу".
@@ -846,13 +858,19 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     word = words[index]
     if not word[0].isalnum() or word in _NOT_ACTION_WORDS or word.startswith(_NOT_ACTION_PREFIXES):
         return None
+    if word == "go" and _polish_pronoun(words, index):
+        return None  # "zabraniam go uruchamiać", "nie wysyłaj go": the Polish pronoun, not English "go"
     if _whole(_PLACING, word) and _venue_near(words, index, _CHATS):
         if _everyones_chat(words, index):
             return "publication"  # "nie wrzucaj tego na kanał ogólnofirmowy", "в общий канал не выкладывай": all read
         if not _public_venue_in_clause(words, index):
             return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
-    if _whole(_PUSHING, word) and _venue_near(words, index, _REPOSITORIES, 8):
+    if _whole(_PUSHING, word) and (
+        _venue_near(words, index, _REPOSITORIES, 8) or any(_whole(_REPOSITORIES, w) for w in words[:index])
+    ):
         return "external_transmission"  # "в репозиторий ничего не пушь", "don't push it to the repo": sent out
+    if _whole(_MERGING, word) and _venue_near(words, index, _BRANCHES, 6):
+        return "external_transmission"  # "merge в main без меня не делать", "don't merge into master": shared code
     if _whole(_WRITING_INTO, word) and _writes_into_a_file(words, index):
         return "local_write"  # "don't write to the doc", "nie pisz nic do dokumentu", "ничего не пиши в документ"
     if _whole(_WRITING_TO, word) and index + 1 < len(words) and _writes_to_someone(words, index + 1):
@@ -918,7 +936,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         before = before[next((k + 1 for k in range(len(before) - 1, -1, -1) if before[k] in _CLAUSE_BREAK), 0) :]
         # "все двери закрыты" describes, it commands nothing; "Gate stays shut - no opening it" forbids
         negated = passive or (index > 0 and (words[index - 1] in _VERBAL or words[index - 1] == "no"))
-        if any(_device(w) for w in window) or (negated and any(_device(w) for w in before)):
+        operated = any(_device(w) and not _own_computer(window, k) for k, w in enumerate(window))
+        if operated or (negated and any(_device(w) for w in before)):
             return "physical"
         if any(w in _OBJECT_PRONOUNS for w in words[max(0, index - 3) : index + 2]) and any(
             _device(w) for w in words[max(0, index - 25) : index]
@@ -945,7 +964,9 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     # ничего не перезапускай" restart the cameras and the machines
     restarting = word.startswith(_RESTARTING)
     if _whole(_EXECUTING, word):
-        device = any(_device(w) for w in words[max(0, index - (8 if restarting else 4)) : index + 5])
+        near = words[max(0, index - (8 if restarting else 4)) : index + 5]
+        # "no running anything on my machine": a computer to run code on, not a device operated
+        device = any(_device(w) and not _own_computer(near, k) for k, w in enumerate(near))
         if not device:
             return "code_execution"  # "don't run it", "nie odpalaj go", "не запускай": a device makes it physical
         if restarting:
@@ -1027,8 +1048,14 @@ def _puts_into_files(words: list[str], index: int) -> bool:
     """A place of files near the verb of placing at `index`, in its clause (after it, or fronted: "в общую папку не
     закидывай"), and no venue everyone reads near it."""
     start, end = _clause_span(words, index)
-    near = words[max(start, index - 5) : index] + words[index + 1 : min(end, index + 7)]
-    return any(_whole(_FILE_DESTINATIONS, w) for w in near) and not _venue_near(words, index)
+    fronted = any(_whole(_FILE_DESTINATIONS, w) for w in words[max(start, index - 5) : index])
+    # after the verb, a place of files is where it goes only after a preposition ("to the drive", "do folderu"):
+    # "upload the file to the customer portal" names the file as what is sent
+    after = any(
+        _whole(_FILE_DESTINATIONS, words[k]) and any(w in _PLACE_PREPOSITIONS for w in words[max(index, k - 3) : k])
+        for k in range(index + 1, min(end, index + 7))
+    )
+    return (fronted or after) and not _venue_near(words, index)
 
 
 def _venue_after_placing(words: list[str], index: int) -> bool:
@@ -1093,6 +1120,28 @@ def _switches_off_a_server(words: list[str], index: int) -> bool:
     servers = [w for w in near if _whole(_SERVERS, w) and not _whole(_SERVER_HARDWARE, w)]
     hardware = any(_device(w) or (w != word and _whole(_SERVER_HARDWARE, w)) for w in near)
     return bool(servers) and not hardware
+
+
+#: A machine that is someone's computer: "on my machine", "na moim komputerze", "на моей машине".
+_COMPUTER_OWNERS = {"my", "your", "our", "his", "her", "moim", "twoim", "naszym", "моей", "твоей", "нашей"}
+
+
+def _own_computer(words: list[str], index: int) -> bool:
+    """The device word at `index` is "machine" after "on my/your/our" ("run it on my machine")."""
+    word = words[index]
+    return (
+        word in ("machine", "machines", "maszynie", "машине")
+        and index >= 2
+        and words[index - 1] in _COMPUTER_OWNERS
+        and words[index - 2] in ("on", "na", "на")
+    )
+
+
+def _polish_pronoun(words: list[str], index: int) -> bool:
+    """ "go" between a Polish negation or verb of forbidding and an infinitive or imperative: the pronoun."""
+    before = words[index - 1] if index else ""
+    after = words[index + 1] if index + 1 < len(words) else ""
+    return before in ("nie", "zabraniam", "zakazuję") or after.endswith(("ć", "ać", "ić", "eć", "uj", "aj", "ij"))
 
 
 def _venue_named_before(words: list[str], index: int) -> bool:
@@ -1790,6 +1839,9 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
         target = _nearest_action_before(words, m, sentence)
         if target is not None and clause[m] - clause[target] > 2:
             target = None
+        between = words[target + 1 : m] if target is not None else []
+        if any(_whole(_TELLING, w) for w in between) and any(w in _PARTICLES for w in between):
+            continue  # "send Jake a message telling him he's not allowed to push until the review": the message's
         if target is None:  # "Only after I approve, send it": the action after the condition clause
             target = next(
                 (
@@ -1913,14 +1965,40 @@ def _told_to_another(words: list[str], index: int) -> bool:
 
 
 def told_to_another_at(words: list[str], position: int) -> bool:
-    """The action at `position` is what a negation right before it (at most three words) tells someone other than
-    the agent to keep from (see `_told_to_another`): "I told the interns not to post anything … until the rebrand"."""
+    """The action at `position` is what a negation right before it (at most three words) keeps from someone other
+    than the agent: told to them ("I told the interns not to post anything … until the rebrand", see
+    `_told_to_another`) or borne by them ("he's not allowed to push", "ей запрещено выкладывать")."""
     for k in range(position - 1, max(-1, position - 4), -1):
         if words[k] in _CLAUSE_BREAK:
             return False
-        if words[k] in ("not", "nie", "не", "never", "nigdy", "никогда") and _told_to_another(words, k):
+        if (words[k] in _PARTICLES or words[k] in _N_WORDS) and (
+            _told_to_another(words, k) or borne_by_another(words, k)
+        ):
             return True
     return False
+
+
+#: Who bears a prohibition said right before it, when it is not the agent: a third person as its subject ("he's not
+#: allowed", "они не должны") or, before an impersonal one, in the dative ("ей запрещено", "jej nie wolno"); "you are
+#: not allowed", "тебе запрещено" are the agent's, and a dative before a command is its recipient ("ей не отправляй").
+_OTHER_SUBJECTS = {"he", "she", "they", "he's", "she's", "they're", "он", "она", "они", "ona", "on", "oni"}
+_OTHER_DATIVES = {"jemu", "jej", "im", "mu", "ему", "ей", "им"}
+#: Impersonal prohibitions whose bearer stands before them in the dative: "подрядчику запрещено ставить".
+_IMPERSONAL_FORBIDDING = {"запрещено", "запрещается", "нельзя", "недопустимо", "zabronione", "niedozwolone"}
+
+
+def borne_by_another(words: list[str], index: int) -> bool:
+    """The prohibition at `index` is borne by someone other than the agent: a third person right before it ("he's
+    not allowed", "они не должны", "ей запрещено") or, before an impersonal one, a noun in the dative ("подрядчику
+    запрещено ставить своё ПО")."""
+    before = words[max(0, index - 2) : index]
+    if any(w in _OTHER_SUBJECTS for w in before):
+        return True
+    if words[index] not in _IMPERSONAL_FORBIDDING:
+        return False
+    noun = before[-1] if before else ""
+    dative = len(noun) > 3 and noun.isalpha() and noun.endswith(("у", "ю", "ам", "ям", "owi", "om"))
+    return dative or any(w in _OTHER_DATIVES for w in before)
 
 
 def _reported_necessity(words: list[str], index: int) -> bool:
@@ -2017,13 +2095,18 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
         if chain.index is not None and chain.effect is not None:
             hits.append((chain.index, chain.effect))
         elif chain.negations % 2 == 1 and index + 1 < len(words) and words[index + 1] in _LIGHT_VERBS:
-            # "Restartów nie rób", "Перезапусков не делай": the action is the noun fronted before "do"
+            # "Restartów nie rób", "Перезапусков не делай": the action is the noun fronted before "do", with those
+            # coordinated before it in its clause ("merge в main и deploy без меня не делать")
             start = _clause_span(words, index)[0]
             fronted = next(
-                ((j, e) for j in range(index - 1, max(start, index - 4) - 1, -1) if (e := action_of(words, j))), None
+                ((j, e) for j in range(index - 1, max(start, index - 6) - 1, -1) if (e := action_of(words, j))), None
             )
             if fronted is not None:
                 hits.append(fronted)
+                for j in range(fronted[0] - 1, max(start, fronted[0] - 6) - 1, -1):
+                    effect = action_of(words, j)
+                    if effect is not None and any(w in _CONTINUE for w in words[j + 1 : fronted[0]]):
+                        hits.append((j, effect))
         command = chain.negations % 2 == 1 and (
             chain.spent or chain.index is not None or _commands(words, index, chain.end, language)
         )
@@ -2220,7 +2303,8 @@ _LEARNING_IDIOMS = {("catch", "wind"), ("get", "wind"), ("gets", "wind"), ("catc
 #: spreadsheet", "nie ruszaj arkusza", "журнал не правь"); a device stays physical ("не трогай котёл").
 _TOUCHING = (
     "=touch", "=modify", "=edit", "=alter", "=change", "=mess", "=tamper", "rusz", "zmieni", "zmienia", "edyt",
-    "modyfik", "dotyk", "grzeb", "трог", "правь", "править", "правьте", "правка", "правки", "меня", "менять",
+    "modyfik", "dotyk", "grzeb", "трог", "правь", "править", "правьте", "правка", "правки", "=меняй", "=меняйте",
+    "менять",
     "измен", "редакт", "касай", "касаться", "лезь",
 )
 _DATA_OBJECTS = (

@@ -94,7 +94,11 @@ _POSITIONS: tuple[tuple[str, ...], ...] = (
     ("down",), ("locked",), ("off",), ("opuszczony",), ("opuszczona",), ("opuszczone",), ("wyłączony",),
     ("wyłączona",), ("wyłączone",), ("zablokowany",), ("zablokowana",), ("опущенным",), ("выключенным",),
     ("выключенной",), ("запертым",), ("запертой",), ("запертыми",),
+    # a siren kept silent: "the siren stays silent", "syrena ma pozostać wyciszona"
+    ("silent",), ("wyciszona",), ("wyciszony",), ("wyciszone",),
 )  # fmt: skip
+#: Words that make a state a description: "the files were untouched", "pliki są nietknięte".
+_DESCRIBING = {"is", "are", "was", "were", "been", "be", "jest", "są", "był", "była", "było", "были", "был", "была"}
 #: States that say not to touch a thing ("leave the roster alone"), beside those that say it stays as it is.
 _UNTOUCHED = {("alone",), ("untouched",), ("w", "spokoju"), ("в", "покое")}
 _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
@@ -271,7 +275,7 @@ def constructions(
     ]
     readers = (
         _unwanted, _not_even_thought, _delegated, _kept_state, _device_left, _confined, _draft_only, _only_prepared,
-        _deferred_after,
+        _deferred_after, _asked_first,
         _approval, _approved_before,
         _not_yours, _not_coming, _venue,
         _not_started, _phrased, _gated_destination,
@@ -564,6 +568,10 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
         after = words[index + len(phrase) : index + len(phrase) + 1]
         if verb is None and index and words[index - 1] in ("–", "—", "-") and after and after[0] in _CLAUSE_BREAK:
             verb = index - 1  # verbless, after a dash: "Двери вольеров и свет — как есть", "The config - as is."
+        if verb is None and phrase in _UNTOUCHED and (not after or after[0] in _CLAUSE_BREAK):
+            start = _clause_span(words, index)[0]
+            if index > start and not any(w in _DESCRIBING or _is_past(w) for w in words[start:index]):
+                verb = index - 1  # verbless: "Check the readings, vents and heaters untouched."
         if verb is None or ((words[verb].endswith("ed") or _is_past(words[verb])) and not _wished_kept(words, verb)):
             continue  # "all doors stayed shut": a report of how the night went
         if phrase in _POSITIONS and index - verb > 4:
@@ -740,6 +748,47 @@ def _only_prepared(words: list[str], language: str) -> list[tuple[int, Forbidden
         trigger = f"{words[index]} {words[verb]}"
         found.append((verb, ForbiddenAction("external_transmission", f"{trigger} ({DRAFT_ONLY}: unsent)", words[verb])))
         found.append((verb, ForbiddenAction("publication", f"{trigger} ({DRAFT_ONLY}: unpublished)", words[verb])))
+    return found
+
+
+#: Asking first: "ask me first", "check with me first", "najpierw zapytaj", "сначала спроси меня".
+_ASK_FIRST: tuple[tuple[str, ...], ...] = (
+    ("ask", "me", "first"),
+    ("check", "with", "me", "first"),
+    ("najpierw", "zapytaj"),
+    ("najpierw", "spytaj"),
+    ("zapytaj", "mnie", "najpierw"),
+    ("najpierw", "mnie", "zapytaj"),
+    ("сначала", "спроси"),
+    ("сперва", "спроси"),
+    ("спроси", "меня", "сначала"),
+    ("сначала", "согласуй"),
+)
+#: What opens a condition before "ask me first": "if you want to…", "jeśli zechcesz…", "если захочется…".
+_IF = {"if", "whenever", "jeśli", "jesli", "jeżeli", "jezeli", "gdyby", "если", "коли"}
+
+
+def _asked_first(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "If you want to fix something in the database, ask me first", "Если захочется что-то поправить в базе —
+    сначала спроси меня": the action of the condition before it waits for the speaker's answer."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    sentence = _sentences(words)
+    for index in range(len(words)):
+        phrase = next((p for p in _ASK_FIRST if tuple(words[index : index + len(p)]) == p), None)
+        if phrase is None:
+            continue
+        condition = next(
+            (
+                k
+                for k in range(index - 1, max(-1, index - 16), -1)
+                if sentence[k] == sentence[index] and words[k] in _IF
+            ),
+            None,
+        )
+        if condition is None:
+            continue
+        for j, effect in _actions(words, condition + 1, index):
+            found.append((j, ForbiddenAction(effect, f"{' '.join(phrase)} (condition)", words[j])))
     return found
 
 
@@ -1113,6 +1162,8 @@ def _gated_destination(words: list[str], language: str) -> list[tuple[int, Forbi
         # talk about the place ("don't worry about the website"), said before it; "when I say so" after it is a gate
         if any(w.startswith(_NOT_HANDLING) for w in words[start:index]) or any(_is_past(w) for w in clause):
             continue
+        if any(w in ("ли", "czy", "whether") for w in clause):
+            continue  # an indirect question: "проверяй, не упал ли сайт", "sprawdź, czy strona nie leży"
         negated = any(
             (w in _PARTICLES or w in _N_WORDS or w in ("doesnt", "doesn't", "isnt")) and w not in ("no", "без", "bez")
             for w in clause

@@ -52,6 +52,8 @@ EMERGENCY = re.compile(
     # camera shows someone trying the lock", "the boiler pressure is dropping"
     r"|just went off|(?:someone|somebody)\b[\w\s]{0,20}?\btrying (?:the|to open the) (?:lock|door|handle|window)s?"
     r"|pressure (?:is )?(?:dropping|falling)"
+    # a machine overheating or grinding now: "the motor is overheating", "making a grinding noise"
+    r"|(?:is |are )?overheating|grinding noise"
     # a machine stopping again and again now: "line 3 keeps stopping", "the breaker keeps tripping" (not an app that
     # "keeps crashing whenever someone sets a repeat": a bug to look into)
     r"|keeps? (?:stopping|shutting down|cutting out|tripping)"
@@ -62,10 +64,13 @@ EMERGENCY = re.compile(
     r"|(?<!próbna )(?<!próbnej )ewakuac\w*(?!\w)(?! próbn)"
     r"|nie odpowiada|naruszeni\w*|pękł\w* rur\w*|rur\w* pękł\w*|woda\b[\w\s]{0,24}?\bpo (?:kostki|kolana)|zalewa\w*"
     # stuck now: "szlaban zaciął się w połowie", "winda utknęła między piętrami"
-    r"|zaci(?:ął|ęła|ęło|ęły|eli) się|się zaci(?:ął|ęła|ęło|ęły|eli)|utkn(?:ął|ęła|ęło|ęły|eli)|zablokował\w* się"
+    r"|zaci(?:ął|ęła|ęło|ęły|eli) się|się zaci(?:ął|ęła|ęło|ęły|eli)|utkn(?:ął|ęła|ęło|ęły|eli|ęli)|zablokował\w* się"
     # gas typed without Polish letters, falling pressure, a cold store reading out of range: "czuc gaz", "ciśnienie
     # spada", "Chłodnia pokazuje +9°C zamiast +2"
     r"|czuc gaz\w*|ciśnienie spada|spada ciśnienie|cisnienie spada"
+    # a system down ("prod leży", "serwer leży od rana"), a machine overheating or grinding ("silnik się grzeje")
+    r"|(?:prod|produkcj\w*|serwer\w*|stron\w*|sklep\w*|system\w*|aplikacj\w*|api|baz\w*) (?:\w+ )?leż[yą]\b"
+    r"|przegrzewa\w*|(?:silnik|motor)\w* (?:się )?grzeje|grzeje się (?:silnik|motor)|zgrzyta\w*"
     r"|(?:pokazuje|wskazuje|ma) [+-]?\s*\d+(?:\s*[.,]\s*\d+)?\s*(?:°\s*c?|stopni\w*) zamiast"
     # failing again and again now: "linia staje co kilka minut", "sprężarka co chwilę się wyłącza"
     r"|(?:staje|stają|wyłącza się|wyłączają się|zatrzymuje się|wywala się|pada|padają|się wyłącza|się zatrzymuje)"
@@ -81,6 +86,9 @@ EMERGENCY = re.compile(
     r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога|застрял\w*|заклинил\w*"
     # falling pressure, a reading out of range: "падает давление", "холодильник показывает +9° вместо +2"
     r"|падает давление|давление падает"
+    # a system down ("прод лежит"), a machine overheating or grinding ("мотор греется", "скрежещет")
+    r"|(?:прод|сервер\w*|сайт\w*|магазин\w*|систем\w*|баз\w*|api) (?:\w+ )?лежит"
+    r"|перегрева\w*|(?:мотор|двигател)\w* (?:\w+ )?греется|скрежещ\w*|скрежет\w*"
     r"|показывает [+-]?\s*\d+(?:\s*[.,]\s*\d+)?\s*(?:°\s*c?|градус\w*) вместо"
     # failing again and again now: "линия встаёт каждые пять минут", "компрессор то и дело отключается"
     r"|(?:вста[её]т|встают|останавливается|выключается|отключается|вырубается|падает)"
@@ -100,7 +108,7 @@ MEDICAL = re.compile(
     r"|hit (?:his|her|their) head|and bleeding|pinned (?:under|by)|trapped under|crushed by|(?:went|is) into labou?r"
     r"|waters? (?:has |have )?broken)\b"
     r"|\b(?:zemdla\w*|zemdlał\w*|zasłab\w*|nieprzytomn\w*|stracił\w* przytomność|nie oddycha|nie reaguje"
-    r"|krwawi\w*|drgawk\w*|dusi się|nie może wstać|zawał\w*|posinia\w*|sini\w* się"
+    r"|krwawi\w*|drgawk\w*|dusi się|nie może wstać|zawał\w*|posinia\w*|sini\w* się|słabnie|mdleje"
     r"|przygniot\w*|przygniecion\w*|uderzył\w* się w głowę|zaczęła rodzić|rodzi(?!\w)|odeszły (?:jej )?wody)"
     r"|(?<!\w)(?:без сознания|потерял\w* сознание|не дышит|почти не дышит|судорог\w*|посинел\w*|кровотечени\w*"
     r"|истекает кровью|задыха\w*|стало плохо|не реагирует|не может встать|инфаркт\w*|инсульт\w*"
@@ -203,7 +211,9 @@ _FORCE = (
 _JUST = re.compile(
     r"\bjust\b|\bright now\b|\bmoments? ago\b|\ba (?:minute|second) ago\b|\bwłaśnie\b|\bprzed chwilą\b"
     r"|\bdopiero co\b|\bchwilę temu\b|\bw tej chwili\b|(?<!\w)только что(?!\w)|(?<!\w)сейчас(?!\w)"
-    r"|(?<!\w)минуту назад(?!\w)|(?<!\w)прямо сейчас(?!\w)",
+    r"|(?<!\w)минуту назад(?!\w)|(?<!\w)прямо сейчас(?!\w)"
+    # seen on a camera now: "на камере видно человека у стеллажей", "na kamerze widać kogoś"
+    r"|(?<!\w)на камере видно(?!\w)|\bna kamerze widać\b|\bthe camera shows\b",
     re.IGNORECASE,
 )
 #: Stems of words for a person who should not be there, in any case form ("постороннего", "nieznajomego").
@@ -297,6 +307,7 @@ _GOING_ON_FOR = re.compile(
     r"|\bod (?:~?\d+ ?(?:min\w*|godzin\w*|sekund\w*)|kwadransa|godziny|pół godziny|paru minut|kilku minut)"
     r"|\bi (?:ciągle |wciąż )?rośnie\b"
     r"|(?<!\w)(?:уже|последние) (?:~?\d+ ?(?:мин\w*|час\w*)|полчаса|час|несколько минут|пару минут)"
+    r"|(?<!\w)за последни[йе] (?:час|полчаса|\d+ ?мин\w*)"
     # since a time of today, with no end: "throwing 502s since 10:42", "od 10:40"
     r"|\bsince \d{1,2}[:.]\d{2}\b(?! ?(?:to|until|till|-))|\bod \d{1,2}[:.]\d{2}\b(?! ?(?:do|-))"
     r"|(?<!\w)и (?:всё |все |продолжает )?раст[её]т(?!\w)",
