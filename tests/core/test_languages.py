@@ -387,3 +387,11 @@ def test_each_forbidden_class_cites_only_its_own_words(text: str, language: str,
     assert "(put off)" not in lines and "[publication]" not in lines
     opening = {"en": "“", "pl": "„", "ru": "«"}[language]
     assert opening in lines, lines
+
+
+@pytest.mark.parametrize("source", ["rules(weak)", "rules(prohibition)", "nearest_examples(weak)", "default"])
+@pytest.mark.parametrize("language", ["pl", "ru"])
+def test_every_way_the_classifier_decides_a_kind_is_said_in_words(source: str, language: str) -> None:
+    # "rodzaj: rules(prohibition)" was printed as the code itself in a Polish ask
+    said = signals_said({"kind": source}, language)
+    assert source not in said and said.split(": ", 1)[1].strip()

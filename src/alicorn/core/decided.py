@@ -35,6 +35,10 @@ _SOURCES = {
     "model": N_("the model"),
     "nearest_examples": N_("the nearest examples"),
     "recurrence": N_("the recurrence rules"),
+    "rules(weak)": N_("rules (weak)"),
+    "rules(prohibition)": N_("a prohibition in the request"),
+    "nearest_examples(weak)": N_("the nearest examples (weak)"),
+    "default": N_("the default"),
 }
 #: How a workflow was chosen (the code's start), and what may follow it.
 _CHOICES = {
