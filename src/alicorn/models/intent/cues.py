@@ -353,8 +353,11 @@ def _adjective(text: str, match: re.Match[str]) -> bool:
 
 
 def _telling(sentence: str) -> bool:
-    """Whether `sentence` opens with a verb of telling, after an adverb ("Just tell me", "Tylko powiedz")."""
+    """Whether `sentence` opens with a verb of telling, after an adverb ("Just tell me", "Tylko powiedz", "Na razie
+    tylko doradź", "For now just advise")."""
     words = [w for w in _WORD.findall(sentence.lower()) if w not in _LEAD and w not in _ONLY]
+    while words[:2] in (["na", "razie"], ["for", "now"]):
+        words = words[2:]
     return bool(words) and words[0] in _TELL
 
 

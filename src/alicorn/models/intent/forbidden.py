@@ -50,12 +50,34 @@ def positioned_readings(
     claimed = {position for position, _ in verdicts}
     found = [item for item in found if item[0] not in claimed] + verdicts
     found = _named_over_draft(words, found)
-    # "I told the interns not to post anything until the rebrand is out": theirs to keep, whatever reads it
-    found = [item for item in found if not told_to_another_at(words, item[0])]
+    # "I told the interns not to post anything until the rebrand is out": theirs to keep, whatever reads it; "so
+    # hopefully no more typos going live": a hope about others, not a command
+    found = [item for item in found if not told_to_another_at(words, item[0]) and not _hoped(words, item[0])]
     if embedder:
         found.extend(embedded_readings(words, language, {position for position, _ in found}))
     found.sort(key=lambda item: item[0])
     return found
+
+
+#: Hoping: "so hopefully no more typos going live", "mam nadzieję, że nic już nie wycieknie", "надеюсь, больше
+#: ничего не утечёт" say what the speaker hopes of others.
+_HOPING = {"hopefully", "hope", "nadzieję", "nadzieje", "надеюсь", "надеемся", "oby"}
+
+
+def _hoped(words: list[str], position: int) -> bool:
+    """A hope about others opens the clause of `position` (at most eight words before it, with no break between);
+    one about the agent asks politely ("I hope you won't send it before Friday")."""
+    for k in range(position - 1, max(-1, position - 9), -1):
+        if words[k] in (".", "!", "?", ";"):
+            return False
+        if words[k] in _HOPING:
+            return not any(w in _YOU or w.endswith(_SECOND_PERSON) for w in words[k + 1 : position + 1])
+    return False
+
+
+_YOU = {"you", "you'll", "you'd", "u", "ty", "ты", "вы"}
+#: Polish and Russian second person singular endings: "że nie wyślesz", "что не отправишь".
+_SECOND_PERSON = ("esz", "isz", "ysz", "ешь", "ишь", "ёшь")
 
 
 #: What "only a draft" withholds, and what a prohibition its sentence names may narrow it to.

@@ -235,6 +235,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=шли", "=шлите", "!слать", "=шлём", "=шлем", "=шлю",
         # handing out copies: "Distribution to the attendees is not permitted", "dystrybucja protokołu"
         "=distribute", "=distribution", "dystrybu",
+        # reporting something to someone: "Nie zgłaszaj niczego firmie ochroniarskiej", "zgłoś to do serwisu"
+        "zgłasza", "zgłaszaj", "=zgłoś", "zgłosi",
         # speaking up to someone: "Ty się do niej nie odzywaj", "nie odzywaj się do klienta"
         "!odzyw", "!odezw",
         # messages and letters as nouns: "ни писем, ни сообщений", "żadnych wiadomości"
@@ -573,7 +575,7 @@ _SERVERS = (
 )
 _UPDATING = ("=update", "=patch", "=upgrade", "=push")
 #: Pushing to a repository sends the code out: "push it to the repo", "в репозиторий не пушь", "nie pushuj na gita".
-_PUSHING = ("=push", "pushuj", "spushuj", "wypchn", "пуш", "запуш")
+_PUSHING = ("=push", "pushuj", "spushuj", "wypchn", "wypych", "пуш", "запуш")
 _REPOSITORIES = ("repo", "репо", "github", "gitlab", "bitbucket", "=origin", "=remote", "=gita", "=git")
 #: Merging into a shared branch publishes the code to everyone who works on it.
 _MERGING = ("=merge", "=merging", "zmerguj", "mergu", "мерж", "смерж", "вмерж", "слей", "сливай")
@@ -833,7 +835,11 @@ def _is_past(word: str) -> bool:
 
 #: Adverbs that begin like an action's stem: "wyłącznie do mnie" (only to me), "do piątku włącznie" (inclusive),
 #: "по пятницу включительно", "исключительно мне" name no action.
-_NOT_ACTION_WORDS = {"wyłącznie", "wylacznie", "włącznie", "wlacznie", "включительно", "исключительно"}
+_NOT_ACTION_WORDS = {
+    "wyłącznie", "wylacznie", "włącznie", "wlacznie", "включительно", "исключительно",
+    # signing oneself up: "пациенты не могут записаться" (not writing to anyone)
+    "записаться", "записываться", "записался", "записалась", "записались",
+}  # fmt: skip
 #: Words that begin like a sending stem and name no sending: "nie przesłodzone" (too sweet), "wysłuchaj" (listen),
 #: "przesłuchanie" (a hearing).
 _NOT_ACTION_PREFIXES = (
@@ -964,7 +970,7 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     # ничего не перезапускай" restart the cameras and the machines
     restarting = word.startswith(_RESTARTING)
     if _whole(_EXECUTING, word):
-        near = words[max(0, index - (8 if restarting else 4)) : index + 5]
+        near = _in_sentence(words, index, max(0, index - (8 if restarting else 4)), index + 5)
         # "no running anything on my machine": a computer to run code on, not a device operated
         device = any(_device(w) and not _own_computer(near, k) for k, w in enumerate(near))
         if not device:
@@ -1135,6 +1141,20 @@ def _own_computer(words: list[str], index: int) -> bool:
         and words[index - 1] in _COMPUTER_OWNERS
         and words[index - 2] in ("on", "na", "на")
     )
+
+
+def _installs_in_sentence(words: list[str], index: int) -> bool:
+    """An installation named in the sentence of `index`: "sterowniki" there are drivers, not controllers."""
+    sentence = _sentences(words)
+    return any(sentence[k] == sentence[index] and action_of(words, k) == "installation" for k in range(len(words)))
+
+
+def _in_sentence(words: list[str], index: int, start: int, end: int) -> list[str]:
+    """words[start:end] cut to the sentence of `index` ("…the pump station and flag anything odd? Don't restart the
+    monitoring scripts": the pump is another sentence's)."""
+    begin = next((k + 1 for k in range(index - 1, start - 1, -1) if words[k] in _SENTENCE_END), start)
+    finish = next((k for k in range(index + 1, min(end, len(words))) if words[k] in _SENTENCE_END), end)
+    return words[begin:finish]
 
 
 def _polish_pronoun(words: list[str], index: int) -> bool:
@@ -2118,8 +2138,9 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
             handling = not any(w.startswith(_NOT_HANDLING) for w in words[index + 1 : device]) and not any(
                 w in _ABOUT for w in words[index + 1 : device]
             )
-            if device is not None and handling:
-                hits.append((device, "physical"))
+            software = device is not None and _whole(_SOFTWARE, words[device]) and _installs_in_sentence(words, device)
+            if device is not None and handling and not software:
+                hits.append((device, "physical"))  # not "nie instaluj ani nie cofaj sterowników" (drivers)
         # "do not publish it or email it": one more action after "or" / "ani" / "или", within a few words (a
         # disjunction also past a longer object: "don't update the app on the server or put the notice up"); after
         # a non-action verb only a disjunction carries the negation ("don't copy or send it").

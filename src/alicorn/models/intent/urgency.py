@@ -54,6 +54,13 @@ EMERGENCY = re.compile(
     r"|pressure (?:is )?(?:dropping|falling)"
     # a machine overheating or grinding now: "the motor is overheating", "making a grinding noise"
     r"|(?:is |are )?overheating|grinding noise"
+    # a fault thrown now, a reading falling fast: "the dosing pump is throwing a fault", "the residual is dropping
+    # fast", "ciśnienie szybko spada", "уровень быстро падает"
+    r"|(?:throwing|showing) (?:a )?fault|(?:dropping|falling) fast|szybko spada|быстро падает"
+    # movement on a camera right now: "the camera shows movement right now", "камера прямо сейчас показывает
+    # движение", "kamera właśnie pokazuje ruch"
+    r"|(?:right now|now) shows movement|shows movement (?:right )?now|(?:прямо )?сейчас показывает движение"
+    r"|показывает движение (?:прямо )?сейчас|(?:teraz|właśnie) pokazuje ruch|pokazuje ruch (?:teraz|właśnie)"
     # a machine stopping again and again now: "line 3 keeps stopping", "the breaker keeps tripping" (not an app that
     # "keeps crashing whenever someone sets a repeat": a bug to look into)
     r"|keeps? (?:stopping|shutting down|cutting out|tripping)"
