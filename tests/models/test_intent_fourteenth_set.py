@@ -33,6 +33,7 @@ from tests.models.support import INST, C, X
         ("Sprawdź nagrania, ale nie zgłaszaj niczego na policję bez mojej zgody.", [X]),
         ("I hope you won't send it to the parents before Friday.", [X]),
         ("Надеюсь, ты не отправишь это клиенту раньше пятницы.", [X]),
+        ("Hopefully it's all fine, but don't send it to the parents yet.", [X]),
     ],
 )
 def test_forms_that_forbid(text: str, effects: list[str]) -> None:

@@ -11,6 +11,7 @@ from alicorn.models.intent.fallback import embedded_readings
 from alicorn.models.intent.idioms import judged
 from alicorn.models.intent.langid import identify
 from alicorn.models.intent.lexicon import (
+    _CLAUSE_BREAK,
     ForbiddenAction,
     _sentences,
     chain_readings,
@@ -68,8 +69,8 @@ def _hoped(words: list[str], position: int) -> bool:
     """A hope about others opens the clause of `position` (at most eight words before it, with no break between);
     one about the agent asks politely ("I hope you won't send it before Friday")."""
     for k in range(position - 1, max(-1, position - 9), -1):
-        if words[k] in (".", "!", "?", ";"):
-            return False
+        if words[k] in _CLAUSE_BREAK and not (words[k] == "," and words[k + 1] in ("że", "ze", "что", "чтобы")):
+            return False  # "Hopefully it's fine, but don't send it yet": the command has a clause of its own
         if words[k] in _HOPING:
             return not any(w in _YOU or w.endswith(_SECOND_PERSON) for w in words[k + 1 : position + 1])
     return False
