@@ -439,11 +439,20 @@ _RATE_BEFORE = re.compile(
 )
 
 
+#: A staffing level right before a period: "at least two RNs every night", "co najmniej dwie osoby każdej nocy",
+#: "минимум двое каждую ночь".
+_STAFFED_BEFORE = re.compile(
+    r"(?:at least|minimum|min\.?|no fewer than|co najmniej|minimum|przynajmniej|не менее|минимум|как минимум)"
+    r"\s+\S+(?:\s+\S+)?\s*$",
+    re.IGNORECASE,
+)
+
+
 def _constraint(text: str, match: re.Match[str]) -> bool:
     """Days in the plural in a clause that does not command, or a period after a quantity of work (a rate: "48h
     tygodniowo")."""
-    if _RATE_BEFORE.search(text[: match.start()]):
-        return True
+    if _RATE_BEFORE.search(text[: match.start()]) or _STAFFED_BEFORE.search(text[: match.start()]):
+        return True  # "at least two RNs every night": how many work then, not when to act
     return bool(_PLURAL_DAYS_ONLY.fullmatch(match.group(0))) and not clause_commands(text, match.start())
 
 

@@ -309,6 +309,8 @@ _PHYSICAL_OPEN = (
 _PHYSICAL_OBJECTS = (
     "door", "gate", "=lock", "window", "valve", "camera", "kamer", "камер", "barrier", "garage", "heating", "light",
     "machine", "pump", "siren", "setpoint", "=setpoints", "nastaw", "уставк",
+    # a production line: "Nie zatrzymuj linii zdalnie", "линию не останавливай"
+    "=linia", "=linii", "=linię", "=линия", "=линию", "=линии",
     "sprinkler", "boiler", "furnace", "heater", "relay", "lamp", "shutter", "blind", "alarm", "turnstile", "elevator",
     "drzwi", "bram", "zamek", "zamk", "okn", "zawór", "zawor", "szlaban", "garaż", "ogrzewan", "światł", "maszyn",
     "pomp", "syren", "zraszacz", "kocioł", "kotł", "piec", "grzejnik", "grzałk", "przekaźnik", "przekaznik",
@@ -1737,6 +1739,9 @@ def _past_clause_before(words: list[str], start: int, language: str, *, subject_
             lead = words[max(0, k - subject_reach) : k]
             lead = lead[next((i + 1 for i in range(len(lead) - 1, -1, -1) if lead[i] in _CLAUSE_BREAK), 0) :]
             if _en_past(word) and any(w in _EN_SUBJECTS for w in lead):
+                return True
+            # a noun subject after its determiner: "The board approved everything without a single change"
+            if _en_past(word) and k >= 2 and words[k - 2] in ("the", "our", "my", "their") and words[k - 1].isalpha():
                 return True
         elif _is_past(word) and not _subjunctive(words, k):
             return True

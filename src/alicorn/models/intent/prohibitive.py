@@ -648,7 +648,17 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
         for j, effect in _named_effects(words, start, end, schedules=touching):
             if touching or effect == "physical":
                 found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (left as it is)", words[j])))
+        if stopping:
+            # "Nie zatrzymuj żadnych usług na serwerach", "don't stop the services": a service stopped is code run
+            for j in range(index + 1, end):
+                if _whole(_SERVICES, words[j]):
+                    found.append((j, ForbiddenAction("code_execution", f"{words[index - 1]} {word}", words[j])))
+                    break
     return found
+
+
+#: What runs on a server and is stopped by a command: "usługi", "services", "сервисы", "службы".
+_SERVICES = ("usług", "uslug", "=service", "=services", "serwis", "сервис", "служб", "=daemon", "=daemons")
 
 
 def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
@@ -817,6 +827,8 @@ def _deferred_after(words: list[str], language: str) -> list[tuple[int, Forbidde
     for index in range(len(words)):
         if not _deferral_verb(words, index, language):
             continue
+        if index and words[index - 1] in ("about", "of", "o", "об", "о", "про"):
+            continue  # "письмо поставщику о задержке поставки": a delay as the topic, not a deferral
         start, _ = _clause_span(words, index)
         if start == index and start > 1 and words[start - 1] in ("–", "—"):
             start = _clause_span(words, start - 2)[0]  # "ставить новую версию – подожди": the topic before the dash

@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from alicorn.models.intent.cues import _RATE_BEFORE, clause_commands
+from alicorn.models.intent.cues import _RATE_BEFORE, _STAFFED_BEFORE, clause_commands
 
 Frequency = Literal["minutely", "hourly", "daily", "weekly", "monthly"]
 PartOfDay = Literal["morning", "noon", "afternoon", "evening", "night"]
@@ -208,7 +208,7 @@ def _periods(text: str, language: str | None) -> list[tuple[re.Match[str], _Read
         for match in re.finditer(pattern, text, re.IGNORECASE):
             if number in _WEAK_PERIODS and not clause_commands(text, match.start(), language):
                 continue  # "a w soboty potrzebujemy jednej osoby": a constraint of the work, not when to do it
-            if _RATE_BEFORE.search(text[: match.start()]):
+            if _RATE_BEFORE.search(text[: match.start()]) or _STAFFED_BEFORE.search(text[: match.start()]):
                 continue  # "każdy max 48h tygodniowo", "no more than 40 hours a week": a rate, not when to act
             groups = match.groupdict()
             if number in (0, 1):

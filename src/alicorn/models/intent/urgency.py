@@ -52,8 +52,10 @@ EMERGENCY = re.compile(
     # camera shows someone trying the lock", "the boiler pressure is dropping"
     r"|just went off|(?:someone|somebody)\b[\w\s]{0,20}?\btrying (?:the|to open the) (?:lock|door|handle|window)s?"
     r"|pressure (?:is )?(?:dropping|falling)"
-    # a machine overheating or grinding now: "the motor is overheating", "making a grinding noise"
-    r"|(?:is |are )?overheating|grinding noise"
+    # a machine overheating or grinding now: "the motor is overheating", "making a grinding noise"; a smell of
+    # burning: "it smells of burning", "czuć spaleniznę", "пахнет гарью"
+    r"|(?:is |are )?overheating|grinding noise|smells? (?:of|like) burning|burning smell"
+    r"|czuć spalenizn\w*|czuc spalenizn\w*|swąd\w*|пахнет гарью|запах гари|гарью пахнет"
     # a fault thrown now, a reading falling fast: "the dosing pump is throwing a fault", "the residual is dropping
     # fast", "ciśnienie szybko spada", "уровень быстро падает"
     r"|(?:throwing|showing) (?:a )?fault|(?:dropping|falling) fast|szybko spada|быстро падает"
@@ -372,13 +374,15 @@ def _ongoing(word: str, previous: str) -> bool:
     return not word.isascii() or word.endswith(("a", "e", "i", "y"))
 
 
-def _intrusion(words: list[str]) -> str | None:
+def _intrusion(words: list[str], now: bool = False) -> str | None:
+    """Someone unknown forcing or trying a way in now; a past deed counts when the clause, or with `now` the text,
+    says it just happened ("Ktoś wybił szybę…, włączył się alarm i ochrona już jedzie")."""
     agent = next((i for i, w in enumerate(words) if w in _AGENTS), None)
     if agent is None:
         return None
     while agent + 1 < len(words) and words[agent + 1] in _AGENTS:
         agent += 1  # "jacyś ludzie", "какие-то люди": the noun after the determiner
-    just = _JUST.search(" ".join(words)) is not None
+    just = now or _JUST.search(" ".join(words)) is not None
     for i in range(agent + 1, min(len(words), agent + 6)):
         word, previous = words[i], words[i - 1]
         # a past deed counts only right after the agent and the words saying it just happened
@@ -445,8 +449,25 @@ def going_on_now(text: str) -> bool:
     return _GOING_ON_FOR.search(text) is not None
 
 
+#: Help already on its way says the deed before it is happening now: "ochrona już jedzie", "охрана уже едет",
+#: "police are on their way".
+_ON_THE_WAY = re.compile(
+    r"\bjuż (?:jedzie|jadą|biegnie)\b|(?<!\w)уже (?:едет|едут|в пути)(?!\w)|\bon (?:their|the|his|her) way\b",
+    re.IGNORECASE,
+)
+#: An alarm that turned out false: "ночная тревога оказалась ложной", "it was a false alarm", "fałszywy alarm".
+_FALSE_ALARM = re.compile(
+    r"\bfalse alarm|\bfałszyw\w* alarm\w*|\balarm\w* (?:był\w* )?fałszyw\w*|(?<!\w)ложн\w* тревог\w*"
+    r"|(?<!\w)тревог\w* (?:оказал\w* )?ложн\w*",
+    re.IGNORECASE,
+)
+
+
 def read_situation(text: str) -> Situation | None:
     """An emergency happening now, a calm report, or None (see the module docstring)."""
+    false_alarm = _FALSE_ALARM.search(text)
+    if false_alarm is not None:
+        return Situation("calm", false_alarm.group(0))  # "the night's alarm turned out false": all is well
     calm: list[str] = []
     just = _JUST.search(text) is not None  # "прямо сейчас сыпятся тревоги с датчиков протечки": happening now
     for words in _clauses(text):
@@ -461,7 +482,8 @@ def read_situation(text: str) -> Situation | None:
             if single and ((_named_by_a_record(words, index) and not just) or _conditional(words, index)):
                 continue  # "the outage report", "датчики дыма", "raport z awarii"; "if any were said (jeśli padły)"
             return Situation("emergency", match.group(0))
-        found = _intrusion(words) or _emission(words) or _sounding(words, _RIGHT_NOW.search(text) is not None)
+        found = _intrusion(words, _ON_THE_WAY.search(text) is not None) or _emission(words)
+        found = found or _sounding(words, _RIGHT_NOW.search(text) is not None)
         if found is not None:
             return Situation("emergency", found)
         medical = MEDICAL.search(joined)
