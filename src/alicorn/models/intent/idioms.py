@@ -3,6 +3,10 @@
     a refusal predicate     "Publishing it is off the table", "emailing them is out of the question", "not on the
                             cards", "Publikacja odpada", "Wysyłka nie wchodzi w grę", "O publikowaniu nie ma mowy",
                             "Отправка исключена", "О публикации и речи нет": the action named in the clause is refused.
+    forbidding              "I forbid running the scripts", "Restarting the nodes is not allowed", "restart node'ów
+                            zabroniony", "push в репозиторий запрещаю", "останавливать его сам не смей": the same,
+                            unless negated ("я не запрещаю") or borne by someone else ("he's not allowed", "ей
+                            запрещено").
     someone else's domain   "The upgrade is Mark's job", "to jego działka", "это его зона", "stays under the
                             gardener's control", "zostają w rękach technika", "остаются в ведении техника": what the
                             sentence names (an action, or a device, document, venue or server) is not for us to do.
@@ -17,8 +21,9 @@
     only to look            "так что только смотреть", "tylko patrzeć", "look, don't touch": the things the sentence
                             names (a device, a document, a venue) are for looking at, not for changing.
     read-only, predicated   "Обе таблицы — только на чтение", "the ledger is read-only", "arkusz jest tylko do
-                            odczytu": a named document declared read-only is not written ("read-only please" said of
-                            the task, with no document as its subject, is its scope, not a ban: not here).
+                            odczytu", verbless ("oryginalny plik tylko do odczytu") or as access ("read-only access
+                            to the HR database"): a named document declared read-only is not written ("read-only
+                            please" said of the task, with no document as its subject, is its scope, not a ban).
 
 Each is read from the clause or sentence structure (a predicate and what it is said of), not from the action word
 alone; a question states nothing, so none of them reads one.
