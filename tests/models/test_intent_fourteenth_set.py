@@ -74,6 +74,7 @@ def test_forms_that_do_not(text: str) -> None:
         ("The copy room smells of burning and the printer is dead. What do we do?", "alarm"),
         ("Ktoś wybił szybę w drzwiach sklepu, ochrona już jedzie. Zadzwoń do właściciela.", "alarm"),
         ("Всё в порядке: ночная тревога оказалась ложной, охрана проверила.", "conversation"),
+        ("Last night's alarm was a false alarm, but right now there's smoke coming from the kitchen!", "alarm"),
         ("Make the night rota for the ward, at least two nurses every night, a couple of versions.", "task"),
     ],
 )  # fmt: skip

@@ -465,13 +465,16 @@ _FALSE_ALARM = re.compile(
 
 def read_situation(text: str) -> Situation | None:
     """An emergency happening now, a calm report, or None (see the module docstring)."""
-    false_alarm = _FALSE_ALARM.search(text)
-    if false_alarm is not None:
-        return Situation("calm", false_alarm.group(0))  # "the night's alarm turned out false": all is well
     calm: list[str] = []
     just = _JUST.search(text) is not None  # "прямо сейчас сыпятся тревоги с датчиков протечки": happening now
+    on_the_way = _ON_THE_WAY.search(text) is not None
     for words in _clauses(text):
         joined = " ".join(words)
+        false_alarm = _FALSE_ALARM.search(joined)
+        if false_alarm is not None:
+            # "ночная тревога оказалась ложной": that alarm is no emergency (another clause may still hold one)
+            calm.append(false_alarm.group(0))
+            continue
         for match in EMERGENCY.finditer(joined):
             index = len(joined[: match.start()].split())
             single = " " not in match.group(0).strip()
@@ -482,7 +485,7 @@ def read_situation(text: str) -> Situation | None:
             if single and ((_named_by_a_record(words, index) and not just) or _conditional(words, index)):
                 continue  # "the outage report", "датчики дыма", "raport z awarii"; "if any were said (jeśli padły)"
             return Situation("emergency", match.group(0))
-        found = _intrusion(words, _ON_THE_WAY.search(text) is not None) or _emission(words)
+        found = _intrusion(words, on_the_way) or _emission(words)
         found = found or _sounding(words, _RIGHT_NOW.search(text) is not None)
         if found is not None:
             return Situation("emergency", found)
