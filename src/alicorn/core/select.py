@@ -143,7 +143,7 @@ class WorkflowSelector:
                 error,
             )
 
-        topic = _without_durations(_without_topics(text))
+        topic = _subject_words(text)
         named = {w: found for w in self.workflows if (found := self.workflows[w].named_in(topic))}
         named = {w: found for w, found in named.items() if not _only_the_verb(found, topic)}
         if not named and any(w.named_in(text) for w in self.workflows.values()):
@@ -179,7 +179,7 @@ class WorkflowSelector:
         best = self._similarities(text)
         sentences = [part for part in _SENTENCE.split(text.strip()) if part.strip()]
         for sentence in sentences if len(sentences) > 1 else ():
-            named = [w for w, workflow in self.workflows.items() if workflow.named_in(_without_topics(sentence))]
+            named = [w for w, workflow in self.workflows.items() if workflow.named_in(_subject_words(sentence))]
             if not named:
                 continue
             alone = self._similarities(sentence)
@@ -254,6 +254,12 @@ _ABOUT = {"about", "regarding", "concerning", "o", "dotyczące", "dotyczący", "
 # fmt: on
 _WORDS = re.compile(r"[^\W\d_][\w'-]*|\S", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _subject_words(text: str) -> str:
+    """`text` without what names no template's subject: the topic of another product and durations ("a summary of
+    the 20 minutes the restart took")."""
+    return _without_durations(_without_topics(text))
 
 
 def _only_the_verb(stems: tuple[str, ...], text: str) -> bool:

@@ -418,7 +418,14 @@ def _last_wanted(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
         if not after or words[after[0]] not in _LAST_RELATIVES:
             continue
         relative = after[0]
-        need = next((k for k in range(relative + 1, min(len(words), relative + 5)) if _stem_match_any(words[k])), None)
+        need = next(
+            (
+                k
+                for k in range(relative + 1, min(len(words), relative + 5))
+                if any(_stem_match(stem, words[k]) for stem in _NEEDING)
+            ),
+            None,
+        )
         if need is None:
             continue
         so_that = next((k for k in range(need + 1, min(len(words), need + 6)) if words[k] in _SO_THAT), None)
@@ -430,10 +437,6 @@ def _last_wanted(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
             trigger = f"{word} … {words[relative]} … {words[need]} (the worst to happen)"
             found.append((j, ForbiddenAction(effect, trigger, words[j])))
     return found
-
-
-def _stem_match_any(word: str) -> bool:
-    return any(_stem_match(stem, word) for stem in _NEEDING)
 
 
 #: "Don't even think about…": "even" and a negation before a verb of thinking.
