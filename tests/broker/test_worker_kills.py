@@ -4,6 +4,7 @@ bench/worker_kill_loop.py)."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -80,3 +81,21 @@ def test_a_killed_workers_run_is_taken_over(tmp_path: Path, lease: float) -> Non
     )
     assert report.ok(), (report.summary(), report.problems[:5])
     assert report.takeovers >= 1, report.summary()
+
+
+def test_a_worker_that_dies_of_its_own_error_is_a_problem_of_the_loop(tmp_path: Path) -> None:
+    """A worker process that raises (a bug, not a kill) fails the loop even when nothing was lost: its traceback
+    reaches the loop through the worker's pipe, not only the terminal."""
+    journal = tmp_path / "journal.db"
+    parent = os.getpid()
+
+    def open_store() -> SQLiteStore:
+        if os.getpid() != parent:
+            raise RuntimeError("a bug in the worker")
+        return SQLiteStore(journal)
+
+    report = worker_kill_loop(1, open_store, seed=5, runs_per_round=1, round_timeout_s=1.0, workdir=tmp_path)
+    assert not report.ok()
+    assert any("a worker printed a traceback" in p and "a bug in the worker" in p for p in report.problems), (
+        report.problems
+    )

@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from alicorn.errors import ConcurrentAppendError, JournalError, JournalIntegrityError, NotAJournalError
+from alicorn.journal import postgres
 from alicorn.journal.events import Draft, parse_line
 from alicorn.journal.postgres import JournalServerError, PostgresJournalStore, is_postgres_url, redact
 from alicorn.journal.store import JournalStore
@@ -341,6 +342,36 @@ def test_connection_killed_between_appends_reconnects(store: PostgresJournalStor
     assert [e.seq for e in store.append("run-1", drafts(1, start=1), expect=1)] == [2]
     _terminate(url, _backend_pid(store))
     assert store.last_seq("run-1") == 2 and verify_journal(store).ok
+
+
+@pytest.mark.parametrize("group_commit", [True, False])
+def test_connection_killed_before_appends_together_reconnects(url: str, group_commit: bool) -> None:
+    # A worker driving several runs appends their steps together (runtime.together): a connection the server dropped
+    # meanwhile is found gone at the first statement, and the appends are made again on a new one, not raised as an
+    # internal error (the PostgreSQL kill loop with 8 runs per worker found that).
+    with PostgresJournalStore(url, schema=next_schema("j"), group_commit=group_commit) as store:
+        for stream in ("run-1", "run-2"):
+            store.append(stream, drafts(1), expect=0)
+        _terminate(url, _backend_pid(store))
+        answers = store.append_together([("run-1", drafts(1, start=1), 1), ("run-2", drafts(2, start=1), 1)])
+        assert [[e.seq for e in answer] for answer in answers if isinstance(answer, list)] == [[2], [2, 3]]
+        assert store.last_seq("run-1") == 2 and store.last_seq("run-2") == 3 and verify_journal(store).ok
+
+
+def test_appends_together_that_lose_the_connection_twice_say_so_and_write_nothing(
+    store: PostgresJournalStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.append("run-1", drafts(1), expect=0)
+
+    def gone(tx: Any, statements: Any) -> Any:
+        raise postgres._StaleConnection
+
+    with monkeypatch.context() as patched:
+        patched.setattr(postgres._Tx, "execute_each", gone)
+        answers = store.append_together([("run-1", drafts(1, start=1), 1), ("run-2", drafts(1), 0)])
+    assert all(isinstance(answer, JournalServerError) for answer in answers)
+    assert "twice in a row" in str(answers[0]) and "'run-1'" in str(answers[0]) and "'run-2'" in str(answers[1])
+    assert store.last_seq("run-1") == 1 and store.head("run-2") is None
 
 
 class _KillMidAppend:

@@ -555,6 +555,25 @@ class PostgresJournalStore(JournalStore):
         self._in_doubt.pop((stream, expect), None)  # a retry that found the first attempt had not committed
         return events
 
+    def append_together(self, appends: Sequence[tuple[str, Sequence[Draft], int]]) -> list[list[Event] | Exception]:
+        answers = super().append_together(appends)
+        stale = [position for position, answer in enumerate(answers) if isinstance(answer, _StaleConnection)]
+        if not stale:
+            return answers
+        # The first statement of their transaction found the connection gone, so nothing of these appends reached
+        # the server: once more, on a new connection, as `append` does; a second loss is the server's, said so.
+        again = super().append_together([appends[position] for position in stale])
+        for position, answer in zip(stale, again, strict=True):
+            answers[position] = (
+                JournalServerError(
+                    f"lost the PostgreSQL journal at {self.location} twice in a row on new connections; nothing of "
+                    f"the append to {appends[position][0]!r} was written. Check the server; the run can be resumed."
+                )
+                if isinstance(answer, _StaleConnection)
+                else answer
+            )
+        return answers
+
     def read(self, stream: str, after: int = 0) -> list[Event]:
         return self._again(lambda: super(PostgresJournalStore, self).read(stream, after))
 

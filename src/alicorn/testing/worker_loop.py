@@ -126,7 +126,12 @@ def _fork_worker(open_store: StoreFactory, workdir: Path, name: str, shape: Roun
             os.close(read_end)
             _worker_process(open_store, workdir, name, shape.lease_s, shape.runs_at_once, write_end)
         except BaseException:
-            traceback.print_exc()
+            # On stderr for the person watching, and down the pipe, where `_count` reads it as a problem: a worker
+            # that dies of an error of its own is a bug even when nothing was lost.
+            text = traceback.format_exc()
+            sys.stderr.write(text)
+            with contextlib.suppress(OSError):
+                os.write(write_end, text.encode("utf-8", "replace"))
         finally:
             os._exit(1)
     os.close(write_end)
