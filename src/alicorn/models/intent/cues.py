@@ -112,6 +112,9 @@ _AUX_QUESTION = re.compile(
     r"^(?:do|does|did|is|are|was|were|can|could|will|would|should|have|has)\s+"
     r"(?:you|we|they|i|it|he|she|the|this|that|there|anyone|someone|our|my)\b"
 )
+#: A question the speakers ask about themselves, not a command opened by "do": "Do I need to log that anywhere?",
+#: "Should we tell the insurer?".
+_SPEAKER_ASKS = re.compile(r"^(?:do|does|did|can|could|should|shall|must|may|will|would|have|am|are)\s+(?:i|we)\b")
 _QUESTION_WORDS = set(
     "what why how when where who whom whose which is are was were do does did has have should shall may "
     "co czy dlaczego czemu jak jaki jaka jakie jakich kiedy gdzie kto który która które ile skąd dokąd "
@@ -506,7 +509,8 @@ def kind_cue(text: str) -> KindCue | None:
         return KindCue("alarm", True, f"emergency: {emergency!r}")
     if situation is not None and situation.kind == "calm" and not imperative and not polite:
         parts = [part for part in re.split(r"[,.!;?]", stripped) if part.strip()]
-        if not any(imperative_start(part) for part in parts) and not asks:
+        # a question after the report is what is asked: "Плановая проверка … прошла, всё работает. Нужно ли …?"
+        if not any(imperative_start(part) for part in parts) and not asks and "?" not in stripped:
             return KindCue("conversation", True, f"a report that all is well: {situation.evidence!r}")
     if _SMALL_TALK.search(lowered):
         return KindCue("conversation", True, "small talk")
@@ -531,7 +535,11 @@ def kind_cue(text: str) -> KindCue | None:
         return KindCue("task", True, "polite request")
     # A later sentence is read in the language of the whole request ("Zweryfikuj dwie hipotezy" alone looks English).
     language = identify(stripped).language
-    commanded = [part for part in sentences[1:] if imperative_start(part, language) and not _alternative(part)]
+    commanded = [
+        part
+        for part in sentences[1:]
+        if imperative_start(part, language) and not _alternative(part) and not _SPEAKER_ASKS.match(part.lower())
+    ]
     opens_question = sentences[0].rstrip().endswith("?") and (
         bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS
     )
@@ -603,6 +611,11 @@ _FACT_QUESTION = re.compile(
     r"|^(?:co to jest|czym|dlaczego|czemu)\b|^czy (?:nie )?\w+(?:ł|ła|ło|li|ły|liśmy|łem|łam|łeś)\b"
     r"|^czy (?:jest|są|był|była|było|były)\b"
     r"|^(?:что такое|чем|почему|зачем|разве)\b|\b\w+(?:ли|ла|ло|л) ли\b"
+    # how long the work usually takes, and what the assistant is able to do: "How long does a review of the alarms
+    # usually take?", "Ile czasu zajmuje…?", "Сколько времени у вас обычно занимает разбор тревог?", "Какие форматы
+    # ты умеешь читать?"
+    r"|^how (?:long|much time)\b|^ile (?:czasu|trwa)\b|^сколько (?:времени|длится|занимает)\b"
+    r"|\b(?:are you able to|potrafisz|potraficie|умеешь|умеете)\b"
 )
 
 

@@ -148,6 +148,8 @@ _CONDITIONAL = {
     "after", "once", "when", "until", "till", "if", "po", "jak", "gdy", "kiedy", "aż", "dopóki", "jeśli", "jeżeli",
     "после", "когда", "пока", "если", "как",
 }
+#: Subordinators that open a clause of their own, even without a comma ("don't panic if you hear it").
+_IF_OR_WHEN = {"if", "when", "whenever", "jeśli", "jeżeli", "jesli", "jezeli", "gdy", "kiedy", "если", "когда"}
 #: "after I approve", "po mojej akceptacji", "после моего подтверждения": the speaker's decision comes first.
 _SPEAKER_GATED = {"after", "po", "после"}
 #: "until": a gate only under a negative operator ("wait until I confirm, then…", "don't … until"); after an
@@ -223,7 +225,10 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=send", "=sent", "mail", "email", "forward", "transmit", "upload", "=share", "=reply", "=message", "notify",
         "=contact", "=text", "=call", "wysył", "wysyl", "wysł", "wysl", "wyśl", "przesył", "przesyl", "prześl",
         "przesl", "przesł", "!podesł", "rozsył", "rozsyl", "rozesł", "rozesl", "roześl", "mail", "udostępn", "udostepn",
-        "odpowiad", "odpisz", "odpisyw", "kontakt", "powiadam", "powiadom",
+        "odpowiad", "odpisz", "odpisyw", "=odpisuj", "=odpisujcie", "=odpisać", "=odpisac", "kontakt", "powiadam",
+        "powiadom",
+        # handing it on to someone: "Raport przekażemy studiu sami", "передай поставщику", "не передавайте клиенту"
+        "przekaż", "przekaz", "передай", "передав", "передать", "передад", "передам", "передаст",
         "dzwoń", "dzwon", "отправ", "отсыл", "отошл", "посыл", "пошли", "пересыл", "перешл", "рассыл", "разошл",
         "подел", "делис", "сообщ", "уведом", "звон", "пиши", "писать", "отвеч", "ответь", "мейл", "письм",
         "разосл", "присл", "!скинь", "!скинуть", "!скидыв", "!podeślij", "!podsył", "!podsyl",
@@ -269,6 +274,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "!правок",
         # removal, moving and fixing, both aspects in pl/ru ("kasuj/skasuj", "przenoś/przenieś", "стирай/сотри")
         "=remove", "=rename", "=erase", "=wipe", "=purge", "=fix", "fixes", "kasuj", "kasow", "!skasuj", "!skasow",
+        # correcting records: "don't correct the entries" (the adjective, "is not correct", is kept out by action_of)
+        "=correct",
         "=shred", "niszcz", "zniszcz", "уничтож",
         "!przenieś", "!przenies", "!przenoś", "!przenos", "przesuw", "przesuń", "!wymaż", "!wymaz", "napraw",
         "popraw", "!сотри", "!стира", "!стере", "перемещ", "перемест", "переимен", "правк", "исправ",
@@ -576,8 +583,9 @@ _SERVERS = (
     "планшет",
 )
 _UPDATING = ("=update", "=patch", "=upgrade", "=push")
-#: Pushing to a repository sends the code out: "push it to the repo", "в репозиторий не пушь", "nie pushuj na gita".
-_PUSHING = ("=push", "pushuj", "spushuj", "wypchn", "wypych", "пуш", "запуш")
+#: Pushing to a repository sends the code out: "push it to the repo", "в репозиторий не пушь", "nie pushuj na gita",
+#: "żadnego pushowania do repo".
+_PUSHING = ("=push", "pushuj", "spushuj", "pushowa", "spushowa", "wypchn", "wypych", "пуш", "запуш")
 _REPOSITORIES = ("repo", "репо", "github", "gitlab", "bitbucket", "=origin", "=remote", "=gita", "=git")
 #: Merging into a shared branch publishes the code to everyone who works on it.
 _MERGING = ("=merge", "=merging", "zmerguj", "mergu", "мерж", "смерж", "вмерж", "слей", "сливай")
@@ -861,6 +869,13 @@ def _is_action_stem(word: str) -> bool:
 _VERB_NOUNS = {"text", "call", "message", "reply", "contact", "texts", "calls", "messages", "replies"}
 
 
+#: Forms of "to be" and of seeming, before an adjective that is also a verb ("is correct", "looks correct").
+_BEING = {
+    "is", "are", "was", "were", "be", "been", "being", "isn't", "aren't", "wasn't", "weren't", "isnt", "arent",
+    "wasnt", "werent", "looks", "look", "seems", "seem", "'s", "'re", "quite", "totally", "entirely", "all",
+}  # fmt: skip
+
+
 def action_of(words: list[str], index: int) -> EffectClass | None:
     """The effect class of the action word at `index`, or None (also for a past tense: it describes)."""
     word = words[index]
@@ -901,6 +916,12 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "local_write"  # "nie wrzucaj jej do wspólnego folderu", "don't upload it to the drive": a file put
     if word == "public" and index + 1 < len(words) and words[index + 1][0].isalpha():
         return None  # "public holidays", "public transport": an adjective ("make it public", "go public" publish)
+    if (
+        word == "correct"
+        and index
+        and (words[index - 1] in _BEING or (words[index - 1] == "not" and words[index - 2 : index - 1] != ["do"]))
+    ):
+        return None  # "the totals are not correct", "nothing is correct": the adjective ("don't correct it": the verb)
     if word in _VERB_NOUNS and index and words[index - 1] in ("the", "a", "an", "this", "that", "my", "our", "your"):
         return None  # "just the text", "a call with the client": the noun, not the verb
     if index > 1 and words[index - 1] == "-" and words[index - 2] in ("mid", "half"):
@@ -2455,6 +2476,8 @@ def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
         idiom = tuple(words[index : index + 2]) in _LEARNING_IDIOMS
         if (_whole(_PERCEIVING, word) or idiom) and not _is_past(word):
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
+            # a condition opens a clause of its own: "don't panic if you hear it" does not negate the hearing
+            start = next((k + 1 for k in range(index - 1, start - 1, -1) if words[k] in _IF_OR_WHEN), start)
             before = words[max(start, index - 5) : index]
             negated = any(
                 w in _TOUCH_NEGATIONS or w in _NOBODY or w in ("никто", "nikt", "single", "doesnt", "doesn't", "won't")

@@ -140,6 +140,9 @@ _TOUCH = (
     "дергай", "дергайте", "дергать", "szarp", "=fiddle",
     # meddling: "к самому станку не лезь", "nie grzeb w sterowniku", "don't meddle with the pumps"
     "лезь", "лезьте", "лезть", "grzeb", "=meddle",
+    # moving it: "don't move the cameras", "nie przesuwaj czujników", "камеры не двигай"
+    "=move", "przesuwaj", "przesuń", "przesun", "двигай", "двигайте", "двигать", "передвига", "передвинь", "сдвига",
+    "сдвинь", "перемеща", "перемести",
 )
 _HANDLING = (
     "=stop", "=shut",
@@ -163,6 +166,22 @@ _CONFINED: tuple[tuple[str, ...], ...] = (
     ("nobody", "else's"), ("no", "one", "else's"), ("for", "my", "inbox"), ("nikomu", "innemu"), ("nikomu", "więcej"),
     ("никому", "другому"), ("больше", "никому"), ("никому", "больше"),
 )
+#: The speaker as the only reader, said with an intensifier: "strictly for me", "ściśle dla mnie", "Это строго для
+#: меня", "исключительно для меня".
+_FOR_ME_STRICTLY: tuple[tuple[str, ...], ...] = (
+    *(
+        (intensifier, *for_me)
+        for intensifiers, for_me in (
+            (("strictly", "solely", "exclusively", "purely"), ("for", "me")),
+            (("ściśle", "jedynie", "wyłącznie", "scisle", "wylacznie"), ("dla", "mnie")),
+            (("строго", "исключительно", "сугубо"), ("для", "меня")),
+        )
+        for intensifier in intensifiers
+    ),
+    ("for", "me", "alone"),
+    ("for", "my", "eyes", "alone"),
+)
+_CONFINED += _FOR_ME_STRICTLY
 #: Too early for the action of the clause: "выкладывать пока рано", "na publikację jest za wcześnie", "it's too early
 #: to send it" ("рано утром" alone is a time of day).
 _TOO_EARLY: tuple[tuple[str, ...], ...] = (
@@ -489,11 +508,15 @@ def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenActi
             # a named action with a first-person verb beside it: "Правки внесу сам" (the noun, then "внесу")
             verb = any(len(w) > 3 and w.endswith(("у", "ю")) and action_of(words, k) is None for k, w in
                        enumerate(words[start:end], start) if k != index)  # fmt: skip
-            owned = [(j, e) for j, e in actions if first or words[j].endswith(("у", "ю")) or verb]
+            # the action's own first person: "отправлю сам", and the plural "Отправим сами", "разошлём сами"
+            owned = [(j, e) for j, e in actions if first or words[j].endswith(("у", "ю", "им", "ем", "ём")) or verb]
         else:
-            # Polish first persons: "-ę" ("wyślę", "naniosę") and "-m" ("wgram", "zrobim" is not Polish; "mam")
+            # Polish first persons: "-ę" ("wyślę", "naniosę"), "-m" ("wgram", "zrobim" is not Polish; "mam") and the
+            # plural "-my" ("Raport przekażemy studiu sami", "wyślemy")
             first = any(
-                w == "ja" or (len(w) > 3 and (w.endswith("ę") or (w.endswith(("am", "em")) and k != index)))
+                w in ("ja", "my")
+                or (len(w) > 3 and (w.endswith("ę") or (w.endswith(("am", "em")) and k != index)))
+                or (len(w) > 5 and w.endswith(("emy", "imy", "amy", "ymy")))
                 for k, w in enumerate(words[start:end], start)
             )
             owned = actions if first else []
@@ -680,7 +703,7 @@ def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
                 trigger = f"{' '.join(before)} {word}"
         if trigger is not None:
             found.append((index, ForbiddenAction("external_transmission", f"{trigger} (confined)", word)))
-            addressed = any(_whole(_ADDRESSED, w) for w in words)
+            addressed = any(_whole(_ADDRESSED, w) or (language == "pl" and _whole(_LETTER_PL, w)) for w in words)
             if phrase in _SPEAKER_ONLY and not addressed:
                 # the speaker alone reads it: not published either, unless its sentence names what is withheld (a
                 # letter or a reply, kept from its addressee, is only not sent: as with "only a draft")
@@ -692,9 +715,11 @@ def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
 #: for my eyes only until the head has seen it").
 _ADDRESSED = (
     "=letter", "=email", "=e-mail", "=mail", "=message", "=reply", "replies", "=invitation", "=invite", "=offer",
-    "=list", "=listu", "wiadomoś", "wiadomos", "odpowiedź", "=odpowiedzi", "=maila", "=maile", "=oferta", "=ofertę",
+    "wiadomoś", "wiadomos", "odpowiedź", "=odpowiedzi", "=maila", "=maile", "=oferta", "=ofertę",
     "zaproszeni", "письм", "=ответ", "=ответа", "сообщени", "приглашени",
 )  # fmt: skip
+#: A letter in Polish ("list do rodziców"), where English "list" is a list of things ("a list of action items").
+_LETTER_PL = ("=list", "=listu")
 #: The mark of a "for my eyes only" reading of publication in its trigger (`is_draft_only` narrows it like a draft's).
 SPEAKER_ONLY = "for the speaker only"
 #: The speaker as the only reader: "for my eyes only", "tylko dla mnie", "только для меня" (not "internal use": the
@@ -702,7 +727,7 @@ SPEAKER_ONLY = "for the speaker only"
 _SPEAKER_ONLY: set[tuple[str, ...]] = {
     ("for", "my", "eyes", "only"), ("eyes", "only"), ("for", "me", "only"), ("only", "for", "me"),
     ("just", "for", "me"), ("tylko", "dla", "mnie"), ("wyłącznie", "dla", "mnie"), ("только", "для", "меня"),
-    ("лишь", "для", "меня"),
+    ("лишь", "для", "меня"), *_FOR_ME_STRICTLY,
 }  # fmt: skip
 
 
@@ -742,6 +767,11 @@ def _draft_only(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
 #: Preparing, as the whole of what is asked: "Tylko przygotuj, kierowniczka musi to zatwierdzić", "Только подготовь,
 #: сначала покажу управляющей", "Just prepare it, I'll send it myself".
 _PREPARING = ("=prepare", "przygotuj", "подготовь", "приготовь", "naszkicuj")
+#: The writing prepared, named after "only prepare": "the text", "the letter", "ten tekst", "этот текст".
+_WRITINGS = (
+    "=text", "=letter", "=email", "=e-mail", "=message", "=reply", "=draft", "=wording", "=post", "=announcement",
+    "tekst", "pismo", "list", "wiadomość", "odpowiedź", "текст", "письмо", "сообщение", "ответ", "объявление",
+)  # fmt: skip
 _PREPARED_OBJECTS = {"it", "them", "to", "je", "go", "это", "его", "их", "everything", "wszystko", "все", "всё"}
 
 
@@ -753,14 +783,24 @@ def _only_prepared(words: list[str], language: str) -> list[tuple[int, Forbidden
         verb = index + 1
         if words[index] not in _ONLY or not _whole(_PREPARING, words[verb]):
             continue
-        rest = words[verb + 1 : verb + 3]
-        if rest and rest[0] in _PREPARED_OBJECTS:
+        rest = words[verb + 1 : verb + 4]
+        addressed = False
+        if (
+            len(rest) > 1
+            and rest[0] in ("the", "this", "that", "ten", "tę", "это", "этот", "эту")
+            and _whole(_WRITINGS, rest[1])
+        ):
+            # "Just prepare the text, …": the writing, then where the work stops; a letter or a reply is only not sent
+            addressed = _whole(_ADDRESSED, rest[1]) or (language == "pl" and _whole(_LETTER_PL, rest[1]))
+            rest = rest[2:]
+        elif rest and rest[0] in _PREPARED_OBJECTS:
             rest = rest[1:]
         if rest and rest[0] not in _CLAUSE_BREAK:
             continue  # "only prepare two variants": what is prepared, not where the work stops
         trigger = f"{words[index]} {words[verb]}"
         found.append((verb, ForbiddenAction("external_transmission", f"{trigger} ({DRAFT_ONLY}: unsent)", words[verb])))
-        found.append((verb, ForbiddenAction("publication", f"{trigger} ({DRAFT_ONLY}: unpublished)", words[verb])))
+        if not addressed:
+            found.append((verb, ForbiddenAction("publication", f"{trigger} ({DRAFT_ONLY}: unpublished)", words[verb])))
     return found
 
 
@@ -857,11 +897,20 @@ def _deferred_after(words: list[str], language: str) -> list[tuple[int, Forbidde
             elided = any(w in _LET for w in lead) and all(w in _LET or w in _FOR_NOW for w in lead)
             pronoun = elided or any(w in _PRONOUNS or w == "one" for w in words[start:index])
             back = max(0, start - 40) if pronoun else start
-            hit = next(
-                ((j, effect) for j in range(index - 1, back - 1, -1) for stems, effect in _DEFERRED_NOUNS
-                 if _whole(stems, words[j])),
-                None,
-            )  # fmt: skip
+            if pronoun:
+                # the action its own sentence named just before: "No deploying to the server though, that waits
+                # until Monday" (not the tests of the sentence before)
+                opening = next((k + 1 for k in range(start - 1, back - 1, -1) if words[k] in _SENTENCE_END), back)
+                hit = next(
+                    ((j, effect) for j in range(start - 1, opening - 1, -1) if (effect := action_of(words, j))),
+                    None,
+                )
+            if hit is None:
+                hit = next(
+                    ((j, effect) for j in range(index - 1, back - 1, -1) for stems, effect in _DEFERRED_NOUNS
+                     if _whole(stems, words[j])),
+                    None,
+                )  # fmt: skip
         if hit is not None:
             j, effect = hit
             found.append((j, ForbiddenAction(effect, f"{words[index]} (deferred after)", words[j])))

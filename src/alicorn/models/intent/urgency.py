@@ -96,7 +96,8 @@ EMERGENCY = re.compile(
     # falling pressure, a reading out of range: "падает давление", "холодильник показывает +9° вместо +2"
     r"|падает давление|давление падает"
     # a system down ("прод лежит"), a machine overheating or grinding ("мотор греется", "скрежещет")
-    r"|(?:прод|сервер\w*|сайт\w*|магазин\w*|систем\w*|баз\w*|api) (?:\w+ )?лежит"
+    r"|(?:прод|сервер\w*|сайт\w*|магазин\w*|систем\w*|баз\w*|api|касс\w*|терминал\w*) (?:\w+ )?"
+    r"(?:лежит|лежат|легл[аио]?)"
     r"|перегрева\w*|(?:мотор|двигател)\w* (?:\w+ )?греется|скрежещ\w*|скрежет\w*"
     r"|показывает [+-]?\s*\d+(?:\s*[.,]\s*\d+)?\s*(?:°\s*c?|градус\w*) вместо"
     # failing again and again now: "линия встаёт каждые пять минут", "компрессор то и дело отключается"
@@ -299,6 +300,12 @@ _IF = {"if", "jeśli", "jeżeli", "jesli", "jezeli", "gdyby", "если", "еж�
 #: Alarm devices, and the verbs of their sounding (stems), present forms only count (`_ongoing`).
 _DEVICES = ("alarm", "siren", "detector", "sensor", "syren", "czujk", "czujnik", "alarm", "сирен", "датчик",
             "сигнализац", "извещател")  # fmt: skip
+#: Appliances that beep only when something is wrong (a freezer too warm, a UPS on battery), and how they sound:
+#: "the walk-in freezer is beeping", "zamrażarka piszczy", "ИБП пищит" (not "the fridge is going back to the shop").
+_APPLIANCES = ("freezer", "fridge", "zamrażar", "zamrazar", "chłodni", "chlodni", "lodówk", "lodowk", "морозил",
+               "холодильн", "ибп")  # fmt: skip
+_APPLIANCE_WORDS = {"ups", "upses"}
+_BEEPING = ("beep", "piszcz", "пищ", "buczy", "гудит")
 _SOUNDS = ("wail", "blar", "beep", "ring", "howl", "scream", "going", "piszcz", "wyj", "wyje", "dzwoni", "buczy",
            "пищ", "во", "звен", "орет", "орёт", "гудит", "срабатыва")  # fmt: skip
 #: A device's going off, in the past: an emergency only with a word saying it just happened (`_JUST`).
@@ -327,7 +334,11 @@ _FAILING = re.compile(
     r"\b(?:returning|throwing|giving) (?:\d{3}s?|errors?)\b|\b5\d\d(?:s)?\b|\btiming out\b|\btimeouts?\b"
     r"|\bfailing\b|\bcomplaining\b|\b(?:and|still) (?:rising|climbing)\b"
     r"|\b(?:leży|leżą|lezy|sypie się|wywala\w*|błęd\w*|dzwonią|nie da się|przecina\w*|przeciąć|rośnie)"
-    r"|(?<!\w)(?:лежит|лежат|падает|ошибк\w*|раст[её]т|не открывается|звонят|жалуются)",
+    r"|(?<!\w)(?:лежит|лежат|падает|ошибк\w*|раст[её]т|не открывается|звонят|жалуются)"
+    # a line or a machine standing still while it lasts: "Linia pakująca stoi od 10 minut", "конвейер стоит уже
+    # полчаса", "the line has been stopped for the last 20 min"
+    r"|\b(?:stopped|standing still|at a standstill)\b|\b(?:stoi|stoją|stoja)\b"
+    r"|(?<!\w)(?:стоит|стоят|встал[аио]?)(?!\w)",
     re.IGNORECASE,
 )
 
@@ -431,12 +442,14 @@ def _conditional(words: list[str], index: int) -> bool:
 def _sounding(words: list[str], now: bool = False) -> str | None:
     """A device sounding now: "the siren is wailing", "czujka piszczy bez przerwy", "датчик пищит"."""
     for i, word in enumerate(words):
-        if not word.startswith(_DEVICES):
+        appliance = word.startswith(_APPLIANCES) or word in _APPLIANCE_WORDS
+        if not (appliance or word.startswith(_DEVICES)):
             continue
+        sounds = _BEEPING if appliance else _SOUNDS
         for j in range(max(0, i - 4), min(len(words), i + 8)):
             if j == i:
                 continue
-            sounding = words[j].startswith(_SOUNDS) and _ongoing(words[j], words[j - 1] if j else "")
+            sounding = words[j].startswith(sounds) and _ongoing(words[j], words[j - 1] if j else "")
             if sounding or (now and words[j].startswith(_WENT_OFF)):
                 # "сработали датчики" just now, "the siren is wailing"
                 return f"{word} … {words[j]}" if j > i else f"{words[j]} … {word}"
@@ -455,6 +468,14 @@ _ON_THE_WAY = re.compile(
     r"\bjuż (?:jedzie|jadą|biegnie)\b|(?<!\w)уже (?:едет|едут|в пути)(?!\w)|\bon (?:their|the|his|her) way\b",
     re.IGNORECASE,
 )
+#: An alarm that is only being tested: "the fire alarm test is at noon", "test alarmu pożarowego o 12", "próbny
+#: alarm", "учебная тревога", "проверка пожарной сигнализации в 12:00". Its clause is calm, like a false alarm's.
+_ALARM_TEST = re.compile(
+    r"\b(?:fire )?alarm (?:test|tests|testing|drill|check)\b|\btest(?:ing)? (?:of )?the (?:fire )?alarm"
+    r"|\b(?:test|próba|proba|testowanie|sprawdzenie) (?:\w+ )?(?:alarmu|syren\w*|sygnalizacji)\b|\bpróbn\w* alarm\w*"
+    r"|(?<!\w)учебн\w* тревог\w*|(?<!\w)(?:проверк\w*|тестировани\w*) (?:\w+ )?(?:сигнализаци\w*|сирен\w*)",
+    re.IGNORECASE,
+)
 #: An alarm that turned out false: "ночная тревога оказалась ложной", "it was a false alarm", "fałszywy alarm".
 _FALSE_ALARM = re.compile(
     r"\bfalse alarm|\bfałszyw\w* alarm\w*|\balarm\w* (?:był\w* )?fałszyw\w*|(?<!\w)ложн\w* тревог\w*"
@@ -470,7 +491,7 @@ def read_situation(text: str) -> Situation | None:
     on_the_way = _ON_THE_WAY.search(text) is not None
     for words in _clauses(text):
         joined = " ".join(words)
-        false_alarm = _FALSE_ALARM.search(joined)
+        false_alarm = _FALSE_ALARM.search(joined) or _ALARM_TEST.search(joined)
         if false_alarm is not None:
             # "ночная тревога оказалась ложной": that alarm is no emergency (another clause may still hold one)
             calm.append(false_alarm.group(0))
