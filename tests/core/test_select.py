@@ -258,3 +258,45 @@ def test_release_notes_are_no_meetings_minutes(text: str) -> None:
     from alicorn.packs.catalog import bundled_workflows
 
     assert WorkflowSelector(bundled_workflows()).select(text, None).workflow != "notes"
+
+
+@pytest.mark.parametrize(
+    ("text", "workflow"),
+    [
+        # three words of one template's subject, none strong alone, and none of another template's
+        ("Please prepare an RC of the club's booking plugin: sandbox copy, tests, diff, package.", "candidate"),
+        # phrases of the template's own: an alarm log, a release candidate, a timing log, a shift plan
+        ("Посмотри журнал тревог с камер офиса за ночь и скажи, куда охраннику подойти.", "alarms"),
+        ("Собери релиз-кандидат кассовой программы в песочнице и упакуй.", "candidate"),
+        ("The weekly invoicing batch used to finish by 7, now it runs until 10. The timing log is attached, find out "
+         "why.", "incident"),
+        ("Nocny eksport zamówień trwa teraz dwa razy dłużej. Masz log czasów, ustal, co się zmieniło.", "incident"),
+        ("zrob plan zmian dla piekarni na przyszly tydzien, Ola ma urlop", "schedule"),
+    ],
+)  # fmt: skip
+def test_a_template_named_by_its_phrases_or_by_several_of_its_words_is_chosen(text: str, workflow: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow == workflow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Package the release notes and the demo video for the client.",
+        "Send the candidate's application to the hiring manager.",
+    ],
+)
+def test_two_words_with_other_senses_still_ask_or_choose_nothing(text: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow is None
+
+
+def test_three_words_with_other_senses_name_a_template_unless_another_templates_examples_are_clearly_closer() -> None:
+    from alicorn.core.select import CLEAR_MARGIN, _named_enough
+
+    weak = ("~release", "~package", "~sandbox")
+    assert _named_enough(weak, 0.4, -CLEAR_MARGIN / 2)
+    assert not _named_enough(weak, 0.4, -2 * CLEAR_MARGIN)
+    assert not _named_enough(weak[:2], 0.4, -CLEAR_MARGIN / 2)  # two of them need a clear lead

@@ -175,7 +175,7 @@ class Choosing:
         weak = "weak" in decided or decided == "default"
         if not weak and classification.get("kind") != "question":
             return False
-        if not weak and asks_for_a_fact(intent.utterance):
+        if classification.get("kind") == "question" and asks_for_a_fact(intent.utterance):
             return False  # "Didn't we already publish the schedule?": a fact, whatever template it is about
         selection = self.selector.select(intent.utterance, None)
         if selection.workflow is None or not selection.decided_by.startswith(("examples", "words")):

@@ -348,11 +348,13 @@ def _counts(word: str) -> bool:
 
 
 def _named_enough(stems: tuple[str, ...], similarity: float, lead: float) -> bool:
-    """Whether the words name a template's subject clearly: a strong stem in words not unlike its examples, or
-    weak ones (words with other senses) in words clearly more like its examples than any other's: two of them
-    and clearly alike, or one and very alike."""
+    """Whether the words name a template's subject clearly: a strong stem in words not unlike its examples, three
+    weak ones (words with other senses) in words not clearly more like another template's examples, or fewer in
+    words clearly more like its own: two of them and clearly alike, or one and very alike."""
     strong = [s for s in stems if not s.startswith("~")]
-    if strong:
+    if strong or (len(stems) >= 3 and lead > -CLEAR_MARGIN):
+        # a word of its own, or three words of its subject, none of another template's, in words not clearly more
+        # like another template's examples ("an RC … sandbox copy … package"): named, however they are worded
         return similarity >= PLAUSIBLE_SIMILARITY
     if lead < CLEAR_MARGIN:
         return False

@@ -322,7 +322,8 @@ WORKFLOW = Workflow(
     vocabulary=tuple(
         (
             "cctv tamper camera-alarm alarm-log camera-alert alarmy-z-kamer alarmów-z-kamer "
-            "alarmy-kamer тревоги-камер тревог-камер срабатывания-камер видеонаблюден ~alarm ~alert "
+            "alarmy-kamer тревоги-камер тревог-камер срабатывания-камер видеонаблюден журнал-тревог "
+            "тревог-с-камер журнал-охранн powiadom-z-monitoring zdarze-z-kamer alarm-z-monitoring ~alarm ~alert "
             "~monitoring ~тревог ~сигнализац ~срабатыван ~intrusion ~surveillance ~naruszen ~wtargn "
             "~вторжен ~kamer ~camera ~камер ~duplicat ~duplikat ~дубликат ~powtórz ~повтор !alarm-clock "
             "!set-an-alarm !set-alarm !nastaw-alarm !budzik !будильник !поставь-будильник"

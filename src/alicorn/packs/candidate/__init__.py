@@ -33,10 +33,13 @@ WORKFLOW = Workflow(
     vocabulary=tuple(
         (
             "isolated-candidate release-candidate izolowan-kandydat изолированн-кандидат demo-build "
-            "demo-version wersj-demo демо-верс ~candidate ~kandydat ~кандидат ~application ~aplikac "
+            "demo-version wersj-demo демо-верс релиз-кандидат релизн-кандидат кандидат-в-релиз "
+            "kandydat-do-wydan kandydat-wydan ~=rc ~candidate ~kandydat ~кандидат ~application ~aplikac "
             "~приложен ~=build ~demo ~=app ~=apps ~release ~package ~zbuduj ~zbudow ~wydan ~paczk "
             "~spakuj ~собер ~сборк ~демо ~релиз ~пакет ~wersj ~версию ~version ~sandbox ~piaskownic "
-            "~песочниц"
+            "~песочниц "
+            # the notes of a release, and a demo video, are no build of the application
+            "!release-notes !patch-notes !заметки-к-релизу !notatki-do-wydania !demo-video !wideo-demo !демо-видео"
         ).split()
     ),
     examples=slots.EXAMPLES,

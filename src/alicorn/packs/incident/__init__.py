@@ -30,7 +30,8 @@ WORKFLOW = Workflow(
     vocabulary=tuple(
         (
             "render-time rendering-time render-farm render-job renders-slow czas-render "
-            "renderowanie-zwoln farm-render время-рендер рендер-ферм рендеринг-замедл ~render "
+            "renderowanie-zwoln farm-render время-рендер рендер-ферм рендеринг-замедл timing-log timings-log "
+            "log-czas log-z-czas лог-времен лог-с-тайминг лог-тайминг ~render "
             "~renderowan ~renderuj ~рендер ~takes-longer ~trwa-dłużej ~dłużej ~дольше ~slowdown ~slower "
             "~regression ~spowolni ~wolniej ~zwolni ~замедлен ~медленнее ~тормоз ~hypothes ~hipotez "
             "~гипотез"

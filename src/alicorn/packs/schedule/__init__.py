@@ -52,7 +52,8 @@ WORKFLOW = Workflow(
     vocabulary=tuple(
         (
             "roster rota shift-schedule work-schedule shift-plan grafik-zmian grafik-pracy "
-            "harmonogram-zmian график-смен расписание-смен график-работы dyżur dyzur ~grafik ~график "
+            "harmonogram-zmian график-смен расписание-смен график-работы plan-zmian план-смен dyżur dyzur "
+            "~grafik ~график "
             "~harmonogram rozpisk ~schedule ~shift ~timetable ~zmian ~zmiano ~смен ~расписан ~дежурств "
             "~wariant ~variant ~вариант ~vacation ~urlop ~отпуск"
         ).split()
