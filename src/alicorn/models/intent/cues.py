@@ -86,6 +86,13 @@ _THANKS_WORDS = r"(?:thanks|thank you|cheers|dzięki|dzieki|dziękuję|dziekuje|
 #: Thanks opening the message, and thanks anywhere in it.
 _THANKS = re.compile("^" + _THANKS_WORDS, re.IGNORECASE)
 _THANKS_ANYWHERE = re.compile(r"(?<!\w)" + _THANKS_WORDS, re.IGNORECASE)
+#: Praise of work done: "the head teacher really liked the minutes you did", "grafik bardzo się podobał", "протокол
+#: всем понравился".
+_PRAISE = re.compile(
+    r"\b(?:liked|loved|enjoyed|was spot on|were spot on|went down well)\b|\bpodoba(?:ł|ła|ło|li|ły)\b"
+    r"|(?<!\w)понравил\w*",
+    re.IGNORECASE,
+)
 #: A past tense, roughly: English -ed and a few irregulars, Polish -ł/-ła/-li, Russian -л/-ла/-ли (longer words).
 _PAST_TENSE = re.compile(
     r"\b\w{3,}ed\b|\b(?:was|were|went|made|did|got|came|ran)\b|\w{3,}(?:ł|ła|ło|li|ły)(?!\w)|(?<!\w)[а-я]{3,}(?:ла|ли|ло|л)(?!\w)"
@@ -97,7 +104,8 @@ _REMARK = re.compile(
 )
 _SMALL_TALK = re.compile(
     r"\bhow are you\b|\bhow's it going\b|\bhow was your\b|\bjak się masz\b|\bco słychać\b|\bjak leci\b"
-    r"|(?<!\w)как дела|(?<!\w)как ты(?!\w)|(?<!\w)как поживаешь|(?<!\w)как жизнь",
+    r"|(?<!\w)как дела|(?<!\w)как ты(?!\w)|(?<!\w)как поживаешь|(?<!\w)как жизнь|(?<!\w)как настроение"
+    r"|\bjak humor\b|\bhow's your day\b",
     re.IGNORECASE,
 )
 _POLITE = re.compile(
@@ -346,13 +354,48 @@ _DETERMINERS = {"the", "a", "an", "our", "my", "your", "this", "that", "today's"
 _EN_SUBJECT_PRONOUNS = {"i", "we", "you", "they", "he", "she", "it", "i'm", "we're", "it's", "there", "we've", "i've"}
 
 
+#: Relative pronouns: a frequency inside their clause describes the noun before them ("Skrypt, który co noc generuje
+#: miniatury…", "the script that runs every night", "отчёт, который каждое утро приходит").
+_RELATIVE_PRONOUNS = {
+    "that", "which", "who", "który", "która", "które", "którzy", "ktory", "ktora", "ktore", "который", "которая",
+    "которое", "которые", "что",
+}  # fmt: skip
+
+
+def in_a_relative_clause(text: str, position: int) -> bool:
+    """Whether `position` stands early in a relative clause ("Skrypt, który co noc generuje…", "the job that every
+    night exports…"): what is said there describes the noun before it."""
+    clause = re.split(r"[,;:.!?—–]", text[:position])[-1].lower().split()
+    return bool(clause) and clause[0] in _RELATIVE_PRONOUNS and len(clause) <= 3
+
+
 def _adjective(text: str, match: re.Match[str]) -> bool:
-    """ "the daily report", "a weekly summary": a frequency word after a determiner describes a noun; "at least six
-    on every shift", "two people per each shift": a count over shifts, not a time to act."""
+    """ "the daily report", "a weekly summary": a frequency word after a determiner describes a noun, and so does one
+    in a relative clause ("Skrypt, który co noc generuje miniatury, zaczął się wlec"); "at least six on every shift",
+    "two people per each shift": a count over shifts, not a time to act."""
     before = text[: match.start()].split()[-1:]
     if match.group(0).endswith("ly") and bool(before) and before[0] in _DETERMINERS:
         return True
+    if in_a_relative_clause(text, match.start()):
+        return True
     return match.group(0).endswith("shift") and bool(before) and before[0] in ("on", "in", "per", "for", "at")
+
+
+#: A need of the speaker's denied: "Na razie nic nowego nie potrzebuję", "I don't want anything else", "ничего не
+#: хочу" (not "не нужно откладывать", which asks to act now).
+_NEED_DENIED = {"nie", "не", "nothing", "not", "don't", "dont"}
+_FIRST_PERSON_NEEDS = ("potrzebuj", "chcę", "chce", "хочу", "i need", "i want", "we need")
+
+
+def _requests(lowered: str) -> bool:
+    """Whether the text states a need or a request (`_REQUEST`) that is not the speaker's need denied ("nic nowego
+    nie potrzebuję")."""
+    for match in _REQUEST.finditer(lowered):
+        before = lowered[: match.start()].split()[-2:]
+        denied = match.group(0).startswith(_FIRST_PERSON_NEEDS) and any(w in _NEED_DENIED for w in before)
+        if not denied:
+            return True
+    return False
 
 
 def _telling(sentence: str) -> bool:
@@ -362,6 +405,62 @@ def _telling(sentence: str) -> bool:
     while words[:2] in (["na", "razie"], ["for", "now"]):
         words = words[2:]
     return bool(words) and words[0] in _TELL
+
+
+#: Verbs that ask only to be told (not "describe it in a report" or "help me write"): explaining, telling, advising.
+_EXPLAINING = set(
+    "explain clarify define tell advise wyjaśnij wyjasnij objaśnij objasnij wytłumacz wytlumacz powiedz doradź doradz "
+    "poradź poradz объясни обьясни поясни растолкуй скажи подскажи посоветуй".split()
+)
+
+
+def _asks_after_context(sentences: list[str], language: str) -> bool:
+    """A question asked after sentences of context: a later sentence asks (a question word or an auxiliary and a
+    question mark, "Możesz wyjaśnić…?", or a verb of explaining: "Объясни, что такое LUFS"), the sentences before
+    it only state, and none asks for work (a prohibition or a remark may follow: "Pytam z ciekawości, więc nie
+    ruszaj logu")."""
+    asked = None
+    for position, sentence in enumerate(sentences[1:], start=1):
+        part = sentence.strip()
+        words = [w for w in _WORD.findall(part.lower()) if w not in _LEAD]
+        if not words:
+            continue
+        polite = _POLITE.search(part.lower())
+        after = _WORD.findall(part.lower()[polite.end() :])[:1] if polite is not None else []
+        # "Możesz wyjaśnić, jak to działa?", "Объясни, пожалуйста, что такое LUFS" (not "Just tell me the corrected
+        # formula", "Объясни, что делает скрипт": work on the user's own things)
+        explaining = bool(after) and (after[0] in _EXPLAINING or after[0].startswith(_EXPLAINING_STEMS))
+        explaining = explaining or (words[0] in _EXPLAINING and _DEFINING.search(part.lower()) is not None)
+        question = part.endswith("?") and (words[0] in _QUESTION_WORDS or bool(_AUX_QUESTION.match(part.lower())))
+        # "Które z nich ktoś powinien sprawdzić?", "Which of these need a human?": choosing among the given data
+        question = question and not (words[0] in _SELECTING and any(w in _PARTITIVE for w in words[1:4]))
+        work = _POLITE.search(part) is not None and _polite_work(part) and not explaining
+        if (explaining or question) and not work:
+            asked = position
+            break
+    if asked is None:
+        return False
+    for sentence in sentences[:asked]:
+        if imperative_start(sentence, language) or _POLITE.search(sentence) or sentence.strip().endswith("?"):
+            return False  # a command or another question before it: not context
+    for sentence in sentences[asked + 1 :]:
+        part = sentence.strip()
+        commands = imperative_start(part, language) and not _prohibition(part) and not _telling(part)
+        if commands or (_POLITE.search(part) and _polite_work(part)):
+            return False  # work asked after the question: "Why did renders slow down? Test three hypotheses."
+    return True
+
+
+#: What a definition asks: "what is", "co to jest", "czym jest", "что такое", "what's the difference".
+_DEFINING = re.compile(
+    r"\bwhat(?: is|'s| are)\b|\bco to (?:jest|są)\b|\bczym (?:jest|są|się różni)|(?<!\w)что так(?:ое|ие)(?!\w)"
+    r"|(?<!\w)чем отлича",
+)
+#: Words that open a choice among given things ("which of these", "które z nich", "какие из них").
+_SELECTING = {"which", "które", "który", "która", "których", "ktore", "ktory", "какие", "какой", "какая", "которые"}
+_PARTITIVE = {"of", "z", "ze", "spośród", "sposrod", "из", "среди"}
+#: Infinitives of explaining after "can you": "Możesz wyjaśnić…?", "Можешь объяснить…?", "Could you explain…".
+_EXPLAINING_STEMS = ("wyjaśni", "wyjasni", "wytłumacz", "wytlumacz", "объясни", "обьясни", "поясни", "explain")
 
 
 def _alternative(sentence: str) -> bool:
@@ -517,24 +616,27 @@ def kind_cue(text: str) -> KindCue | None:
     # thanks, however long, with no request in it: "Thanks a lot, the rota worked perfectly - not one complaint"
     # a remark: thanks or praise anywhere, "Just wanted to say the rota worked a treat … Cheers!"
     # (thanks for what went well: a past tense beside them; "Rota for March with vacations, thanks." asks)
-    remark = (_THANKS_ANYWHERE.search(lowered) is not None and _PAST_TENSE.search(lowered) is not None) or (
-        _REMARK.match(lowered) is not None
-    )
-    if remark and not imperative and not _REQUEST.search(lowered) and not _COURTESY.search(lowered):
+    praised = _THANKS_ANYWHERE.search(lowered) is not None or _PRAISE.search(lowered) is not None
+    remark = (praised and _PAST_TENSE.search(lowered) is not None) or _REMARK.match(lowered) is not None
+    if remark and not imperative and not _requests(lowered) and not _COURTESY.search(lowered):
         now = " ".join(sentence for sentence in sentences if not _NEXT_TIME.match(sentence))
         parts = [part for part in re.split(r"[,.!;?]", now) if part.strip()]
         if not stripped.endswith("?") and not any(imperative_start(part) for part in parts) and "?" not in stripped:
             return KindCue("conversation", True, "thanks or a remark, without a request")
-    thanks = greeting is not None and _THANKS.match(lowered) is not None and not _REQUEST.search(lowered)
+    thanks = greeting is not None and _THANKS.match(lowered) is not None and not _requests(lowered)
     thanks = thanks and not _COURTESY.search(lowered) and not stripped.endswith("?")
     if greeting and not imperative and (len(words) <= 12 or thanks) and not polite:
         rest = _GREETING.sub("", lowered, count=1)
         if not any(imperative_start(part) for part in re.split(r"[,.!;]", rest) if part.strip()):
             return KindCue("conversation", True, "greeting or thanks")
-    if polite:
-        return KindCue("task", True, "polite request")
     # A later sentence is read in the language of the whole request ("Zweryfikuj dwie hipotezy" alone looks English).
     language = identify(stripped).language
+    if not imperative and _asks_after_context(sentences, language):
+        # "A client asked whether… What's the difference between…? I just want to understand it.": the question
+        # after its context is what is asked; a prohibition or a remark after it asks for no work
+        return KindCue("question", True, "a question after its context")
+    if polite:
+        return KindCue("task", True, "polite request")
     commanded = [
         part
         for part in sentences[1:]
@@ -595,7 +697,7 @@ def kind_cue(text: str) -> KindCue | None:
         return KindCue("task", True, f"a request: {courtesy.group(0)!r}")
     if emergency and not past:
         return KindCue("alarm", False, f"emergency: {emergency!r}")
-    if _REQUEST.search(lowered):
+    if _requests(lowered):
         return KindCue("task", False, "a stated need or request")
     return KindCue("conversation", False, "a statement without a request")
 

@@ -220,6 +220,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=go-live", "public", "publik", "ogłos",
         "ogłas", "ogłoś", "oglos", "oglas", "публик", "выклад", "выложи", "выложу", "выложим", "объяв", "обнарод",
         "анонс", "размещ", "размест",
+        # hanging it up where people read it: "повешу в сестринской", "повесь график на доску"
+        "!повес", "!повеш",
 ),
     "external_transmission": (
         "=send", "=sent", "mail", "email", "forward", "transmit", "upload", "=share", "=reply", "=message", "notify",
@@ -347,6 +349,8 @@ _PHYSICAL_OBJECTS = (
     "agregat", "агрегат", "zasuw", "dmuchaw", "blower", "aerator", "chiller",
     # an alarm as the device that rings: "тревогу не отключай, пусть звенит"
     "тревог",
+    # an alarm system's control panel: "na centralce niczego nie przełączaj"
+    "centralk",
 )
 #: Nominal negations: "no sirens", "żadnych syren", "никаких сирен", "without locking the doors".
 _NOMINAL = {
@@ -1844,8 +1848,25 @@ def _speaker_gate(words: list[str], m: int, language: str) -> bool:
 
 
 def _negated_until(words: list[str], m: int, sentence: list[int]) -> bool:
-    """An "until" under a negative operator of its sentence: "wait until…", "don't … until…"."""
-    return words[m] in _UNTIL and any(sentence[j] == sentence[m] and _operator(words, j) for j in range(m))
+    """An "until" under a negative operator of its sentence: "wait until…", "don't … until…"; not under a negated
+    necessity, which lifts the wait ("nie musisz czekać, aż to sprawdzę", "no need to wait until I've read it")."""
+    if words[m] not in _UNTIL:
+        return False
+    operators = [j for j in range(m) if sentence[j] == sentence[m] and _operator(words, j)]
+    return bool(operators) and not any(_lifted_necessity(words, j) for j in operators)
+
+
+#: Modals of necessity: negated, they say the action need not wait ("nie musisz czekać", "не нужно ждать").
+_NECESSITY = {
+    "musisz", "musicie", "musi", "trzeba", "potrzeba", "need", "needs", "have", "has", "нужно", "надо", "обязательно",
+    "обязан", "обязана", "требуется",
+}  # fmt: skip
+
+
+def _lifted_necessity(words: list[str], index: int) -> bool:
+    """A negation of necessity at `index`: "nie musisz", "не нужно", "don't have to", "no need"."""
+    after = words[index + 1 : index + 3]
+    return bool(after) and (after[0] in _NECESSITY or (after[0] in ("ma", "need") and words[index] == "nie"))
 
 
 def _speaker_until(words: list[str], m: int, language: str) -> bool:
@@ -2369,6 +2390,8 @@ _DATA_OBJECTS = (
     "=excel", "excelu", "excela", "экселе", "эксел", "excell",
     # a spreadsheet's workbook: "I'd rather you didn't touch the workbook", "skoroszytu nie ruszaj"
     "=workbook", "=workbooks", "skoroszyt",
+    # a spreadsheet's columns: "Kolumny z cenami nie ruszaj", "don't touch the price column", "колонку с ценами"
+    "=column", "=columns", "kolumn", "колонк", "столбец", "столбц",
 )
 #: Schedules are data only when touching them is forbidden ("leave the roster alone", "grafiku nie ruszaj", "график
 #: не трогай"): "the rota stays as it is" describes, and the schedule a request makes is its product, not data.

@@ -47,6 +47,7 @@ from alicorn.models.intent.lexicon import (
     _device,
     _first_person,
     _is_past,
+    _lifted_necessity,
     _nearest_action_before,
     _past_clause_before,
     _sentences,
@@ -180,6 +181,14 @@ _FOR_ME_STRICTLY: tuple[tuple[str, ...], ...] = (
     ),
     ("for", "me", "alone"),
     ("for", "my", "eyes", "alone"),
+    # for the speaker's information only: "wyłącznie do mojej wiadomości", "только для моего сведения"
+    *(
+        (only, *mine)
+        for only in ("only", "tylko", "wyłącznie", "jedynie", "только", "исключительно", "лишь")
+        for mine in (("do", "mojej", "wiadomości"), ("для", "моего", "сведения"))
+    ),
+    ("for", "my", "information", "only"),
+    ("for", "my", "reference", "only"),
 )
 _CONFINED += _FOR_ME_STRICTLY
 #: Too early for the action of the clause: "выкладывать пока рано", "na publikację jest za wcześnie", "it's too early
@@ -549,6 +558,8 @@ def _named_effects(words: list[str], start: int, end: int, *, schedules: bool = 
             named.append((j, "publication"))
         elif _whole(_SERVERS, word) or _whole(_VERSIONS, word):
             named.append((j, "installation"))
+        elif _whole(_PROGRAMS, word):
+            named.append((j, "code_execution"))  # "leave the job itself alone", "skryptu nie ruszaj"
         elif (
             _whole(_DOCUMENTS, word)
             or (schedules and _whole(_SCHEDULE_OBJECTS, word))
@@ -675,9 +686,10 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
             if touching or effect == "physical":
                 found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (left as it is)", words[j])))
         if stopping:
-            # "Nie zatrzymuj żadnych usług na serwerach", "don't stop the services": a service stopped is code run
-            for j in range(index + 1, end):
-                if _whole(_SERVICES, words[j]):
+            # "Nie zatrzymuj żadnych usług na serwerach", "don't stop the services", "Skryptu nie zatrzymuj": a
+            # service or a program stopped is code run
+            for j in [*range(index + 1, end), *range(start, index)]:
+                if _whole(_SERVICES, words[j]) or _whole(_PROGRAMS, words[j]):
                     found.append((j, ForbiddenAction("code_execution", f"{words[index - 1]} {word}", words[j])))
                     break
     return found
@@ -685,6 +697,8 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
 
 #: What runs on a server and is stopped by a command: "usługi", "services", "сервисы", "службы".
 _SERVICES = ("usług", "uslug", "=service", "=services", "serwis", "сервис", "служб", "=daemon", "=daemons")
+#: Programs that run on their own: stopped or touched, code is run ("Skryptu nie zatrzymuj", "leave the job alone").
+_PROGRAMS = ("=job", "=jobs", "=script", "=scripts", "skrypt", "скрипт", "джоб", "=cron", "=cronjob")
 
 
 def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
@@ -703,7 +717,12 @@ def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
                 trigger = f"{' '.join(before)} {word}"
         if trigger is not None:
             found.append((index, ForbiddenAction("external_transmission", f"{trigger} (confined)", word)))
-            addressed = any(_whole(_ADDRESSED, w) or (language == "pl" and _whole(_LETTER_PL, w)) for w in words)
+            span = range(index, index + len(phrase or ()))  # "do mojej wiadomości" is no message withheld
+            addressed = any(
+                _whole(_ADDRESSED, w) or (language == "pl" and _whole(_LETTER_PL, w))
+                for k, w in enumerate(words)
+                if k not in span
+            )
             if phrase in _SPEAKER_ONLY and not addressed:
                 # the speaker alone reads it: not published either, unless its sentence names what is withheld (a
                 # letter or a reply, kept from its addressee, is only not sent: as with "only a draft")
@@ -872,7 +891,9 @@ def _deferred_after(words: list[str], language: str) -> list[tuple[int, Forbidde
             continue
         if index and words[index - 1] in ("about", "of", "o", "об", "о", "про"):
             continue  # "письмо поставщику о задержке поставки": a delay as the topic, not a deferral
-        start, _ = _clause_span(words, index)
+        start, end = _clause_span(words, index)
+        if any(words[k] in ("не", "nie", "no", "not") and _lifted_necessity(words, k) for k in range(index, end)):
+            continue  # "ждать моего ответа не нужно", "czekać nie trzeba": the wait is not needed
         if start == index and start > 1 and words[start - 1] in ("–", "—"):
             start = _clause_span(words, start - 2)[0]  # "ставить новую версию – подожди": the topic before the dash
         if any(w in _NEGATING or w in ("no", "nie", "не") for w in words[start:index]):

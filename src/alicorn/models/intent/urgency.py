@@ -116,15 +116,19 @@ MEDICAL = re.compile(
     r"|can't (?:breathe|get up)|cannot (?:breathe|get up)|turned blue"
     # injuries, being trapped, a birth: "hit her head … bleeding", "pinned under a pallet", "went into labour"
     r"|hit (?:his|her|their) head|and bleeding|pinned (?:under|by)|trapped under|crushed by|(?:went|is) into labou?r"
+    # an electric shock: "got an electric shock from the panel", "poraził go prąd", "ударило током"
+    r"|electric shock|electrocuted|got a shock from"
     r"|waters? (?:has |have )?broken)\b"
     r"|\b(?:zemdla\w*|zemdlał\w*|zasłab\w*|nieprzytomn\w*|stracił\w* przytomność|nie oddycha|nie reaguje"
     r"|krwawi\w*|drgawk\w*|dusi się|nie może wstać|zawał\w*|posinia\w*|sini\w* się|słabnie|mdleje"
-    r"|przygniot\w*|przygniecion\w*|uderzył\w* się w głowę|zaczęła rodzić|rodzi(?!\w)|odeszły (?:jej )?wody)"
+    r"|przygniot\w*|przygniecion\w*|uderzył\w* się w głowę|zaczęła rodzić|rodzi(?!\w)|odeszły (?:jej )?wody"
+    r"|poraził\w* (?:go |ją |ich )?prąd\w*|porażeni\w* prądem|kopnął (?:go |ją )?prąd)"
     r"|(?<!\w)(?:без сознания|потерял\w* сознание|не дышит|почти не дышит|судорог\w*|посинел\w*|кровотечени\w*"
     r"|истекает кровью|задыха\w*|стало плохо|не реагирует|не может встать|инфаркт\w*|инсульт\w*"
     r"|придавил\w*|зажало|рожает|начались роды|отошли воды|ударил\w* головой|не может вытащить"
     # a burn: "обжёг руку о печь, ожог сильный", "poparzył się", "badly burned his hand"
-    r"|обж[её]г\w*|ожог\w*|poparzy\w*|oparzeni\w*|oparzył\w*)"
+    r"|обж[её]г\w*|ожог\w*|poparzy\w*|oparzeni\w*|oparzył\w*"
+    r"|ударил\w* током|удар\w* током|поражени\w* током|шибанул\w* током)"
     r"|\b(?:badly |severely )?burn(?:ed|t) (?:his|her|their|my) (?:hand|arm|face|leg)\b",
     re.IGNORECASE,
 )
