@@ -300,3 +300,37 @@ def test_three_words_with_other_senses_name_a_template_unless_another_templates_
     assert _named_enough(weak, 0.4, -CLEAR_MARGIN / 2)
     assert not _named_enough(weak, 0.4, -2 * CLEAR_MARGIN)
     assert not _named_enough(weak[:2], 0.4, -CLEAR_MARGIN / 2)  # two of them need a clear lead
+
+
+@pytest.mark.parametrize(
+    ("text", "workflow"),
+    [
+        # the product and one more word of the template's, closer to its examples than to any other's
+        ("Kamery przy magazynie zgłosiły w nocy sporo alarmów. Wybierz te, którymi musi się zająć człowiek.", "alarms"),
+        ("Сделай пару вариантов графика для кассиров на праздники.", "schedule"),
+        ("Собери кандидата сайта столовой и прогони тесты.", "candidate"),
+    ],
+)
+def test_a_template_named_by_its_product_and_another_of_its_words_is_chosen(text: str, workflow: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow == workflow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # two words of a template's circumstances, none of its product
+        "Book the small meeting room for Thursday afternoon, I have a call with a supplier.",
+        # the candidate template's words, but not its product: a build server, an app's tests
+        "The build server is slow again, the app tests take ages.",
+        # a meeting that only dates something else
+        "Porównaj CV kandydatów na realizatora. Odpowiedzi wyślemy sami po naradzie z szefem anteny.",
+        # the notes of an update are no meeting's minutes
+        "Подготовь заметки к обновлению касс для кассиров.",
+    ],
+)
+def test_circumstances_a_moment_or_an_updates_notes_name_no_template(text: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow is None

@@ -39,6 +39,8 @@ TRUSTED_REASONING = 2
 ALIKE_SIMILARITY = 0.45
 #: Below this top similarity, no template is a plausible match.
 PLAUSIBLE_SIMILARITY = 0.12
+#: Two weak stems, one naming the template's product, in words more like its examples than any other's: this alike.
+PAIRED_SIMILARITY = 0.2
 
 
 def as_data(text: str, untrusted: bool) -> str:
@@ -212,7 +214,7 @@ class WorkflowSelector:
             only = subject[0]
             similarity = best.get(only, 0.0)
             lead = similarity - max((v for w, v in best.items() if w != only), default=0.0)
-            if not _named_enough(named[only], similarity, lead):
+            if not _named_enough(named[only], similarity, lead, self.workflows[only].product_stems):
                 # Only words with other senses ("call the plumber", "the build server"), unlike its examples: ask.
                 return Selection(None, "ambiguous", None, only, 0.0, round(similarity, 3), choice, None)
             agreed = "+model" if choice == only else ("(model disagreed)" if choice else "")
@@ -257,9 +259,27 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def _subject_words(text: str) -> str:
-    """`text` without what names no template's subject: the topic of another product and durations ("a summary of
-    the 20 minutes the restart took")."""
-    return _without_durations(_without_topics(text))
+    """`text` without what names no template's subject: the topic of another product, durations ("a summary of
+    the 20 minutes the restart took") and a meeting that only says when ("po naradzie z szefem", "after the board
+    meeting")."""
+    return _without_moments(_without_durations(_without_topics(text)))
+
+
+#: Prepositions of time, and the meetings they may date something by.
+_MOMENT_BEFORE = {"after", "before", "po", "przed", "после", "перед", "до"}
+_MEETINGS = ("narad", "spotkan", "meeting", "совещан", "планёрк", "планерк", "встреч", "zebrani", "собрани")
+
+
+def _without_moments(text: str) -> str:
+    """`text` without a meeting named as a moment ("Odpowiedzi wyślemy sami po naradzie z szefem", "after the board
+    meeting", "после совещания"): it dates something else; the notes of a meeting name it otherwise ("notatka ze
+    spotkania", "minutes of the meeting")."""
+    words = text.split()
+    return " ".join(
+        w
+        for i, w in enumerate(words)
+        if not (w.startswith(_MEETINGS) and any(p in _MOMENT_BEFORE for p in words[max(0, i - 3) : i]))
+    )
 
 
 def _only_the_verb(stems: tuple[str, ...], text: str) -> bool:
@@ -347,15 +367,20 @@ def _counts(word: str) -> bool:
     ) or word in ("сорок", "девяносто", "сто", "sto", "hundred")
 
 
-def _named_enough(stems: tuple[str, ...], similarity: float, lead: float) -> bool:
+def _named_enough(stems: tuple[str, ...], similarity: float, lead: float, products: tuple[str, ...] = ()) -> bool:
     """Whether the words name a template's subject clearly: a strong stem in words not unlike its examples, three
-    weak ones (words with other senses) in words not clearly more like another template's examples, or fewer in
-    words clearly more like its own: two of them and clearly alike, or one and very alike."""
+    weak ones (words with other senses) in words not clearly more like another template's examples, two where one
+    names its product in words more like its examples than any other's, or fewer in words clearly more like its
+    own: two of them and clearly alike, or one and very alike."""
     strong = [s for s in stems if not s.startswith("~")]
     if strong or (len(stems) >= 3 and lead > -CLEAR_MARGIN):
         # a word of its own, or three words of its subject, none of another template's, in words not clearly more
         # like another template's examples ("an RC … sandbox copy … package"): named, however they are worded
         return similarity >= PLAUSIBLE_SIMILARITY
+    if len(stems) >= 2 and any(s in products for s in stems) and lead > 0:
+        # its product and one more of its words, closer to its examples than to any other's: "grafik … dwa
+        # warianty", "тревоги с камер", "кандидат … собери" (not "the meeting room … a call": no product named)
+        return similarity >= PAIRED_SIMILARITY
     if lead < CLEAR_MARGIN:
         return False
     return similarity >= (CLEAR_SIMILARITY if len(stems) >= 2 else ALIKE_SIMILARITY)

@@ -126,6 +126,11 @@ class Workflow:
     #: chosen only when the request's own words name its subject; similar-sounding requests about something else
     #: ("write a poem about the camera") get a question or no template, never this one by accident.
     vocabulary: tuple[str, ...] = ()
+    #: The weak stems of `vocabulary` that name the work's own product or subject ("~grafik", "~candidate",
+    #: "~тревог"), not its circumstances ("~variant", "~camera", "~meeting"): one of them with another weak stem of
+    #: this template names it ("grafik … dwa warianty", "тревоги с камер"), where two circumstances alone do not
+    #: ("Book the meeting room, I have a call").
+    product_stems: tuple[str, ...] = ()
 
     def named_in(self, text: str) -> tuple[str, ...]:
         """The vocabulary stems `text` contains, each at the start of a word (weak ones keep their "~"); none when

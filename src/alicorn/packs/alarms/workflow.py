@@ -329,6 +329,7 @@ WORKFLOW = Workflow(
             "!set-an-alarm !set-alarm !nastaw-alarm !budzik !будильник !поставь-будильник"
         ).split()
     ),
+    product_stems=tuple("~alarm ~alert ~тревог ~сигнализац ~срабатыван ~intrusion ~вторжен ~wtargn".split()),
     examples={
         "en": (
             "Analyse yesterday's camera alarms, remove duplicates and show only events that need a human.",

@@ -42,6 +42,7 @@ WORKFLOW = Workflow(
             "!release-notes !patch-notes !заметки-к-релизу !notatki-do-wydania !demo-video !wideo-demo !демо-видео"
         ).split()
     ),
+    product_stems=tuple("~=rc ~sandbox ~piaskownic ~песочниц ~zbuduj ~zbudow ~собер ~сборк".split()),
     examples=slots.EXAMPLES,
     data_dir=Path(__file__).parent / "data",
     extract=slots.extract,

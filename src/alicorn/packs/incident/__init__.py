@@ -37,6 +37,7 @@ WORKFLOW = Workflow(
             "~гипотез"
         ).split()
     ),
+    product_stems=tuple("~render ~renderowan ~renderuj ~рендер".split()),
     examples=slots.EXAMPLES,
     data_dir=Path(__file__).parent / "data",
     extract=slots.extract,

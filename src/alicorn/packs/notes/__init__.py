@@ -35,14 +35,16 @@ WORKFLOW = Workflow(
     operations=OPERATIONS,
     vocabulary=tuple(
         (
-            "transcript minutes transkryp protokół protokol расшифровк протокол созвон совещан narad "
+            "transcript minutes transkryp protokół protokol расшифровк протокол созвон совещан narad конспект "
             "~conversation ~rozmow ~разговор zapisk заметк ~notatk ~=note ~=notes ~summary ~podsumowan "
             "~итог ~meeting ~spotkan ~встреч ~планёрк ~планерк ~=call ~=calls ~recording ~discussion "
             "~nagran ~звонк ~звонок ~запис ~обсужден "
             # notes of a software release are no meeting's minutes
-            "!release-notes !patch-notes !заметки-к-релизу !заметки-к-выпуску !notatki-do-wydania !notatki-wydania"
+            "!release-notes !patch-notes !заметки-к-релизу !заметки-к-выпуску !notatki-do-wydania !notatki-wydania "
+            "!update-notes !заметки-к-обновлению !заметки-по-обновлению !notatki-do-aktualizacji"
         ).split()
     ),
+    product_stems=tuple("~notatk ~=note ~=notes ~summary ~podsumowan ~итог ~планёрк ~планерк".split()),
     examples=EXAMPLES,
     data_dir=DATA_DIR,
     extract=extract,

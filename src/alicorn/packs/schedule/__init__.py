@@ -58,6 +58,7 @@ WORKFLOW = Workflow(
             "~wariant ~variant ~вариант ~vacation ~urlop ~отпуск"
         ).split()
     ),
+    product_stems=tuple("~grafik ~график ~harmonogram ~schedule ~timetable ~расписан ~дежурств".split()),
     examples={
         "en": (
             "Prepare three variants of next month's work schedule, take vacations into account, and do not publish "
