@@ -331,6 +331,8 @@ def imperative_start(text: str, language: str | None = None) -> bool:
     words = words[:5]
     if not words:
         return False
+    if words[0] in ("do", "does", "did") and words[1:2] and words[1] in ("you", "we", "i", "they", "he", "she", "it"):
+        return False  # "Do you know which days…?": a question, not a command opened by "do"
     if _imperative(words[0], language, True):
         return True
     if language == "en" and words[0] in _PHRASAL and words[1:2] and words[1] in _PARTICLES:

@@ -256,6 +256,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "выкат", "выкатыв", "раскат", "обнов",
         "!ставь",
         "!ставит", "!ставл", "!ставим", "=flash", "flashing", "прошив",
+        # unfolding onto a server: "на стенд не разворачивай"
+        "разворач",
         "!поставь", "!поставит", "!поставл", "выкач",
         # rolling a release back: "откатывать релиз без моей команды нельзя"
         "!откат",
@@ -349,8 +351,9 @@ _PHYSICAL_OBJECTS = (
     "agregat", "агрегат", "zasuw", "dmuchaw", "blower", "aerator", "chiller",
     # an alarm as the device that rings: "тревогу не отключай, пусть звенит"
     "тревог",
-    # an alarm system's control panel: "na centralce niczego nie przełączaj"
-    "centralk",
+    # an alarm system's control panel, a lighting or control console: "na centralce niczego nie przełączaj", "Сам
+    # на пульте ничего не переключай"
+    "centralk", "пульт",
 )
 #: Nominal negations: "no sirens", "żadnych syren", "никаких сирен", "without locking the doors".
 _NOMINAL = {
@@ -424,7 +427,10 @@ _TO_MOTION = {
     "not", "never", "shouldn't", "mustn't", "won't", "can't", "cannot", "should", "must", "may", "can", "will",
     "ever", "to", "is", "are", "be", "allowed", "supposed", "meant", "under", "any", "circumstances", "up",
 }  # fmt: skip
-_PREMISES = {"building", "office", "company", "house", "team", "department", "premises", "room", "hands"}
+_PREMISES = {
+    "building", "office", "company", "house", "team", "department", "premises", "room", "hands", "newsroom", "shop",
+    "store", "studio", "clinic", "school", "site", "firm",
+}  # fmt: skip
 _SOMETHING = {
     "anything", "something", "nothing", "cokolwiek", "coś", "cos", "żadne", "żaden", "żadna", "ничего", "ничто",
     "нибудь", "либо", "то",
@@ -526,6 +532,8 @@ _PLACING = (
     "umieszcz", "powieś", "powies", "вешат", "вешай", "вешаем", "повес", "повеш", "залей", "залить",
     "wiesza", "wieszaj", "przypin", "przypnij", "przyczep", "naklej", "приклеи", "приклей", "прикреп",
     "закин", "закид", "выложи", "выклад", "wystaw", "wpis", "=tack",
+    # placing it on a page: "nie zamieszczać na stronie instytutu"
+    "zamieszcz", "zamieść", "zamiesc", "zamieści",
 )
 _VENUES = (
     "website", "=site", "=web", "=page", "homepage", "intranet", "intranec", "=board", "noticeboard", "=wiki",
@@ -1039,6 +1047,9 @@ _ORDER_NOUNS = ("zamówieni", "zamowieni", "zamówień", "zamowien")
 #: Placing an order: "don't place the order", "zamówienia nie składaj", "заказ не оформляй".
 _PLACING_ORDER = ("=place", "skład", "sklad", "złóż", "złoz", "zloz", "оформ", "размест")
 _ORDERS = ("=order", "zamówieni", "zamowieni", "zamówień", "zamowien", "=заказ", "=заказы")
+#: Who an order is placed with: "place it with the wholesaler", "złóż w hurtowni", "размести у поставщика".
+_SUPPLIERS = ("=supplier", "=suppliers", "=wholesaler", "=wholesalers", "=vendor", "=vendors", "dostawc", "hurtowni",
+              "поставщик", "оптовик")  # fmt: skip
 #: Before English "order" as a verb: "I'll order it myself", "please order", "and order the parts".
 _ORDERING_SUBJECTS = {"i'll", "ill", "we'll", "will", "i", "we", "you", "please", "and", "or", "then", "just"}
 
@@ -1057,6 +1068,8 @@ def _orders(words: list[str], index: int) -> bool:
         start, end = _clause_span(words, index)
         if any(_whole(_ORDERS, w) for w in words[max(start, index - 6) : min(end, index + 4)]):
             return True
+        if any(_whole(_SUPPLIERS, w) for w in words[index + 1 : min(end, index + 6)]):
+            return True  # "Do not place anything with the wholesaler": placed with a supplier, it is ordered
         # "Put together the order for Millers but hold off on actually placing it": the order named before, then
         # its pronoun, in the same sentence
         sentence = _sentences(words)

@@ -149,6 +149,8 @@ _HANDLING = (
     "=stop", "=shut",
     "останавлив", "остановит", "останови", "выключ", "отключ", "zatrzymuj", "zatrzymaj", "wyłącz", "wylacz",
     "przełącz", "przelacz", "переключ", "=switch", "=turn",
+    # opening and closing a device: "Ворота из системы не открывай и не закрывай", "nie otwieraj bramy zdalnie"
+    "=open", "=close", "otwieraj", "otwórz", "otworz", "zamykaj", "zamknij", "открыва", "открой", "закрыва", "закрой",
 )
 _NEGATING = {"not", "don't", "dont", "never", "nie", "не", "нельзя"}
 _CONFINED: tuple[tuple[str, ...], ...] = (
@@ -682,7 +684,16 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
             # English names what is touched after the verb ("dont touch the config files"); what stands before it
             # in an unpunctuated message is another thought ("check the print server … and dont touch …")
             start = index + 1
-        for j, effect in _named_effects(words, start, end, schedules=touching):
+        named = _named_effects(words, start, end, schedules=touching)
+        if not named and any(w in _NOTHING for w in words[max(0, index - 3) : index + 2]):
+            # "Прожекторы и камеры не трогай, ничего не переключай": nothing, among the devices its sentence names
+            first = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _SENTENCE_END), 0)
+            last = next((k for k in range(index + 1, len(words)) if words[k] in _SENTENCE_END), len(words))
+            device = next((j for j, e in _named_effects(words, first, last) if e == "physical"), None)
+            if device is not None:  # read at the verb: it is the verb that is understood
+                trigger = f"{words[index - 1]} {word} (among the devices named: {words[device]})"
+                found.append((index, ForbiddenAction("physical", trigger, word)))
+        for j, effect in named:
             if touching or effect == "physical":
                 found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (left as it is)", words[j])))
         if stopping:
@@ -695,6 +706,8 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
     return found
 
 
+#: An object left open: "ничего не переключай", "niczego nie przełączaj", "don't switch anything".
+_NOTHING = {"nothing", "anything", "niczego", "nic", "ничего", "ничто"}
 #: What runs on a server and is stopped by a command: "usługi", "services", "сервисы", "службы".
 _SERVICES = ("usług", "uslug", "=service", "=services", "serwis", "сервис", "служб", "=daemon", "=daemons")
 #: Programs that run on their own: stopped or touched, code is run ("Skryptu nie zatrzymuj", "leave the job alone").

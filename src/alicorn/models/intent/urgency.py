@@ -58,7 +58,14 @@ EMERGENCY = re.compile(
     r"|czuć spalenizn\w*|czuc spalenizn\w*|swąd\w*|пахнет гарью|запах гари|гарью пахнет"
     # a fault thrown now, a reading falling fast: "the dosing pump is throwing a fault", "the residual is dropping
     # fast", "ciśnienie szybko spada", "уровень быстро падает"
-    r"|(?:throwing|showing) (?:a )?fault|(?:dropping|falling) fast|szybko spada|быстро падает"
+    r"|(?:throwing|showing|shows|throws) (?:an? )?(?:\w+ ){0,2}fault"
+    r"|(?:dropping|falling) fast|szybko spada|быстро падает"
+    # a chemical smell, tills or terminals gone dead: "Strong chlorine smell in the plant room", "the card terminals
+    # went dead five minutes ago"
+    r"|(?:chlorine|ammonia|chemical) smell|smell of (?:chlorine|ammonia|chemicals)|czuć chlor\w*|zapach chloru"
+    r"|запах хлора|пахнет хлором"
+    r"|(?:terminals?|tills?|registers?|system|server|network|site|scanners?) (?:\w+ ){0,4}"
+    r"(?:went|have gone|has gone) dead"
     # movement on a camera right now: "the camera shows movement right now", "камера прямо сейчас показывает
     # движение", "kamera właśnie pokazuje ruch"
     r"|(?:right now|now) shows movement|shows movement (?:right )?now|(?:прямо )?сейчас показывает движение"
@@ -92,12 +99,17 @@ EMERGENCY = re.compile(
     r"|(?<!\w)(?:огонь|огня|пламя|пламени|загорел\w*|возгорани\w*|запах газа|пахнет газом"
     r"|пожар(?!\w*\s+учени)\w*|дым\w*|затоп\w*|протечк\w*|утечк\w*|взлом\w*|проникновени\w*|взрыв\w*|авари\w*"
     r"|(?<!учебная )(?<!учебную )(?<!учебной )эвакуац\w*"
-    r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога|застрял\w*|заклинил\w*"
+    r"|упал[аио]?|не работает|не отвечает|недоступ\w*|тревога|заклинил\w*"
+    # stuck, but not a driver held at the border or in traffic ("застрял на таможне" delays, "застрял в лифте" is
+    # an emergency)
+    r"|застрял\w*\b(?! на таможне| на границе| в пробке| в аэропорту| в командировке)"
     # falling pressure, a reading out of range: "падает давление", "холодильник показывает +9° вместо +2"
     r"|падает давление|давление падает"
     # a system down ("прод лежит"), a machine overheating or grinding ("мотор греется", "скрежещет")
     r"|(?:прод|сервер\w*|сайт\w*|магазин\w*|систем\w*|баз\w*|api|касс\w*|терминал\w*) (?:\w+ )?"
     r"(?:лежит|лежат|легл[аио]?)"
+    # the verb first: "В салоне лёг сервер онлайн-записи"
+    r"|(?<!\w)(?:лег|легл[аио]|упал[аио]?) (?:\w+ )?(?:сервер|сайт|систем|касс|терминал|прод|баз)\w*"
     r"|перегрева\w*|(?:мотор|двигател)\w* (?:\w+ )?греется|скрежещ\w*|скрежет\w*"
     r"|показывает [+-]?\s*\d+(?:\s*[.,]\s*\d+)?\s*(?:°\s*c?|градус\w*) вместо"
     # failing again and again now: "линия встаёт каждые пять минут", "компрессор то и дело отключается"
@@ -128,7 +140,9 @@ MEDICAL = re.compile(
     r"|придавил\w*|зажало|рожает|начались роды|отошли воды|ударил\w* головой|не может вытащить"
     # a burn: "обжёг руку о печь, ожог сильный", "poparzył się", "badly burned his hand"
     r"|обж[её]г\w*|ожог\w*|poparzy\w*|oparzeni\w*|oparzył\w*"
-    r"|ударил\w* током|удар\w* током|поражени\w* током|шибанул\w* током)"
+    r"|ударил\w* током|удар\w* током|поражени\w* током|шибанул\w* током"
+    # a head injury, first aid given now: "разбил голову, тренер оказывает первую помощь"
+    r"|разбил\w* (?:себе )?голову|оказыва\w* первую помо[щш]ь|делают искусственное дыхание|реанимир\w*)"
     r"|\b(?:badly |severely )?burn(?:ed|t) (?:his|her|their|my) (?:hand|arm|face|leg)\b",
     re.IGNORECASE,
 )
