@@ -181,6 +181,13 @@ _SHOW_FIRST: tuple[tuple[str, ...], ...] = (
     ("past", "me"), ("show", "me"), ("let", "me", "see"), ("let", "me", "check"), ("let", "me", "read"),
     ("pokaż", "mi"), ("pokaz", "mi"), ("daj", "mi"), ("dajcie", "mi"), ("покажи", "мне"), ("покажите", "мне"),
     ("дай", "мне"), ("дайте", "мне"), ("пришли", "мне"),
+    # the object before the speaker, and the speaker wanting to see it first: "Before you send it, show it to me",
+    # "Zanim cokolwiek zawiśnie na tablicy, chcę to zobaczyć", "Прежде чем рассылать, хочу посмотреть"
+    ("show", "it", "to", "me"), ("show", "them", "to", "me"), ("i", "want", "to", "see"), ("i", "want", "to", "read"),
+    ("i'd", "like", "to", "see"), ("i'd", "like", "to", "read"), ("i", "need", "to", "see"),
+    ("chcę", "to", "zobaczyć"), ("chce", "to", "zobaczyc"), ("chcę", "zobaczyć"), ("chcę", "to", "przeczytać"),
+    ("muszę", "to", "zobaczyć"), ("хочу", "посмотреть"), ("хочу", "это", "посмотреть"), ("хочу", "увидеть"),
+    ("хочу", "прочитать"),
 )
 
 
@@ -881,6 +888,15 @@ def _is_action_stem(word: str) -> bool:
 _VERB_NOUNS = {"text", "call", "message", "reply", "contact", "texts", "calls", "messages", "replies"}
 
 
+def _puts_it_up(words: list[str], index: int) -> bool:
+    """ "put it up", "put the rota up": a short object, then "up" (not "put up with", to bear it)."""
+    after = words[index + 1 : index + 5]
+    up = next((k for k, w in enumerate(after[:4]) if w == "up"), None)
+    if up is None or any(w in _CLAUSE_BREAK for w in after[:up]):
+        return False
+    return after[up + 1 : up + 2] != ["with"] and (up == 0 or after[0] in ("it", "this", "them", "the", "that"))
+
+
 #: Forms of "to be" and of seeming, before an adjective that is also a verb ("is correct", "looks correct").
 _BEING = {
     "is", "are", "was", "were", "be", "been", "being", "isn't", "aren't", "wasn't", "weren't", "isnt", "arent",
@@ -926,6 +942,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return None  # "the shared drive", "our shared channel": where things are, not a sharing
     if _whole(_PLACING, word) and _puts_into_files(words, index):
         return "local_write"  # "nie wrzucaj jej do wspólnego folderu", "don't upload it to the drive": a file put
+    if word in ("put", "putting", "puts") and _puts_it_up(words, index):
+        return "publication"  # "so don't put it up yourself", "don't put the rota up yet": posted for all to read
     if word == "public" and index + 1 < len(words) and words[index + 1][0].isalpha():
         return None  # "public holidays", "public transport": an adjective ("make it public", "go public" publish)
     if (
