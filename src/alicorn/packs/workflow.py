@@ -126,7 +126,7 @@ class Workflow:
     #: chosen only when the request's own words name its subject; similar-sounding requests about something else
     #: ("write a poem about the camera") get a question or no template, never this one by accident.
     vocabulary: tuple[str, ...] = ()
-    #: The weak stems of `vocabulary` that name the work's own product or subject ("~grafik", "~candidate",
+    #: The weak stems of `vocabulary` that name the work's own product or subject ("~grafik", "~sandbox",
     #: "~тревог"), not its circumstances ("~variant", "~camera", "~meeting"): one of them with another weak stem of
     #: this template names it ("grafik … dwa warianty", "тревоги с камер"), where two circumstances alone do not
     #: ("Book the meeting room, I have a call").

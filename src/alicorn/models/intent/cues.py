@@ -120,9 +120,6 @@ _AUX_QUESTION = re.compile(
     r"^(?:do|does|did|is|are|was|were|can|could|will|would|should|have|has)\s+"
     r"(?:you|we|they|i|it|he|she|the|this|that|there|anyone|someone|our|my)\b"
 )
-#: A question the speakers ask about themselves, not a command opened by "do": "Do I need to log that anywhere?",
-#: "Should we tell the insurer?".
-_SPEAKER_ASKS = re.compile(r"^(?:do|does|did|can|could|should|shall|must|may|will|would|have|am|are)\s+(?:i|we)\b")
 _QUESTION_WORDS = set(
     "what why how when where who whom whose which is are was were do does did has have should shall may "
     "co czy dlaczego czemu jak jaki jaka jakie jakich kiedy gdzie kto który która które ile skąd dokąd "
@@ -332,7 +329,7 @@ def imperative_start(text: str, language: str | None = None) -> bool:
     if not words:
         return False
     if words[0] in ("do", "does", "did") and words[1:2] and words[1] in ("you", "we", "i", "they", "he", "she", "it"):
-        return False  # "Do you know which days…?": a question, not a command opened by "do"
+        return False  # "Do you know which days…?", "Do I need to log that?": a question, not a command opened by "do"
     if _imperative(words[0], language, True):
         return True
     if language == "en" and words[0] in _PHRASAL and words[1:2] and words[1] in _PARTICLES:
@@ -436,7 +433,7 @@ def _asks_after_context(sentences: list[str], language: str) -> bool:
         question = part.endswith("?") and (words[0] in _QUESTION_WORDS or bool(_AUX_QUESTION.match(part.lower())))
         # "Które z nich ktoś powinien sprawdzić?", "Which of these need a human?": choosing among the given data
         question = question and not (words[0] in _SELECTING and any(w in _PARTITIVE for w in words[1:4]))
-        work = _POLITE.search(part) is not None and _polite_work(part) and not explaining
+        work = _polite_work(part) and not explaining
         if (explaining or question) and not work:
             asked = position
             break
@@ -448,7 +445,7 @@ def _asks_after_context(sentences: list[str], language: str) -> bool:
     for sentence in sentences[asked + 1 :]:
         part = sentence.strip()
         commands = imperative_start(part, language) and not _prohibition(part) and not _telling(part)
-        if commands or (_POLITE.search(part) and _polite_work(part)):
+        if commands or _polite_work(part):
             return False  # work asked after the question: "Why did renders slow down? Test three hypotheses."
     return True
 
@@ -552,11 +549,18 @@ _STAFFED_BEFORE = re.compile(
 )
 
 
+def a_quantity_before(text: str, position: int) -> bool:
+    """Whether a rate ("każdy max 48h tygodniowo") or a staffing level ("at least two RNs every night") stands right
+    before `position`: the period there says how much work, or how many work then, not when to act."""
+    before = text[:position]
+    return _RATE_BEFORE.search(before) is not None or _STAFFED_BEFORE.search(before) is not None
+
+
 def _constraint(text: str, match: re.Match[str]) -> bool:
     """Days in the plural in a clause that does not command, or a period after a quantity of work (a rate: "48h
-    tygodniowo")."""
-    if _RATE_BEFORE.search(text[: match.start()]) or _STAFFED_BEFORE.search(text[: match.start()]):
-        return True  # "at least two RNs every night": how many work then, not when to act
+    tygodniowo") or of staff ("at least two RNs every night")."""
+    if a_quantity_before(text, match.start()):
+        return True
     return bool(_PLURAL_DAYS_ONLY.fullmatch(match.group(0))) and not clause_commands(text, match.start())
 
 
@@ -639,11 +643,7 @@ def kind_cue(text: str) -> KindCue | None:
         return KindCue("question", True, "a question after its context")
     if polite:
         return KindCue("task", True, "polite request")
-    commanded = [
-        part
-        for part in sentences[1:]
-        if imperative_start(part, language) and not _alternative(part) and not _SPEAKER_ASKS.match(part.lower())
-    ]
+    commanded = [part for part in sentences[1:] if imperative_start(part, language) and not _alternative(part)]
     opens_question = sentences[0].rstrip().endswith("?") and (
         bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS
     )

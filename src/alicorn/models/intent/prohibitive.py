@@ -46,6 +46,7 @@ from alicorn.models.intent.lexicon import (
     _clause_span,
     _device,
     _first_person,
+    _in_sentence,
     _is_past,
     _lifted_necessity,
     _nearest_action_before,
@@ -687,11 +688,10 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
         named = _named_effects(words, start, end, schedules=touching)
         if not named and any(w in _NOTHING for w in words[max(0, index - 3) : index + 2]):
             # "Прожекторы и камеры не трогай, ничего не переключай": nothing, among the devices its sentence names
-            first = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _SENTENCE_END), 0)
-            last = next((k for k in range(index + 1, len(words)) if words[k] in _SENTENCE_END), len(words))
-            device = next((j for j, e in _named_effects(words, first, last) if e == "physical"), None)
+            sentence = _in_sentence(words, index, 0, len(words))
+            device = next((j for j, e in _named_effects(sentence, 0, len(sentence)) if e == "physical"), None)
             if device is not None:  # read at the verb: it is the verb that is understood
-                trigger = f"{words[index - 1]} {word} (among the devices named: {words[device]})"
+                trigger = f"{words[index - 1]} {word} (among the devices named: {sentence[device]})"
                 found.append((index, ForbiddenAction("physical", trigger, word)))
         for j, effect in named:
             if touching or effect == "physical":
@@ -731,11 +731,7 @@ def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
         if trigger is not None:
             found.append((index, ForbiddenAction("external_transmission", f"{trigger} (confined)", word)))
             span = range(index, index + len(phrase or ()))  # "do mojej wiadomości" is no message withheld
-            addressed = any(
-                _whole(_ADDRESSED, w) or (language == "pl" and _whole(_LETTER_PL, w))
-                for k, w in enumerate(words)
-                if k not in span
-            )
+            addressed = any(_addressed(w, language) for k, w in enumerate(words) if k not in span)
             if phrase in _SPEAKER_ONLY and not addressed:
                 # the speaker alone reads it: not published either, unless its sentence names what is withheld (a
                 # letter or a reply, kept from its addressee, is only not sent: as with "only a draft")
@@ -752,6 +748,13 @@ _ADDRESSED = (
 )  # fmt: skip
 #: A letter in Polish ("list do rodziców"), where English "list" is a list of things ("a list of action items").
 _LETTER_PL = ("=list", "=listu")
+
+
+def _addressed(word: str, language: str) -> bool:
+    """Whether `word` names a writing made for an addressee (`_ADDRESSED`; Polish "list" too)."""
+    return _whole(_ADDRESSED, word) or (language == "pl" and _whole(_LETTER_PL, word))
+
+
 #: The mark of a "for my eyes only" reading of publication in its trigger (`is_draft_only` narrows it like a draft's).
 SPEAKER_ONLY = "for the speaker only"
 #: The speaker as the only reader: "for my eyes only", "tylko dla mnie", "только для меня" (not "internal use": the
@@ -823,7 +826,7 @@ def _only_prepared(words: list[str], language: str) -> list[tuple[int, Forbidden
             and _whole(_WRITINGS, rest[1])
         ):
             # "Just prepare the text, …": the writing, then where the work stops; a letter or a reply is only not sent
-            addressed = _whole(_ADDRESSED, rest[1]) or (language == "pl" and _whole(_LETTER_PL, rest[1]))
+            addressed = _addressed(rest[1], language)
             rest = rest[2:]
         elif rest and rest[0] in _PREPARED_OBJECTS:
             rest = rest[1:]

@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from alicorn.models.intent.cues import _RATE_BEFORE, _STAFFED_BEFORE, clause_commands, in_a_relative_clause
+from alicorn.models.intent.cues import a_quantity_before, clause_commands, in_a_relative_clause
 
 Frequency = Literal["minutely", "hourly", "daily", "weekly", "monthly"]
 PartOfDay = Literal["morning", "noon", "afternoon", "evening", "night"]
@@ -208,8 +208,8 @@ def _periods(text: str, language: str | None) -> list[tuple[re.Match[str], _Read
         for match in re.finditer(pattern, text, re.IGNORECASE):
             if number in _WEAK_PERIODS and not clause_commands(text, match.start(), language):
                 continue  # "a w soboty potrzebujemy jednej osoby": a constraint of the work, not when to do it
-            if _RATE_BEFORE.search(text[: match.start()]) or _STAFFED_BEFORE.search(text[: match.start()]):
-                continue  # "każdy max 48h tygodniowo", "no more than 40 hours a week": a rate, not when to act
+            if a_quantity_before(text, match.start()):
+                continue  # "każdy max 48h tygodniowo", "at least two RNs every night": how much, not when to act
             if in_a_relative_clause(text, match.start()):
                 continue  # "Skrypt, który co noc generuje miniatury, zaczął się wlec": it describes the script
             groups = match.groupdict()
