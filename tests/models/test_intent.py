@@ -627,11 +627,11 @@ X, C = "physical", "code_execution"
         ("Post it on the intranet once I give the green light.", [P]),
         ("Wyślij zespołowi, jak dam znać.", [T]),
         ("Перешли команде, когда я скажу.", [T]),
-        # a venue refused; a placement on a venue is a publication, in a chat a transmission; an update on a server
+        # a venue refused; a placement on a venue or in a group's chat is a publication; an update on a server
         # an installation; a condition before the action it gates
         ("Not on the website yet.", [P]),
-        ("Don't post it in the team chat.", [T]),
-        ("Nie wrzucaj tego na czat.", [T]),
+        ("Don't post it in the team chat.", [P]),
+        ("Nie wrzucaj tego na czat.", [P]),
         ("Don't update the app on the server yet.", [I]),
         ("Только после согласования с директором публикуй.", [P]),
         ("Keep it in-house.", [T]),

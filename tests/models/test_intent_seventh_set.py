@@ -79,7 +79,7 @@ def test_kinds(text: str, kind: str) -> None:
         ("Usually you'd save it back to the shared drive, but not this time.", [L]),
         # a chat named after a motion verb: everyone's publishes, a group's sends
         ("The draft shouldn't go up on the department's shared channel.", [P]),
-        ("The figures must not go up on the project team channel.", [X]),
+        ("The figures must not go up on the project team channel.", [P]),
         # writing into a file writes local files; writing to a person sends
         ("Don't write to the shared doc yet.", [L]),
         ("Nie pisz nic do dokumentu projektu.", [L]),

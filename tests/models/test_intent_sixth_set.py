@@ -50,7 +50,7 @@ from tests.models.support import INST, L, P, X
         ("Don't post it in the all-staff channel.", [P]),
         ("Nie wrzucaj tego na kanał ogólnofirmowy.", [P]),
         ("В общий чат это не выкладывай.", [P]),
-        ("Nie wrzucaj tego na czat zespołu.", [X]),
+        ("Nie wrzucaj tego na czat zespołu.", [P]),
         # a message that leaves one's hands; a venue in the Polish locative
         ("None of this may leave your hands.", [X]),
         ("Nie wieszaj tego w intranecie.", [P]),

@@ -71,6 +71,11 @@ _PLEA = re.compile(
     r"|(?<!\w)что (?:делать|нам делать|мне делать)(?!\w)",
     re.IGNORECASE,
 )
+#: Asking why: "why does it keep stopping", "dlaczego", "czemu", "почему", "jakie mogą być przyczyny", "в чём причина".
+_WHY = re.compile(
+    r"\b(?:why|what (?:could|might|can) (?:be )?caus\w*|dlaczego|czemu|przyczyn\w*)\b"
+    r"|(?<!\w)(?:почему|отчего|причин\w*)(?!\w)"
+)
 _PAST = re.compile(
     r"\b(?:yesterday|last (?:week|night|month|year|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"|wczoraj\w*|zeszł\w+|ubiegł\w+)|(?<!\w)(?:вчера\w*|прошл\w+)"
@@ -138,7 +143,7 @@ _EN_VERBS = set(
     "import print edit rewrite format split group rank pick choose select identify detect verify validate "
     "assess evaluate reconcile produce turn stop start open close keep take bring do remember forget hesitate wait "
     "hold postpone delay avoid skip go figure triage pull drop spin dig grab fetch ping sync rerun debug jot scan "
-    "tidy whip sum chase crunch dump restart reboot remind".split()
+    "tidy whip sum chase crunch dump restart reboot remind log".split()
 )
 _PL_VERBS = set(
     "rób rob róbcie "
@@ -147,13 +152,13 @@ _PL_VERBS = set(
     "wygeneruj zestaw ustaw dodaj daj weź wez zapisz przejrzyj wypisz wymień wymien zbierz zanalizuj zweryfikuj "
     "popraw napraw uruchom zatrzymaj otwórz otworz zamknij przenieś przenies skopiuj wyszukaj poszukaj zadzwoń "
     "odpowiedz opisz wyjaśnij wyjasnij oceń ocen sporządź sporzadz zaproponuj zrób przypomnij ustal pomiń "
-    "powiedz wskaż wskaz".split()
+    "powiedz wskaż wskaz zgaś zgas włącz wlacz wyłącz wylacz zapal podlej nakarm".split()
 )
 _RU_VERBS = set(
     "подготовь найди проверь покажи напиши собери создай удали отправь проанализируй составь сравни посчитай "
     "переведи сгенерируй сделай дай запусти исправь открой закрой добавь сохрани перечисли опиши объясни оцени "
     "предложи спланируй запланируй упорядочь разбери просмотри выпиши выбери определи уточни подсчитай убери "
-    "включи отключи выключи получи поручи изучи глянь "
+    "включи отключи выключи погаси покорми получи поручи изучи глянь "
     "подготовьте найдите проверьте покажите напишите соберите сделайте составьте сравните переведите".split()
 )
 _PL_ENDINGS = ("uj", "aj", "ij", "yj", "ź", "ż", "rz", "sz", "cz", "dź", "ów", "ujcie", "ajcie", "ijcie")
@@ -200,7 +205,7 @@ _REQUEST = re.compile(
 #: śmiało usuń duplikaty", "просто скажи").
 _LEAD = set(
     "please ok okay now so and then proszę dobrze teraz więc пожалуйста хорошо теперь итак just simply kindly śmiało "
-    "smialo смело просто а ты вы пока ty".split()
+    "smialo смело просто а ты вы пока ty слушай слушайте słuchaj sluchaj słuchajcie".split()
 )
 #: A negation before the imperative it governs ("Nie publikuj…", "Не забудь…", "Never delete…").
 #: Words that may stand before a question's question word: "Roughly how much…", "A tak właściwie, ile…", "Примерно
@@ -610,7 +615,14 @@ def kind_cue(text: str) -> KindCue | None:
     past = _PAST.search(lowered)
     # An emergency stated first and a request after it ("The siren is wailing, check the feed") raises an alarm; a
     # command opening the request ("Write a plan for when a fire…") is work about one.
-    if emergency and not (imperative and past) and not ((asks or past) and not urgent) and (urgent or not commands):
+    # "Nie wiem, czemu pompa co chwilę staje. Jakie mogą być przyczyny?": asking why a fault recurs is a diagnosis
+    diagnosis = _WHY.search(lowered) is not None and "?" in stripped and not urgent
+    if (
+        emergency
+        and not (imperative and past)
+        and not ((asks or past or diagnosis) and not urgent)
+        and (urgent or not commands)
+    ):
         return KindCue("alarm", True, f"emergency: {emergency!r}")
     if situation is not None and situation.kind == "calm" and not imperative and not polite:
         parts = [part for part in re.split(r"[,.!;?]", stripped) if part.strip()]

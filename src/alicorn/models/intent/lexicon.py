@@ -134,7 +134,8 @@ _NOT_NEGATING_AFTER = {"only", "just", "tylko", "только", "лишь"}
 _NEGATE_BEFORE = {"nic", "nothing", "ничего"}
 #: The only words a verbless negated clause may hold to be elliptic for the clause before ("not now", "nie teraz").
 _ELLIPTIC = {
-    "now", "yet", "this", "time", "today", "right", "at", "the", "moment", "just", "please", "though", "for", "week",
+    "now", "yet", "this", "time", "today", "right", "at", "the", "moment", "just", "please", "though", "tho", "for",
+    "week",
     "month", "tomorrow", "teraz", "jeszcze", "tym", "razem", "dziś", "dzisiaj", "na", "razie", "proszę", "w",
     "tygodniu", "miesiącu", "jutro", "сейчас", "еще", "пока", "этот", "раз", "в", "на", "сегодня", "пожалуйста",
     "этой", "неделе", "месяце", "завтра",
@@ -255,6 +256,10 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "!odzyw", "!odezw",
         # messages and letters as nouns: "ни писем, ни сообщений", "żadnych wiadomości"
         "=писем", "=wiadomości", "=wiadomosci", "=wiadomość",
+        # paying sends money out, as ordering does: "don't pay the invoice yet", "Счёт пока не оплачивай"
+        "=pay", "=płać", "=zapłać", "=zaplac", "=opłać", "=oplac", "opłacaj", "oplacaj", "=płacić",
+        "=placic", "zapłacić", "zaplacic", "opłacić", "oplacic", "оплачива", "=оплати", "=оплатите", "оплатить",
+        "=заплати", "=заплатите", "заплатить", "=плати", "=платите", "=платить",
 ),
     "installation": (
         "install", "reinstal", "deploy", "redeploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back",
@@ -349,6 +354,8 @@ _PHYSICAL_OBJECTS = (
     # machines and door systems by name: "the washer line", "домофоны", "domofon"
     "washer", "dryer", "=oven", "=mixer", "pralnic", "suszar", "piekarnik", "стиральн", "сушил", "печь", "intercom",
     "domofon", "домофон",
+    # the network's boxes: "don't restart the router", "nie resetuj modemu", "роутер не перезагружай"
+    "router", "modem", "роутер", "маршрутизатор", "модем",
     # sensors and detectors: "don't reset the sensors", "czujników nie wyciszaj", "датчики не отключай"
     "sensor", "detector", "czujnik", "czujk", "czujek", "detektor", "датчик", "извещател", "детектор",
     # lifts, cranes, sluices and snow cannons: "windy nie uruchamiaj", "the inlet sluice", "снежные пушки"
@@ -535,8 +542,8 @@ _SOFTWARE = (
 )
 #: Verbs of placing: a publication when the place is a venue everyone reads ("post it on the board").
 _PLACING = (
-    "=put", "=post", "=upload", "=hang", "=pin", "=place", "=stick", "wrzuc", "wrzuć", "wstaw", "umieść", "umiesc",
-    "umieszcz", "powieś", "powies", "вешат", "вешай", "вешаем", "повес", "повеш", "залей", "залить",
+    "=put", "=post", "=upload", "=hang", "=pin", "=place", "=stick", "=drop", "wrzuc", "wrzuć", "wstaw", "umieść",
+    "umiesc", "umieszcz", "powieś", "powies", "вешат", "вешай", "вешаем", "повес", "повеш", "залей", "залить",
     "wiesza", "wieszaj", "przypin", "przypnij", "przyczep", "naklej", "приклеи", "приклей", "прикреп",
     "закин", "закид", "выложи", "выклад", "wystaw", "wpis", "=tack",
     # placing it on a page: "nie zamieszczać na stronie instytutu"
@@ -655,13 +662,6 @@ _EVERYONE = (
 )  # fmt: skip
 
 
-def _everyones_chat(words: list[str], index: int) -> bool:
-    """A chat in the clause of `index` that a word of everyone qualifies (the word next to it, either side)."""
-    start, end = _clause_span(words, index)
-    chats = [k for k in range(start, end) if k != index and _whole(_CHATS, words[k])]
-    return _everyone_beside(words, chats, start, end)
-
-
 #: The public a chat is for, after "for": "в телеграм-канал для клиентов", "kanał dla mieszkańców" (not "в чат
 #: клиенту": written to one client).
 _PUBLIC_AUDIENCE = (
@@ -726,13 +726,6 @@ def _clause_span(words: list[str], index: int) -> tuple[int, int]:
     start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
     end = next((k for k in range(index, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
     return start, end
-
-
-def _public_venue_in_clause(words: list[str], index: int) -> bool:
-    """A venue everyone reads anywhere in the clause of `index`: "на сайт и в телеграм-канал … не выкладывать" puts
-    it up for all, not only in a chat."""
-    start, end = _clause_span(words, index)
-    return any(_whole(_VENUES, w) for w in words[start:end] if w != words[index])
 
 
 def _anywhere_near(words: list[str], index: int) -> bool:
@@ -912,10 +905,9 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     if word == "go" and _polish_pronoun(words, index):
         return None  # "zabraniam go uruchamiać", "nie wysyłaj go": the Polish pronoun, not English "go"
     if _whole(_PLACING, word) and _venue_near(words, index, _CHATS):
-        if _everyones_chat(words, index):
-            return "publication"  # "nie wrzucaj tego na kanał ogólnofirmowy", "в общий канал не выкладывай": all read
-        if not _public_venue_in_clause(words, index):
-            return "external_transmission"  # "post it in the team chat", "wrzuć na czat": sent to a group
+        # "post it in the team chat", "nie wrzucaj na grupę zespołu", "в общий канал не выкладывай": put up where a
+        # group reads it (a message sent to one person is a transmission: "кинь ему в чат")
+        return "publication"
     if _whole(_PUSHING, word) and (
         _venue_near(words, index, _REPOSITORIES, 8) or any(_whole(_REPOSITORIES, w) for w in words[:index])
     ):
@@ -926,6 +918,10 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "local_write"  # "don't write to the doc", "nie pisz nic do dokumentu", "ничего не пиши в документ"
     if _whole(_WRITING_TO, word) and index + 1 < len(words) and _writes_to_someone(words, index + 1):
         return "external_transmission"  # "nie pisz do przewoźnika", "don't write to the supplier": a message
+    if _whole(_WRITING_TO, word) and any(
+        words[k] == "do" and _writes_to_someone(words, k) for k in range(max(0, index - 4), index)
+    ):
+        return "external_transmission"  # "zanim do niej napiszesz", "Do klienta nie pisz": the one written to, fronted
     if _whole(_CREATING, word) and _venue_near(words, index, _FILE_PLACES, 8):
         return "local_write"  # "don't create a doc", "don't drop files into my Notes folder"
     if (_whole(_UPDATING, word) or _whole(_PLACING, word)) and _venue_near(words, index, _SERVERS):
@@ -944,6 +940,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "local_write"  # "nie wrzucaj jej do wspólnego folderu", "don't upload it to the drive": a file put
     if word in ("put", "putting", "puts") and _puts_it_up(words, index):
         return "publication"  # "so don't put it up yourself", "don't put the rota up yet": posted for all to read
+    if word in ("pay", "paying") and any(w in ("attention", "heed", "mind") for w in words[index + 1 : index + 3]):
+        return None  # "don't pay attention to the beeping": heeding, not paying
     if word == "public" and index + 1 < len(words) and words[index + 1][0].isalpha():
         return None  # "public holidays", "public transport": an adjective ("make it public", "go public" publish)
     if (
@@ -1296,6 +1294,8 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
         return None
     if any(w.startswith(_AUDIENCE) for w in after):
         return "publication"
+    if any(_whole(_CHATS, w) for w in after):
+        return "publication"  # "before it goes anywhere near the members' WhatsApp": where a group reads it
     return "external_transmission"
 
 
@@ -1346,8 +1346,7 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
     _, end = _clause_span(words, index)
     chat = [w for w in words[index + 1 : min(end, index + 10)] if w not in _DETERMINERS and w[0].isalpha()]
     if any(_whole(_CHATS, w) for w in chat):
-        # "shouldn't go up on the security team's shared channel": everyone's chat publishes, a group's chat sends
-        return "publication" if any(_whole(_EVERYONE, w) for w in chat) else "external_transmission"
+        return "publication"  # "shouldn't go up on the team's channel": put up where a group reads it
     if rest[place] in ("on", "onto", "na", "на") and any(_whole(_SERVERS, w) for w in named[:3]):
         return "installation"  # "if anything lands on the clubhouse PC", "wejdzie na tablety"
     if rest[place] in ("into", "in", "do", "w", "в") and any(_whole(_RECORDS_INTO, w) for w in named[:3]):
@@ -1479,11 +1478,11 @@ def _subjunctive(words: list[str], index: int) -> bool:
 
 def _clause_words_before(words: list[str], index: int) -> bool:
     """Whether the clause of `index` holds words before it other than temporal ones ("секретов тут нет": yes;
-    ", not now", "ale jeszcze nie": no)."""
+    ", not now", "ale jeszcze nie", "только не сейчас": no)."""
     k = index
     while k > 0 and words[k - 1] not in _CLAUSE_BREAK:
         k -= 1
-    return any(w[0].isalpha() and w not in _ELLIPTIC for w in words[k:index])
+    return any(w[0].isalpha() and w not in _ELLIPTIC and w not in _ONLY for w in words[k:index])
 
 
 def _elliptic_fragment(words: list[str], index: int, sentence: list[int]) -> tuple[int, EffectClass] | None:
@@ -2518,7 +2517,11 @@ def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
         # "никому не показывай", "nikomu nie mów", "don't show it to anyone": nobody is to see it
         if _whole(_SHOWING, word) and not _is_past(word):
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
-            negated = any(words[k] in _TOUCH_NEGATIONS for k in range(max(start, index - 3), index))
+            # "no need to show me first", "nie musisz mi pokazywać": a need denied, no one kept from seeing it
+            negated = any(
+                words[k] in _TOUCH_NEGATIONS and not _lifted_necessity(words, k)
+                for k in range(max(start, index - 3), index)
+            )
             nobody = any(words[k] in _NOBODY for k in range(start, end)) or (
                 "one" in words[index:end] and "no" in words[index:end]
             )

@@ -193,7 +193,13 @@ _FOR_ME_STRICTLY: tuple[tuple[str, ...], ...] = (
     ("for", "my", "information", "only"),
     ("for", "my", "reference", "only"),
 )
-_CONFINED += _FOR_ME_STRICTLY
+#: The speaker's own use: "это мне для себя", "just for myself", "for my own use", "na własny użytek".
+_FOR_MY_OWN_USE: tuple[tuple[str, ...], ...] = (
+    ("мне", "для", "себя"), ("это", "для", "себя"), ("для", "личного", "пользования"), ("just", "for", "myself"),
+    ("only", "for", "myself"), ("for", "my", "own", "use"), ("do", "własnego", "użytku"), ("na", "własny", "użytek"),
+    ("do", "wlasnego", "uzytku"), ("na", "wlasny", "uzytek"),
+)
+_CONFINED += _FOR_ME_STRICTLY + _FOR_MY_OWN_USE
 #: Too early for the action of the clause: "выкладывать пока рано", "na publikację jest za wcześnie", "it's too early
 #: to send it" ("рано утром" alone is a time of day).
 _TOO_EARLY: tuple[tuple[str, ...], ...] = (
@@ -672,13 +678,18 @@ def _negated(words: list[str], index: int) -> bool:
     return bool(before) and (before[-1] in _NEGATING or before == ["do", "not"])
 
 
+def _reflexive_state(words: list[str], index: int) -> bool:
+    """A device's own state, said with a reflexive verb: "drzwiczki się nie otwierają", "ворота не открываются"."""
+    return words[index].endswith(("ется", "ится", "ются", "ятся")) or words[max(0, index - 2)] in ("się", "sie")
+
+
 def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
     """ "Замки и турникеты не трогай", "Станок не останавливай", "don't switch off the pumps", "Сайт пока не трогай":
     a negated verb of stopping keeps a device running; one of touching keeps whatever it names as it is."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
         touching, stopping = _whole(_TOUCH, word), _whole(_HANDLING, word)
-        if not (touching or stopping) or not _negated(words, index) or _is_past(word):
+        if not (touching or stopping) or not _negated(words, index) or _is_past(word) or _reflexive_state(words, index):
             continue
         start, end = _clause_span(words, index)
         if language == "en":
@@ -762,7 +773,7 @@ SPEAKER_ONLY = "for the speaker only"
 _SPEAKER_ONLY: set[tuple[str, ...]] = {
     ("for", "my", "eyes", "only"), ("eyes", "only"), ("for", "me", "only"), ("only", "for", "me"),
     ("just", "for", "me"), ("tylko", "dla", "mnie"), ("wyłącznie", "dla", "mnie"), ("только", "для", "меня"),
-    ("лишь", "для", "меня"), *_FOR_ME_STRICTLY,
+    ("лишь", "для", "меня"), *_FOR_ME_STRICTLY, *_FOR_MY_OWN_USE,
 }  # fmt: skip
 
 
@@ -1111,18 +1122,30 @@ def _venue(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]
     return found
 
 
+#: Hurrying to the action is starting it early: "вешать не спеши", "С публикацией не торопись", "Z wysyłką się nie
+#: spiesz" (English "don't rush it" asks for care: "Write it up and don't rush it").
+_HURRYING = ("спеш", "тороп", "spiesz", "śpiesz", "pośpiesz", "pospiesz")
+_INFINITIVE = ("ть", "ться", "ć", "c")
+_WITH = {"с", "со", "z", "ze"}
+
+
 def _not_started(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
     """ "Установку на рабочие компьютеры просим не начинать до понедельника", "Wysyłki nie zaczynaj", "the rollout,
-    don't start it yet": a negated verb of starting with no action after it in its clause starts the action named
-    before it (the chains read "don't start the installation" forward)."""
+    don't start it yet", "вешать не спеши": a negated verb of starting or hurrying with no action after it in its
+    clause starts the action named before it (the chains read "don't start the installation" forward)."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
-        if not _whole(_ASPECTUAL, word) or not _negated(words, index) or _is_past(word):
+        hurrying = _whole(_HURRYING, word)
+        if not (hurrying or _whole(_ASPECTUAL, word)) or not _negated(words, index) or _is_past(word):
             continue
         start, end = _clause_span(words, index)
         if _actions(words, index + 1, end):
             continue
         before = [(j, e) for j, e in _actions(words, start, index - 1) if not _is_past(words[j])]
+        if hurrying:
+            # what one hurries with: an infinitive ("вешать не спеши") or "with" it ("z publikacją"); "Write it and
+            # don't rush it" asks for care, not a wait
+            before = [(j, e) for j, e in before if words[j].endswith(_INFINITIVE) or words[j - 1] in _WITH]
         if before:
             j, effect = before[-1]
             found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (not started)", words[j])))

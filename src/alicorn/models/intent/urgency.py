@@ -65,7 +65,7 @@ EMERGENCY = re.compile(
     r"|(?:chlorine|ammonia|chemical) smell|smell of (?:chlorine|ammonia|chemicals)|czuć chlor\w*|zapach chloru"
     r"|запах хлора|пахнет хлором"
     r"|(?:terminals?|tills?|registers?|system|server|network|site|scanners?) (?:\w+ ){0,4}"
-    r"(?:went|have gone|has gone) dead"
+    r"(?:went|have gone|has gone|are|is) (?:both |all )?dead\b(?! (?:weight|end|link|zone|simple|easy|on))"
     # movement on a camera right now: "the camera shows movement right now", "камера прямо сейчас показывает
     # движение", "kamera właśnie pokazuje ruch"
     r"|(?:right now|now) shows movement|shows movement (?:right )?now|(?:прямо )?сейчас показывает движение"
@@ -242,6 +242,13 @@ _JUST = re.compile(
     r"|(?<!\w)минуту назад(?!\w)|(?<!\w)прямо сейчас(?!\w)"
     # seen on a camera now: "на камере видно человека у стеллажей", "na kamerze widać kogoś"
     r"|(?<!\w)на камере видно(?!\w)|\bna kamerze widać\b|\bthe camera shows\b",
+    re.IGNORECASE,
+)
+#: Someone seen on a camera now: what set a device off is still there ("Сработала сигнализация…, на камере кто-то
+#: ходит", "na kamerze ktoś chodzi", "someone's on the camera").
+_SEEN_NOW = re.compile(
+    r"(?<!\w)на камер\w* (?:кто-то|видно)(?!\w)|\bna kamerze (?:ktoś|widać)\b|\bsomeone(?:'s| is) on (?:the )?camera\b"
+    r"|\bthe camera shows\b",
     re.IGNORECASE,
 )
 #: Stems of words for a person who should not be there, in any case form ("постороннего", "nieznajomego").
@@ -525,7 +532,7 @@ def read_situation(text: str) -> Situation | None:
                 continue  # "the outage report", "датчики дыма", "raport z awarii"; "if any were said (jeśli padły)"
             return Situation("emergency", match.group(0))
         found = _intrusion(words, on_the_way) or _emission(words)
-        found = found or _sounding(words, _RIGHT_NOW.search(text) is not None)
+        found = found or _sounding(words, _RIGHT_NOW.search(text) is not None or _SEEN_NOW.search(text) is not None)
         if found is not None:
             return Situation("emergency", found)
         medical = MEDICAL.search(joined)
