@@ -59,6 +59,9 @@ def test_the_model_alone_never_picks_a_template_the_words_do_not_name() -> None:
         "Reserve the big meeting room, we have a call with the bank at noon",
         "Nastaw mi budzik na 6:30",
         "Поставь будильник на семь утра",
+        # a call planned and notes of a course are not a conversation's notes
+        "Запланируй созвон с бухгалтером на пятницу и скинь ему приглашение",
+        "Вот мои заметки с курсов по садоводству, сделай из них памятку.",
     ],
 )
 def test_a_request_about_something_else_gets_no_template_by_accident(text: str) -> None:

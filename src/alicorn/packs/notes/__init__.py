@@ -35,8 +35,9 @@ WORKFLOW = Workflow(
     operations=OPERATIONS,
     vocabulary=tuple(
         (
-            "transcript minutes transkryp protokół protokol расшифровк протокол созвон совещан narad конспект "
-            "~conversation ~rozmow ~разговор zapisk заметк ~notatk ~=note ~=notes ~summary ~podsumowan "
+            "transcript minutes transkryp protokół protokol расшифровк протокол совещан narad конспект "
+            # a call and notes have other senses ("запланируй созвон", "заметки с курсов"), as in English
+            "~созвон ~conversation ~rozmow ~разговор zapisk ~заметк ~notatk ~=note ~=notes ~summary ~podsumowan "
             "~итог ~meeting ~spotkan ~встреч ~планёрк ~планерк ~=call ~=calls ~recording ~discussion "
             "~nagran ~звонк ~звонок ~запис ~обсужден "
             # notes of a software release are no meeting's minutes
@@ -44,7 +45,7 @@ WORKFLOW = Workflow(
             "!update-notes !заметки-к-обновлению !заметки-по-обновлению !notatki-do-aktualizacji"
         ).split()
     ),
-    product_stems=tuple("~notatk ~=note ~=notes ~summary ~podsumowan ~итог ~планёрк ~планерк".split()),
+    product_stems=tuple("~notatk ~заметк ~=note ~=notes ~summary ~podsumowan ~итог ~планёрк ~планерк".split()),
     examples=EXAMPLES,
     data_dir=DATA_DIR,
     extract=extract,
