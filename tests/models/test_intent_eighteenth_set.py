@@ -50,6 +50,9 @@ from tests.models.support import INST, F, P, X
         ("Check the vet's invoice against the visits, but don't pay it yet.", [X]),
         ("Fakturę od weterynarza jeszcze nie opłacaj.", [X]),
         ("Аренду пока не оплачивай, ждём перевод.", [X]),
+        # only a draft of a list of things: neither sent nor published (a draft of a letter is only not sent)
+        ("Only a draft of the price list for now.", [P, X]),
+        ("Tylko szkic listu do rodziców.", [X]),
         # hurrying with an action
         ("Объявление на доску у подъезда вешать не спеши.", [P]),
         ("С рассылкой приглашений не торопись.", [X]),

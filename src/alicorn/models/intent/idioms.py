@@ -46,6 +46,7 @@ from alicorn.models.intent.lexicon import (
     action_of,
     borne_by_another,
 )
+from alicorn.models.intent.urgency import IF_WORDS
 from alicorn.plan.dsl import EffectClass
 
 # fmt: off
@@ -138,7 +139,7 @@ _TROUBLE: tuple[tuple[str, ...], ...] = (
     ("będzie", "awantura"), ("będzie", "afera"), ("mam", "przechlapane"), ("мне", "конец"), ("голову", "оторвут"),
     ("будет", "скандал"), ("мне", "влетит"), ("напрашиваться", "на"), ("беды", "не", "оберешься"),
 )
-_IF = {"if", "should", "jeśli", "jeżeli", "gdyby", "если", "коли"}
+_IF = IF_WORDS | {"should"}
 #: Before a trouble predicate, what makes the action its subject: "pushing it … would be asking for trouble".
 _PREDICTING = {"would", "will", "be", "it'll", "is", "to", "będzie", "byłoby", "это", "будет", "было"}
 #: Verbs of looking: "только смотреть", "tylko patrzeć", "look only".

@@ -72,6 +72,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from alicorn.models.intent.cues import imperative_form, known_verb
+from alicorn.models.intent.urgency import IF_WORDS
 from alicorn.plan.dsl import EffectClass
 
 #: A word, or a domain or number with dots inside it ("Pyszne.pl", "3.5"), or one punctuation mark.
@@ -150,7 +151,7 @@ _CONDITIONAL = {
     "после", "когда", "пока", "если", "как",
 }
 #: Subordinators that open a clause of their own, even without a comma ("don't panic if you hear it").
-_IF_OR_WHEN = {"if", "when", "whenever", "jeśli", "jeżeli", "jesli", "jezeli", "gdy", "kiedy", "если", "когда"}
+_IF_OR_WHEN = IF_WORDS | {"when", "whenever", "gdy", "kiedy", "когда"}
 #: "after I approve", "po mojej akceptacji", "после моего подтверждения": the speaker's decision comes first.
 _SPEAKER_GATED = {"after", "po", "после"}
 #: "until": a gate only under a negative operator ("wait until I confirm, then…", "don't … until"); after an

@@ -57,6 +57,7 @@ from alicorn.models.intent.lexicon import (
     _wished,
     action_of,
 )
+from alicorn.models.intent.urgency import IF_WORDS
 from alicorn.plan.dsl import EffectClass
 
 # fmt: off
@@ -800,7 +801,8 @@ def _draft_only(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
                 (index, ForbiddenAction("external_transmission", f"{only} {word} ({DRAFT_ONLY}: unsent)", word))
             )
             if not any(
-                _whole(_OUTBOUND_NOUNS, w) or action_of(words, k) == "external_transmission"
+                (_whole(_OUTBOUND_NOUNS, w) and not _list_of_things(w, language))
+                or action_of(words, k) == "external_transmission"
                 for k, w in enumerate(words)
             ):
                 # a draft of an email or a reply is only not sent; of an announcement, neither sent nor published
@@ -808,6 +810,11 @@ def _draft_only(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
                     (index, ForbiddenAction("publication", f"{only} {word} ({DRAFT_ONLY}: unpublished)", word))
                 )
     return found
+
+
+def _list_of_things(word: str, language: str) -> bool:
+    """English "list" is a list of things, Polish "list" a letter ("list do rodziców")."""
+    return language == "en" and word in ("list", "lists")
 
 
 #: Preparing, as the whole of what is asked: "Tylko przygotuj, kierowniczka musi to zatwierdzić", "Только подготовь,
@@ -864,7 +871,7 @@ _ASK_FIRST: tuple[tuple[str, ...], ...] = (
     ("сначала", "согласуй"),
 )
 #: What opens a condition before "ask me first": "if you want to…", "jeśli zechcesz…", "если захочется…".
-_IF = {"if", "whenever", "jeśli", "jesli", "jeżeli", "jezeli", "gdyby", "если", "коли"}
+_IF = IF_WORDS | {"whenever"}
 
 
 def _asked_first(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:

@@ -321,7 +321,9 @@ _RECORDS = (
 )  # fmt: skip
 #: Words that may stand between a record's noun and the danger word it is about: prepositions and "and".
 _LINKS = {"of", "on", "about", "from", "the", "z", "ze", "o", "po", "i", "oraz", "по", "об", "о", "с", "и", "за"}
-_IF = {"if", "jeśli", "jeżeli", "jesli", "jezeli", "gdyby", "если", "ежели"}
+#: Words that open a condition: what follows them is supposed, not happening ("if it crashes", "jeśli padły", "если
+#: упадёт"). The readers of prohibitions add their own ("whenever", "should", "when").
+IF_WORDS = frozenset({"if", "jeśli", "jeżeli", "jesli", "jezeli", "gdyby", "если", "коли", "ежели"})
 #: Alarm devices, and the verbs of their sounding (stems), present forms only count (`_ongoing`).
 _DEVICES = ("alarm", "siren", "detector", "sensor", "syren", "czujk", "czujnik", "alarm", "сирен", "датчик",
             "сигнализац", "извещател")  # fmt: skip
@@ -461,7 +463,7 @@ def _named_by_a_record(words: list[str], index: int) -> bool:
 
 def _conditional(words: list[str], index: int) -> bool:
     """A danger word in a condition: "jeśli padły" (if any were said), "if it crashes", "если упадёт"."""
-    return any(w in _IF for w in words[max(0, index - 2) : index])
+    return any(w in IF_WORDS for w in words[max(0, index - 2) : index])
 
 
 def _sounding(words: list[str], now: bool = False) -> str | None:
