@@ -191,6 +191,10 @@ _TELL = set(
     "explain describe clarify elaborate tell define help advise recommend suggest "
     "wyjaśnij wyjasnij objaśnij wytłumacz opisz powiedz doradź poradź podpowiedz pomóż "
     "объясни поясни растолкуй расскажи опиши скажи подскажи посоветуй помоги "
+    # the polite plural: "Подскажите, сколько лет хранятся журналы?", "Podpowiedzcie, ile…"
+    "объясните поясните расскажите скажите подскажите посоветуйте помогите podpowiedzcie powiedzcie "
+    # being answered: "просто ответь", "just answer"
+    "answer ответь ответьте "
     # reminding the asker is telling: "Напомни, из-за чего стояла линия?", "Przypomnij mi, kiedy…"
     "remind напомни przypomnij".split()
 )
@@ -545,11 +549,11 @@ _RATE_BEFORE = re.compile(
 )
 
 
-#: A staffing level right before a period: "at least two RNs every night", "co najmniej dwie osoby każdej nocy",
-#: "минимум двое каждую ночь".
+#: A staffing level before a period in its clause: "at least two RNs every night", "co najmniej dwie osoby każdej
+#: nocy", "минимум двое каждую ночь", "минимум трое должны быть на месте каждый день".
 _STAFFED_BEFORE = re.compile(
     r"(?:at least|minimum|min\.?|no fewer than|co najmniej|minimum|przynajmniej|не менее|минимум|как минимум)"
-    r"\s+\S+(?:\s+\S+)?\s*$",
+    r"\s+\S+(?:\s+[^\s,.;:!?]+){0,5}\s*$",
     re.IGNORECASE,
 )
 
@@ -656,8 +660,9 @@ def kind_cue(text: str) -> KindCue | None:
     if polite:
         return KindCue("task", True, "polite request")
     commanded = [part for part in sentences[1:] if imperative_start(part, language) and not _alternative(part)]
+    # a question however it opens: "Срок подачи ведь 30 апреля, или перенесли? … просто ответь", "Подскажите, …?"
     opens_question = sentences[0].rstrip().endswith("?") and (
-        bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS
+        bool(_AUX_QUESTION.match(lowered)) or first in _QUESTION_WORDS or first in _TELL or not imperative
     )
     if opens_question:
         # "Ile trwa wgranie oprogramowania? Nie aktualizuj niczego, chcę tylko wiedzieć": a prohibition after a
@@ -684,8 +689,11 @@ def kind_cue(text: str) -> KindCue | None:
     if told and not imperative and later is None and clause is None:
         # "The VLOOKUP returns #N/A. Can you tell me what's wrong?": a later request to be told asks
         return KindCue("question", True, "a request to be told")
-    if asks and not stripped.endswith("?"):
-        # "Отправили ли мы уже отчёт? Не помню, кто этим занимался.": the question, then a remark
+    after_it = [part for sentence in sentences[1:] for part in re.split(r"[,;—–]\s*", sentence) if part.strip()]
+    answered = any(_telling(part) or _prohibition(part) for part in after_it)
+    if (asks or (opens_question and not imperative and later is None and answered)) and not stripped.endswith("?"):
+        # "Отправили ли мы уже отчёт? Не помню, кто этим занимался.", "Срок подачи ведь 30 апреля, или перенесли?
+        # Декларации пока не отправляй, просто ответь.": the question, then a remark or a prohibition
         return KindCue("question", True, "a question, then a remark")
     # "Do the work on the farm" is an order, "Do the reports match?" a question: a bare "do" needs its "?".
     if _AUX_QUESTION.match(lowered) and (first != "do" or stripped.endswith("?")):

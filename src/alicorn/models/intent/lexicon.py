@@ -257,6 +257,12 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "!odzyw", "!odezw",
         # messages and letters as nouns: "ни писем, ни сообщений", "żadnych wiadomości"
         "=писем", "=wiadomości", "=wiadomosci", "=wiadomość",
+        # submitting, circulating and disclosing hand it to others: "don't submit the form", "hold off circulating
+        # the minutes", "Сведения разглашению не подлежат", "nie ujawniaj nazwisk"
+        "=submit", "circulat", "disclos", "разглаш", "ujawni", "ujawn",
+        # carrying it to someone: "Директору я её отнесу сама", "Zaniosę to dyrektorowi", "вручи лично"
+        "=отнеси", "=отнесу", "=отнести", "=отнесите", "zanieś", "zanies",
+        "zaniosę", "zaniose", "zanieść", "zaniesc", "doręcz", "dorecz", "=вручи", "=вручу", "=вручить",
         # paying sends money out, as ordering does: "don't pay the invoice yet", "Счёт пока не оплачивай"
         "=pay", "=płać", "=zapłać", "=zaplac", "=opłać", "=oplac", "opłacaj", "oplacaj", "=płacić",
         "=placic", "zapłacić", "zaplacic", "opłacić", "oplacic", "оплачива", "=оплати", "=оплатите", "оплатить",
@@ -400,6 +406,8 @@ _MOTION_EN = {"go", "goes", "going"}
 _MOTION = (
     "wyjdzie", "wyjdą", "wyjść", "wyjsc", "wychodz", "pójdzie", "pójdą", "pojdzie", "poleci", "polecą", "trafi",
     "уход", "уйдет", "уйдут", "уйти",
+    # carried out: "за пределы этого компьютера ничего не выносить"
+    "вынос", "вынес", "вынест",
 )
 _DESTINATION = {"do", "poza", "zewnątrz", "к", "наружу", "за"}
 #: Motion verbs of a thing reaching someone or somewhere: "it should not go to her", "must not end up on our
@@ -445,7 +453,11 @@ _TO_MOTION = {
 _PREMISES = {
     "building", "office", "company", "house", "team", "department", "premises", "room", "hands", "newsroom", "shop",
     "store", "studio", "clinic", "school", "site", "firm",
+    # the machine or the ward the data is on: "patient identifiers don't leave this machine"
+    "machine", "computer", "laptop", "ward", "network", "server",
 }  # fmt: skip
+#: States a place or a machine is left in: "leave the machine on", "leave the office open".
+_LEFT_IN = {"on", "off", "open", "alone", "as", "untouched", "running", "unlocked", "locked", "empty", "idle"}
 _SOMETHING = {
     "anything", "something", "nothing", "cokolwiek", "coś", "cos", "żadne", "żaden", "żadna", "ничего", "ничто",
     "нибудь", "либо", "то",
@@ -470,6 +482,8 @@ _PREFIXES = (
 _PRESENT_RU = ("ет", "ит", "ют", "ят", "ут", "ется", "ится", "ются", "ятся")
 _PRESENT_PL = ("uje", "ują", "yła", "ła", "ywa", "iwa", "a", "ą")
 _PAST_PL = re.compile(r"(?:ł|łe[mś]|ła|ło|łam|łaś|li|ły|łyśmy|liśmy|no)$")
+#: A Polish past tense typed without Polish letters, after "nie": "nie naniosl", "nie wyslala", "nie zrobili".
+_FOLDED_PAST_PL = re.compile(r"(?:l|la|lo|li|ly|lem|les|lam|las)$")
 _PAST_RU = re.compile(r"(?:л|ла|ли|ло|лся|лась|лись)$")
 #: How many words a scope runs past the last operator before it gives up.
 _REACH = 6
@@ -543,8 +557,8 @@ _SOFTWARE = (
 )
 #: Verbs of placing: a publication when the place is a venue everyone reads ("post it on the board").
 _PLACING = (
-    "=put", "=post", "=upload", "=hang", "=pin", "=place", "=stick", "=drop", "wrzuc", "wrzuć", "wstaw", "umieść",
-    "umiesc", "umieszcz", "powieś", "powies", "вешат", "вешай", "вешаем", "повес", "повеш", "залей", "залить",
+    "=put", "=post", "=upload", "=hang", "=pin", "=place", "=stick", "=drop", "=print", "wrzuc", "wrzuć", "wstaw",
+    "umieść", "umiesc", "umieszcz", "powieś", "powies", "вешат", "вешай", "вешаем", "повес", "повеш", "залей", "залить",
     "wiesza", "wieszaj", "przypin", "przypnij", "przyczep", "naklej", "приклеи", "приклей", "прикреп",
     "закин", "закид", "выложи", "выклад", "wystaw", "wpis", "=tack",
     # placing it on a page: "nie zamieszczać na stronie instytutu"
@@ -553,6 +567,8 @@ _PLACING = (
 _VENUES = (
     "website", "=site", "=web", "=page", "homepage", "intranet", "intranec", "=board", "noticeboard", "=wiki",
     "portal", "blog",
+    # a bulletin is read by all who get it: "not to be printed in the parish newsletter", "w biuletynie gminy"
+    "newsletter", "bulletin", "biuletyn", "gazetk", "бюллетен", "стенгазет",
     "stron", "witryn", "tablic", "portal", "=wiki", "сайт", "страниц", "интранет", "доск", "вики", "портал", "блог",
     "стенд", "=stand", "gablot", "gabloc", "corkboard", "=noticeboards", "pinboard",
     # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
@@ -609,6 +625,9 @@ _SERVERS = (
     "tablet",
     "планшет",
 )
+#: Storage someone else runs: what goes there leaves the user's machine.
+_CLOUDS = ("cloud", "chmur", "облак", "dropbox", "onedrive", "icloud", "=gdrive")
+_LOADING = ("загруж", "загрузи", "загрузить", "выгруз", "=sync", "synchroniz", "синхрониз")
 _UPDATING = ("=update", "=patch", "=upgrade", "=push")
 #: Pushing to a repository sends the code out: "push it to the repo", "в репозиторий не пушь", "nie pushuj na gita",
 #: "żadnego pushowania do repo".
@@ -909,6 +928,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         # "post it in the team chat", "nie wrzucaj na grupę zespołu", "в общий канал не выкладывай": put up where a
         # group reads it (a message sent to one person is a transmission: "кинь ему в чат")
         return "publication"
+    if (_whole(_PLACING, word) or _whole(_LOADING, word)) and _venue_near(words, index, _CLOUDS):
+        return "external_transmission"  # "в облако её не загружай", "nie wrzucaj tego do chmury": sent off the machine
     if _whole(_PUSHING, word) and (
         _venue_near(words, index, _REPOSITORIES, 8) or any(_whole(_REPOSITORIES, w) for w in words[:index])
     ):
@@ -960,12 +981,16 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         near = words[max(start, index - 4) : index] + words[index + 1 : index + 4]
         if any(_device(w) for w in near):
             return "physical"  # "Alarmów na hali nie kasuj", "don't clear the alarm on the panel": a device's state
+    if _cuts_a_supply(words, index):
+        return "physical"  # "don't shut off the main water", "nie zakręcaj wody", "газ не перекрывай"
     if _changes_a_device(words, index):
         return "physical"  # "don't change the setpoint", "Nie zmieniaj nastawy w chłodni", "Уставку не меняй"
     if _switches_off_a_server(words, index):
         return "code_execution"  # "Серверы не гаси", "nie wyłączaj serwera", "don't shut the servers down"
     if _orders(words, index):
         return "external_transmission"  # "don't order the parts yet", "niczego nie zamawiaj", "не заказывай"
+    if _whole(_CONFIRMING, word) and not _is_past(word) and _confirmed_to_someone(words, index):
+        return "external_transmission"  # "Grupie jeszcze nic nie potwierdzaj", "don't confirm anything to them"
     if word.startswith(("puść", "puszcz", "puści")) and any(
         w.startswith(_BY_MAIL) for w in words[max(_clause_span(words, index)[0], index - 6) : index + 4]
     ):
@@ -1071,6 +1096,18 @@ _SUPPLIERS = ("=supplier", "=suppliers", "=wholesaler", "=wholesalers", "=vendor
 _ORDERING_SUBJECTS = {"i'll", "ill", "we'll", "will", "i", "we", "you", "please", "and", "or", "then", "just"}
 
 
+#: Confirming to someone is a message to them (confirming the totals are right is not).
+_CONFIRMING = ("=confirm", "potwierdz", "potwierdź", "подтвержд", "подтверди", "подтвердить")
+
+
+def _confirmed_to_someone(words: list[str], index: int) -> bool:
+    """A confirmation at `index` given to someone: a recipient in its clause ("to the group", "им") or an open
+    object ("nic", "ничего", "anything") beside it."""
+    start, end = _clause_span(words, index)
+    near = range(max(start, index - 4), min(end, index + 5))
+    return any(words[k] in _SOMETHING or words[k] in _NEGATE_BEFORE or _recipient(words, k) for k in near if k != index)
+
+
 def _orders(words: list[str], index: int) -> bool:
     """The word at `index` orders something (from a supplier): an ordering verb, or a verb of placing with an order
     beside it. English "order" only as a verb, right after a negation or "to" ("no orders are going through" and
@@ -1164,6 +1201,42 @@ def _changes_a_device(words: list[str], index: int) -> bool:
 
 #: Switching off: with a server as its object it stops a service (as restarting one runs code); "shut" and "power"
 #: need "down" or "off".
+#: Cutting a supply works a valve or a switch: "shut off the water", "zakręć wodę", "перекрой газ", "cut the power".
+_CUTTING = ("=shut", "=cut", "=turn", "zakręc", "zakręć", "zakrec", "odetnij", "odcin", "перекр", "отключ", "выключ")
+_SUPPLIES = (
+    "=water",
+    "=gas",
+    "=power",
+    "electricity",
+    "=wodę",
+    "=wody",
+    "=wode",
+    "=gaz",
+    "=gazu",
+    "=prąd",
+    "=prądu",
+    "=воду",
+    "=газ",
+    "электричеств",
+)
+
+
+def _cuts_a_supply(words: list[str], index: int) -> bool:
+    """The verb at `index` cuts water, gas or power named within four words of it, in its clause."""
+    if not _whole(_CUTTING, words[index]) or _is_past(words[index]):
+        return False
+    start, end = _clause_span(words, index)
+    return any(
+        _whole(_SUPPLIES, words[k]) and (k + 1 >= len(words) or not _whole(_SUPPLY_PAPERS, words[k + 1]))
+        for k in range(max(start, index - 4), min(end, index + 6))
+    )
+
+
+#: Papers about a supply, not the supply: "the gas bill", "rachunek za prąd" is said otherwise, "счёт за газ".
+_SUPPLY_PAPERS = ("=bill", "=bills", "invoice", "=price", "=prices", "=usage", "=meter", "=report", "rachun", "faktur",
+                  "счет", "счёт")  # fmt: skip
+
+
 _SWITCHING_OFF = ("wyłącz", "wylacz", "выключ", "гаси", "гасит", "погас", "погаш", "=shut", "=power")
 #: The hardware around a server, switched off physically: its power, its room, its rack.
 _SERVER_HARDWARE = (
@@ -1264,7 +1337,11 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
     word = words[index]
     after = words[index + 1 : index + 6]
     after = after[: next((k for k, w in enumerate(after) if w in _CLAUSE_BREAK), len(after))]
-    if word in ("leave", "leaves", "leaving") and any(w in _PREMISES for w in after[:3]):
+    place = next((k for k, w in enumerate(after[:3]) if w in _PREMISES), None)
+    if word in ("leave", "leaves", "leaving") and place is not None:
+        state = after[place + 1] if place + 1 < len(after) else ""
+        if state in _LEFT_IN or state.endswith(("ing", "ed")):
+            return None  # "don't leave the machine running", "leave the office unlocked": a state it is left in
         # "nothing leaves the building": only with a negation before it does this forbid anything
         return "external_transmission"
     arriving = _arriving(words, index, after)
@@ -1687,6 +1764,11 @@ def _concord(previous: str, current: str) -> bool:
 _OBJECTING = {"mind", "care", "object", "przeciwko", "przeciw", "против", "возражаю", "возражаем", "возражать"}
 
 
+#: A second verb joined to a negated one by "or" shares its negation: "don't file or send anything", "nie drukuj ani
+#: wysyłaj", "не печатай или рассылай" ("don't worry and send it" sends).
+_SHARING_NEGATION = {"or", "nor", "ani", "albo", "lub", "или", "ни"}
+
+
 def _walk(words: list[str], start: int, language: str) -> _Chain:
     """Follow one negation scope from the operator at `start` (see the module docstring)."""
     first = _operator(words, start)
@@ -1705,6 +1787,9 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
                 continue
             break
         if word in _COORDINATORS:
+            if word in _SHARING_NEGATION and i == slot + 1 and i + 1 < len(words) and _operator(words, i + 1) is None:
+                i = slot = i + 1  # "don't file or send anything": the verb after "or" is negated too
+                continue
             break
         dash = word in ("-", "–", "—") and i + 1 < len(words) and language != "en"
         if dash and imperative_form(words[i + 1], language):
@@ -1740,6 +1825,10 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
         if verbal and len(operators) == 1 and _gate_verb(words, start, i, language):
             return _Chain(tuple(operators), None, None, 0, i)  # "dopóki nie przejrzę wyników testów": the gate's verb
         past = _is_past(word) and not _subjunctive(words, i) and not _impersonal_rule(words, i)
+        # typed without Polish letters: "Naczelnik nie naniosl ani jednej poprawki" (naniósł)
+        folded = operators[-1] == "nie" and len(word) > 4 and _FOLDED_PAST_PL.search(word) is not None
+        opening = next((k + 1 for k in range(i - 1, -1, -1) if words[k] in _SENTENCE_END), 0)
+        past = past or (folded and not any(w in _SUBJUNCTIVE for w in words[opening:i]))  # not "aby … nie opuscily"
         if verbal and operators[-1] in ("nie", "не") and word[0].isalpha() and past:
             return _Chain(tuple(operators), None, None, 0, i)  # "так и не пришёл, …": a past tense describes
         if _reported_past(words, operators, slot, i, language):

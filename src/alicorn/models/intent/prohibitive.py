@@ -316,7 +316,7 @@ def constructions(
         _deferred_after, _asked_first,
         _approval, _approved_before,
         _not_yours, _not_coming, _venue,
-        _not_started, _phrased, _gated_destination,
+        _not_started, _not_subject_to, _phrased, _gated_destination,
     )  # fmt: skip
     for reader in readers:
         found.extend(item for item in reader(words, language) if sentence[item[0]] not in questions)
@@ -1103,11 +1103,17 @@ def _not_coming(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
     return found
 
 
+#: What negates a venue without a verb: "not on the website", "ani do gabloty, ani na stronę", "neither on the
+#: board nor online", "ни на сайт".
+_VENUE_NEGATIONS = {"not", "nie", "не", "ani", "neither", "nor", "ни"}
+
+
 def _venue(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
-    """ "Not yet on the website", "nie na stronę", "не на сайт": a negated venue is not to be published on."""
+    """ "Not yet on the website", "nie na stronę", "не на сайт", "ani do gabloty, ani na stronę": a negated venue is
+    not to be published on."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
-        if word not in ("not", "nie", "не") or (index and words[index - 1] in ("is", "was", "are", "it's")):
+        if word not in _VENUE_NEGATIONS or (index and words[index - 1] in ("is", "was", "are", "it's")):
             continue
         j = index + 1
         while j < len(words) and words[j] in _SKIP_AFTER_NOT:
@@ -1157,6 +1163,31 @@ def _not_started(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
             j, effect = before[-1]
             found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (not started)", words[j])))
     return found
+
+
+#: Officialese: a thing not subject to an action ("Сведения разглашению не подлежат", "Dokument nie podlega
+#: publikacji", "The list is not subject to disclosure").
+_SUBJECT_TO = ("подлеж", "podleg", "=subject")
+
+
+def _not_subject_to(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Пресс-релиз размещению на сайте не подлежит", "nie podlega publikacji", "is not subject to disclosure": a
+    negated "subject to" forbids the actions its clause names, before or after it."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if not _whole(_SUBJECT_TO, word) or not any(w in _NOT_SUBJECT for w in words[max(0, index - 2) : index]):
+            continue
+        start, end = _clause_span(words, index)
+        for j, effect in _actions(words, start, end):
+            if j != index and not _is_past(words[j]) and words[j - 1] not in _UNTIL_THEN:
+                found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (not subject to)", words[j])))
+    return found
+
+
+_NOT_SUBJECT = {"not", "isn't", "aren't", "nie", "не"}
+#: A moment named by an action noun: "До открытия (пресс-релиз … не подлежит)", "until the opening", "przed
+#: otwarciem": it says when, not what is forbidden.
+_UNTIL_THEN = {"до", "после", "перед", "przed", "po", "until", "before", "after"}
 
 
 def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
@@ -1238,7 +1269,7 @@ _GATE_PAIRS = (
 )  # fmt: skip
 #: Verbs of getting and receiving: a person who is not to get it is not to be sent it ("the team doesn't get a copy
 #: before I OK it", "dostaję tylko ja", "получат только после…").
-_RECEIVING = ("=get", "=receive", "dostaj", "dostan", "otrzym", "получ")
+_RECEIVING = ("=get", "=receive", "dostaj", "dostan", "dostać", "dostac", "otrzym", "получ")
 _FROM_ME = {
     ("ode", "mnie"), ("od", "mnie"), ("from", "me"), ("от", "меня"), ("from", "us"), ("od", "nas"), ("от", "нас"),
 }  # fmt: skip
@@ -1255,10 +1286,13 @@ _PEOPLE = (
     "руковод", "родител", "начальств", "сотрудник", "бригад",
     # firms and the press: "the security firm gets nothing from you", "agencja nic nie dostaje", "подрядчик"
     "agencj", "wykonawc", "kontrahent", "ubezpieczyc", "подрядчик", "агентств", "журналист", "страхов", "партнер",
+    # the heads of an office: "komendant ma je dostać dopiero po odprawie", "директор получит только после…"
+    "dyrektor", "komendant", "prezes", "szef", "директор", "начальник", "заведующ", "главврач",
 )  # fmt: skip
 #: The same, as whole English words ("firm" begins "firmware"): "the security firm", "the agency", "the press".
 _PEOPLE_WORDS = (
     "=firm", "=company", "=agency", "=contractor", "=vendor", "=press", "=journalist", "=partner", "=union", "=insurer",
+    "=director", "=chief", "=boss", "=principal", "=commander", "=mayor",
 )  # fmt: skip
 
 

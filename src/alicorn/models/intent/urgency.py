@@ -34,6 +34,7 @@ The reading names its words, for the classification record.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -318,9 +319,15 @@ _RECORDS = (
     "sprawozdan",
     "отчет", "отчёт", "лог", "журнал", "анализ", "разбор", "сводк", "хронолог", "датчик", "извещател", "срабатыван",
     "учени", "протокол",
+    # papers and counts about them: "the fire alarm inspection certificate", "w podziale na pożary", "статистика
+    # пожаров"
+    "certificat", "inspection", "statistic", "zestawieni", "statysty", "podział", "podzial", "статистик", "сертификат",
 )  # fmt: skip
 #: Words that may stand between a record's noun and the danger word it is about: prepositions and "and".
-_LINKS = {"of", "on", "about", "from", "the", "z", "ze", "o", "po", "i", "oraz", "по", "об", "о", "с", "и", "за"}
+_LINKS = {
+    "of", "on", "about", "from", "the", "by", "into", "z", "ze", "o", "po", "i", "oraz", "na", "по", "об", "о", "с",
+    "и", "за", "на",
+}  # fmt: skip
 #: Words that open a condition: what follows them is supposed, not happening ("if it crashes", "jeśli padły", "если
 #: упадёт"). The readers of prohibitions add their own ("whenever", "should", "when").
 IF_WORDS = frozenset({"if", "jeśli", "jeżeli", "jesli", "jezeli", "gdyby", "если", "коли", "ежели"})
@@ -452,9 +459,9 @@ def _emission(words: list[str]) -> str | None:
 def _named_by_a_record(words: list[str], index: int) -> bool:
     """Whether the danger word at `index` names what a record or a device is about, not an event: "the outage
     report", "smoke detectors", "raport z awarii", "czujki dymu", "отчёт по аварии", "лог датчиков дыма и протечки"."""
-    after = words[index + 1] if index + 1 < len(words) else ""
-    if after.startswith(_RECORDS) and words[index].isascii():
-        return True  # an English compound: the danger word before the noun it qualifies
+    compound = list(itertools.takewhile(lambda w: w.isalpha() and w not in _LINKS, words[index + 1 : index + 4]))
+    if any(w.startswith(_RECORDS) for w in compound) and words[index].isascii():
+        return True  # an English compound: the danger word before the noun it qualifies ("fire alarm certificate")
     j = index - 1
     while j >= 0 and index - j <= 3 and (words[j] in _LINKS or EMERGENCY.fullmatch(words[j])):
         j -= 1
