@@ -275,6 +275,13 @@ def test_release_notes_are_no_meetings_minutes(text: str) -> None:
          "why.", "incident"),
         ("Nocny eksport zamówień trwa teraz dwa razy dłużej. Masz log czasów, ustal, co się zmieniło.", "incident"),
         ("zrob plan zmian dla piekarni na przyszly tydzien, Ola ma urlop", "schedule"),
+        # sensors are the alarms' words; a test environment is the sandbox by another name
+        ("Przejrzyj alarmy z czujników ruchu z nocy i powiedz, które wymagają człowieka.", "alarms"),
+        ("Go through the weekend's sensor alerts from the greenhouse and drop the repeats.", "alarms"),
+        ("Dostawca przysłał nowy build aplikacji, sprawdź go w środowisku testowym.", "candidate"),
+        # named by several of its words against another template named by one word with other senses
+        ("A new build of the payroll software came in. Before we decide, run it up in the sandbox and check the "
+         "payslips; I'll call the vendor after.", "candidate"),
     ],
 )  # fmt: skip
 def test_a_template_named_by_its_phrases_or_by_several_of_its_words_is_chosen(text: str, workflow: str) -> None:

@@ -231,6 +231,15 @@ class WorkflowSelector:
             only = strong[0]
             runner_up = next(w for w in subject if w != only)
             return pick(only, "words(subject)" + ("+model" if choice == only else ""), runner_up)
+        several = [w for w in subject if len(named[w]) > 1]
+        if len(several) == 1 and choice in (several[0], None):
+            # "a new build … in the test sandbox … call": one template named by several of its words, each other by
+            # one word with other senses; it is chosen when it would be named alone against those others
+            only = several[0]
+            lead = best.get(only, 0.0) - max(best.get(w, 0.0) for w in subject if w != only)
+            if _named_enough(named[only], best.get(only, 0.0), lead, self.workflows[only].product_stems):
+                runner_up = next(w for w in subject if w != only)
+                return pick(only, "words(several)" + ("+model" if choice == only else ""), runner_up)
         first, second = subject[0], subject[1]
         lead = best.get(first, 0.0) - best.get(second, 0.0)
         stems = named.get(first, ())

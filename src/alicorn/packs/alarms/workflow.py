@@ -325,7 +325,9 @@ WORKFLOW = Workflow(
             "alarmy-kamer тревоги-камер тревог-камер срабатывания-камер видеонаблюден журнал-тревог "
             "тревог-с-камер журнал-охранн powiadom-z-monitoring zdarze-z-kamer alarm-z-monitoring ~alarm ~alert "
             "~monitoring ~тревог ~сигнализац ~срабатыван ~intrusion ~surveillance ~naruszen ~wtargn "
-            "~вторжен ~kamer ~camera ~камер ~duplicat ~duplikat ~дубликат ~powtórz ~повтор !alarm-clock "
+            "~вторжен ~kamer ~camera ~камер ~duplicat ~duplikat ~дубликат ~powtórz ~повтор "
+            # sensors and their repeats: "bed-exit sensors … full of repeats", "czujników upadku", "убери дубли"
+            "~sensor ~czujnik ~czujk ~датчик ~=repeats ~дубл !alarm-clock "
             "!set-an-alarm !set-alarm !nastaw-alarm !budzik !будильник !поставь-будильник"
         ).split()
     ),

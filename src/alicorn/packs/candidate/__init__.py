@@ -38,11 +38,16 @@ WORKFLOW = Workflow(
             "~приложен ~=build ~demo ~=app ~=apps ~release ~package ~zbuduj ~zbudow ~wydan ~paczk "
             "~spakuj ~собер ~сборк ~демо ~релиз ~пакет ~wersj ~версию ~version ~sandbox ~piaskownic "
             "~песочниц "
+            # a test environment is the sandbox by another name: "w środowisku testowym", "в тестовой среде"
+            "~test-environment ~środowisk-testow ~srodowisk-testow ~тестов-сред "
             # the notes of a release, and a demo video, are no build of the application
             "!release-notes !patch-notes !заметки-к-релизу !notatki-do-wydania !demo-video !wideo-demo !демо-видео"
         ).split()
     ),
-    product_stems=tuple("~=rc ~sandbox ~piaskownic ~песочниц ~zbuduj ~zbudow ~собер ~сборк".split()),
+    product_stems=tuple(
+        "~=rc ~sandbox ~piaskownic ~песочниц ~test-environment ~środowisk-testow ~srodowisk-testow ~тестов-сред "
+        "~zbuduj ~zbudow ~собер ~сборк".split()
+    ),
     examples=slots.EXAMPLES,
     data_dir=Path(__file__).parent / "data",
     extract=slots.extract,
