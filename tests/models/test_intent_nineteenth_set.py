@@ -11,7 +11,8 @@ own.
 - not prohibitions: a machine left running, the gas bill, confirming that totals are right, a moment named by an
   action noun ("До открытия"), a Polish past typed without Polish letters ("nie naniosl");
 - kinds: a danger word in a certificate's or a count's name; a staffing level before "every day"; "Подскажите, …?"
-  and a question after which only a prohibition and "just answer" follow are questions.
+  and a question after which only a prohibition and "just answer" follow are questions; "no action needed" asks
+  for nothing.
 
 Each case fails if the rule for its form is removed.
 """
@@ -96,6 +97,10 @@ def test_forms_that_do_not(text: str) -> None:
         ("Подскажите, сколько хранится журнал учёта посетителей? Мне для справки, ничего не меняйте.", "question"),
         ("Срок сдачи отчёта ведь 15 мая, или перенесли? Ничего пока не отправляй, просто ответь.", "question"),
         ("Wszystko u was w porządku? U nas w bibliotece dziś wyjątkowo spokojnie.", "conversation"),
+        # a remark that says it asks for nothing
+        ("The new rota is a mess again, Ola has four nights in a row. FYI only, no action needed.", "conversation"),
+        ("График опять кривой вышел, ничего делать не надо, просто жалуюсь.", "conversation"),
+        ("Сколько хранится творог при +4? Просто спрашиваю, заказывать ничего не нужно.", "question"),
     ],
 )  # fmt: skip
 def test_kinds(text: str, kind: str) -> None:

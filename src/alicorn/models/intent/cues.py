@@ -107,6 +107,15 @@ _REMARK = re.compile(
     r"|хотел(?:а)? (?:просто )?сказать)",
     re.IGNORECASE,
 )
+#: A remark that says it asks for nothing: "Just venting, no action needed", "FYI only", "nic nie trzeba robić",
+#: "ничего делать не надо".
+_NO_ACTION = re.compile(
+    r"\bno action (?:needed|required)\b|\bjust venting\b|\bfyi only\b|\bnothing (?:for you )?to do\b"
+    r"|\bnic nie (?:trzeba|musisz) robić\b|\bnic nie trzeba robic\b|\btylko się żalę\b"
+    r"|(?<!\w)ничего делать не (?:надо|нужно)(?!\w)|(?<!\w)ничего не (?:надо|нужно) делать(?!\w)"
+    r"|(?<!\w)просто жалуюсь(?!\w)",
+    re.IGNORECASE,
+)
 _SMALL_TALK = re.compile(
     r"\bhow are you\b|\bhow's it going\b|\bhow was your\b|\bjak się masz\b|\bco słychać\b|\bjak leci\b"
     r"|(?<!\w)как дела|(?<!\w)как ты(?!\w)|(?<!\w)как поживаешь|(?<!\w)как жизнь|(?<!\w)как настроение"
@@ -635,6 +644,8 @@ def kind_cue(text: str) -> KindCue | None:
             return KindCue("conversation", True, f"a report that all is well: {situation.evidence!r}")
     if _SMALL_TALK.search(lowered):
         return KindCue("conversation", True, "small talk")
+    if _NO_ACTION.search(lowered) and not imperative and not polite:
+        return KindCue("conversation", True, "a remark that asks for nothing")
     # thanks, however long, with no request in it: "Thanks a lot, the rota worked perfectly - not one complaint"
     # a remark: thanks or praise anywhere, "Just wanted to say the rota worked a treat … Cheers!"
     # (thanks for what went well: a past tense beside them; "Rota for March with vacations, thanks." asks)
