@@ -53,7 +53,7 @@ _RECURRENCE = re.compile(
     r"|(?<!\w)кажд(?:ый|ую|ое|ые|ого|ой|ом)\s+(?:\w+(?:ой|ую|юю|ый|ий|ее|ие|ые|его|ого|ая|яя|ей)\s+)?(?:\d|дн|день|утр|вечер|ноч|недел"
     r"|месяц|год|час|квартал|понедельник|вторник|сред|четверг|пятниц|суббот|воскресень|раз(?!\w)|смен|числ|выходн"
     r"|планёрк|планерк|оперативк|совещани|встреч|собрани|релиз|спринт)"
-    r"|(?<!\w)ежедневно|(?<!\w)еженедельно|(?<!\w)ежемесячно"
+    r"|(?<!\w)ежедневно|(?<!\w)еженедельно|(?<!\w)ежемесячно|(?<!\w)после кажд\w+"
     r"|(?<!\w)ежечасно|с этого (?:момента|дня)|с сегодняшнего дня|(?<!\w)всякий раз|(?<!\w)регулярно"
     r"|(?<!\w)постоянно|(?<!\w)по (?:понедельникам|вторникам|средам|четвергам|пятницам|субботам|воскресеньям|утрам"
     r"|вечерам|ночам|выходным)|(?<!\w)впредь|(?<!\w)отныне|(?<!\w)всегда,? когда",
@@ -152,7 +152,7 @@ _EN_VERBS = set(
     "import print edit rewrite format split group rank pick choose select identify detect verify validate "
     "assess evaluate reconcile produce turn stop start open close keep take bring do remember forget hesitate wait "
     "hold postpone delay avoid skip go figure triage pull drop spin dig grab fetch ping sync rerun debug jot scan "
-    "tidy whip sum chase crunch dump restart reboot remind log".split()
+    "tidy whip sum chase crunch dump restart reboot remind log raise bump tweak swap replace revoke".split()
 )
 _PL_VERBS = set(
     "rób rob róbcie "
@@ -161,7 +161,8 @@ _PL_VERBS = set(
     "wygeneruj zestaw ustaw dodaj daj weź wez zapisz przejrzyj wypisz wymień wymien zbierz zanalizuj zweryfikuj "
     "popraw napraw uruchom zatrzymaj otwórz otworz zamknij przenieś przenies skopiuj wyszukaj poszukaj zadzwoń "
     "odpowiedz opisz wyjaśnij wyjasnij oceń ocen sporządź sporzadz zaproponuj zrób przypomnij ustal pomiń "
-    "powiedz wskaż wskaz zgaś zgas włącz wlacz wyłącz wylacz zapal podlej nakarm".split()
+    "powiedz wskaż wskaz zgaś zgas włącz wlacz wyłącz wylacz zapal podlej nakarm zmień zmien podmień podmien wymień "
+    "wymien przesuń przesun".split()
 )
 _RU_VERBS = set(
     "подготовь найди проверь покажи напиши собери создай удали отправь проанализируй составь сравни посчитай "
@@ -227,6 +228,9 @@ _QUESTION_LEAD = {
     "roughly", "approximately", "so", "and", "but", "ok", "okay", "just", "btw", "also", "honestly", "quick",
     "question", "mniej", "więcej", "wiecej", "tak", "właściwie", "wlasciwie", "a", "i", "to", "ну", "а", "и",
     "примерно", "так", "кстати", "приблизительно",
+    # a preposition before the question word: "С каким моментом затягивать…?", "Z jakim…?", "At what…?"
+    "с", "со", "в", "на", "по", "до", "за", "о", "об", "z", "ze", "w", "na", "po", "do", "o", "at", "in", "on", "for",
+    "with", "from", "by",
 }  # fmt: skip
 _ONLY = {"just", "only", "simply", "tylko", "jedynie", "po", "prostu", "только", "просто", "лишь"}
 _FORGET = ("forget", "zapomnij", "zapominaj", "забудь", "забывай")
@@ -386,12 +390,29 @@ def in_a_relative_clause(text: str, position: int) -> bool:
     return bool(clause) and clause[0] in _RELATIVE_PRONOUNS and len(clause) <= 3
 
 
+#: Runs a frequency word names: "nightly render batch", "daily backup", "weekly report".
+_RUNS = {
+    "render", "renders", "batch", "job", "jobs", "build", "builds", "backup", "backups", "report", "reports", "export",
+    "exports", "import", "sync", "run", "runs", "digest", "cron", "standup", "meeting",
+}  # fmt: skip
+
+
+def describes_a_noun(text: str, start: int, end: int) -> bool:
+    """Whether the frequency word at [start, end) ("daily", "nightly") describes a noun: after a determiner ("the
+    daily report") or before a run it names ("nightly render batch: 6h10m last night")."""
+    before = text[:start].split()[-1:]
+    after = text[end:].split()[:1]
+    return (bool(before) and before[0].lower() in _DETERMINERS) or (
+        bool(after) and after[0].strip(":,.").lower() in _RUNS
+    )
+
+
 def _adjective(text: str, match: re.Match[str]) -> bool:
     """ "the daily report", "a weekly summary": a frequency word after a determiner describes a noun, and so does one
     in a relative clause ("Skrypt, który co noc generuje miniatury, zaczął się wlec"); "at least six on every shift",
     "two people per each shift": a count over shifts, not a time to act."""
     before = text[: match.start()].split()[-1:]
-    if match.group(0).endswith("ly") and bool(before) and before[0] in _DETERMINERS:
+    if match.group(0).endswith("ly") and describes_a_noun(text, match.start(), match.end()):
         return True
     if in_a_relative_clause(text, match.start()):
         return True
@@ -415,9 +436,18 @@ def _requests(lowered: str) -> bool:
     return False
 
 
+#: Looking, said with "only" after a question: it asks for the answer, not for work.
+_ONLY_LOOKING = {"list", "check", "look", "sprawdź", "sprawdz", "zerknij", "wypisz", "посмотри", "проверь", "глянь",
+                 "перечисли"}  # fmt: skip
+
+
 def _telling(sentence: str) -> bool:
     """Whether `sentence` opens with a verb of telling, after an adverb ("Just tell me", "Tylko powiedz", "Na razie
-    tylko doradź", "For now just advise")."""
+    tylko doradź", "For now just advise"), or with only a look ("Just list them", "Tylko sprawdź", "Только
+    посмотри"): the answer to the question before it."""
+    lowered = [w for w in _WORD.findall(sentence.lower()) if w not in ("please", "proszę", "пожалуйста")]
+    if len(lowered) > 1 and lowered[0] in _ONLY and lowered[1] in _ONLY_LOOKING:
+        return True
     words = [w for w in _WORD.findall(sentence.lower()) if w not in _LEAD and w not in _ONLY]
     while words[:2] in (["na", "razie"], ["for", "now"]):
         words = words[2:]

@@ -66,6 +66,7 @@ that was *not* found can be traced as well.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
@@ -269,7 +270,9 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=заплати", "=заплатите", "заплатить", "=плати", "=платите", "=платить",
 ),
     "installation": (
-        "install", "reinstal", "deploy", "redeploy", "upgrade", "downgrad", "=rollout", "=rollback", "=roll-back",
+        "install", "reinstal", "deploy", "redeploy", "upgrade", "downgrad", "=rollout", "rollback", "=roll-back",
+        # rolling back said as a Polish or Russian noun: "rollbacku sam nie rób", "откат не делай"
+        "откат",
         "instal",
         "wdroż", "wdraż", "wdroz", "wdraz", "aktualiz", "!wgra",
         "!wgryw", "устан", "установ", "инстал", "развер", "развёр", "деплой", "выкат", "выкатыв", "раскат", "обнов",
@@ -363,6 +366,8 @@ _PHYSICAL_OBJECTS = (
     "domofon", "домофон",
     # the network's boxes: "don't restart the router", "nie resetuj modemu", "роутер не перезагружай"
     "router", "modem", "роутер", "маршрутизатор", "модем",
+    # a solar system's inverter: "Falownika nie restartuj", "don't reboot the inverter"
+    "inverter", "falownik", "инвертор",
     # sensors and detectors: "don't reset the sensors", "czujników nie wyciszaj", "датчики не отключай"
     "sensor", "detector", "czujnik", "czujk", "czujek", "detektor", "датчик", "извещател", "детектор",
     # lifts, cranes, sluices and snow cannons: "windy nie uruchamiaj", "the inlet sluice", "снежные пушки"
@@ -573,6 +578,7 @@ _VENUES = (
     "стенд", "=stand", "gablot", "gabloc", "corkboard", "=noticeboards", "pinboard",
     # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
     "facebook", "instagram", "linkedin", "tiktok", "twitter", "youtube", "fanpage", "społecznościow", "соцсет", "fejs",
+    "discord",
     "=fb", "olx", "allegro", "otomoto", "авито", "avito", "ebay", "gumtree", "craigslist", "vinted",
     "социальн", "вконтакт", "=vk", "одноклассник",
 )
@@ -601,6 +607,10 @@ _CHATS = (
 _SERVERS = (
     "server",
     "=prod",
+    # the slang's cases: "na proda", "na prodzie", "на проде"
+    "=proda",
+    "=prodzie",
+    "=проде",
     "production",
     "serwer",
     "produkc",
@@ -631,8 +641,12 @@ _LOADING = ("загруж", "загрузи", "загрузить", "выгру�
 _UPDATING = ("=update", "=patch", "=upgrade", "=push")
 #: Pushing to a repository sends the code out: "push it to the repo", "в репозиторий не пушь", "nie pushuj na gita",
 #: "żadnego pushowania do repo".
-_PUSHING = ("=push", "pushuj", "spushuj", "pushowa", "spushowa", "wypchn", "wypych", "пуш", "запуш")
-_REPOSITORIES = ("repo", "репо", "github", "gitlab", "bitbucket", "=origin", "=remote", "=gita", "=git")
+_PUSHING = (
+    "=push", "pushuj", "spushuj", "pushowa", "spushowa", "=pusha", "=pushy", "wypchn", "wypych", "пуш", "запуш",
+)  # fmt: skip
+_REPOSITORIES = (
+    "repo", "репо", "github", "gitlab", "bitbucket", "=origin", "=remote", "=gita", "=git", "=tag", "=tags",
+)  # fmt: skip
 #: Merging into a shared branch publishes the code to everyone who works on it.
 _MERGING = ("=merge", "=merging", "zmerguj", "mergu", "мерж", "смерж", "вмерж", "слей", "сливай")
 _BRANCHES = ("=main", "=master", "=develop", "=trunk", "branch", "gałęzi", "gałąź", "ветк", "мастер")
@@ -649,8 +663,10 @@ def _writes_to_someone(words: list[str], index: int) -> bool:
     """A recipient at `index` that is not a place data is written into ("to the supplier", not "to the sheet")."""
     if not _recipient(words, index, "pl"):
         return False
-    after = [w for w in words[index + 1 : index + 4] if w not in _DETERMINERS]
-    return not any(_whole(_WRITTEN_INTO, w) for w in after[:2])
+    # the noun phrase after "to", up to three words: "to the real inventory database" is written into
+    after = [w for w in words[index + 1 : index + 5] if w not in _DETERMINERS]
+    phrase = list(itertools.takewhile(lambda w: w[0].isalpha() and w not in _PLACE_PREPOSITIONS, after))
+    return not any(_whole(_WRITTEN_INTO, w) for w in (phrase or after)[:3])
 
 
 #: Verbs of writing that write a file when a file is where they write: "write to the doc", "пиши в документ".
@@ -668,7 +684,21 @@ def _writes_into_a_file(words: list[str], index: int) -> bool:
 
 
 #: Making or dropping files in the user's places: "don't create a doc", "no files in my Notes folder".
-_CREATING = ("=create", "=drop", "=dump", "utwórz", "utworz", "twórz", "tworz", "создава", "созда")
+_CREATING = (
+    "=create",
+    "=drop",
+    "=dump",
+    "utwórz",
+    "utworz",
+    "twórz",
+    "tworz",
+    "создава",
+    "созда",
+    "zakład",
+    "zaklad",
+    "załóż",
+    "zaloz",
+)
 _FILE_PLACES = (
     "=doc", "=docs", "document", "=file", "=files", "folder", "director", "plik", "katalog", "dokument", "файл", "папк",
     "документ",
@@ -944,8 +974,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         words[k] == "do" and _writes_to_someone(words, k) for k in range(max(0, index - 4), index)
     ):
         return "external_transmission"  # "zanim do niej napiszesz", "Do klienta nie pisz": the one written to, fronted
-    if _whole(_CREATING, word) and _venue_near(words, index, _FILE_PLACES, 8):
-        return "local_write"  # "don't create a doc", "don't drop files into my Notes folder"
+    if _whole(_CREATING, word) and _venue_near(words, index, _FILE_PLACES + _WRITTEN_INTO, 8):
+        return "local_write"  # "don't create a doc", "don't drop files into my folder", "na bazie nic nie zakładaj"
     if (_whole(_UPDATING, word) or _whole(_PLACING, word)) and _venue_near(words, index, _SERVERS):
         if _whole(_PLACING, word) and _placed_first_on_a_venue(words, index):
             return "publication"  # "… na serwerach ani nie wrzucaj komunikatu o nowej wersji na stronę urzędu"
@@ -964,6 +994,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "publication"  # "so don't put it up yourself", "don't put the rota up yet": posted for all to read
     if word in ("pay", "paying") and any(w in ("attention", "heed", "mind") for w in words[index + 1 : index + 3]):
         return None  # "don't pay attention to the beeping": heeding, not paying
+    if word.startswith("став") and _assigns_shifts(words, index):
+        return None  # "больше двух ночных подряд никому не ставь": shifts put on people, not software installed
     if word == "public" and index + 1 < len(words) and words[index + 1][0].isalpha():
         return None  # "public holidays", "public transport": an adjective ("make it public", "go public" publish)
     if (
@@ -1108,6 +1140,17 @@ def _confirmed_to_someone(words: list[str], index: int) -> bool:
     return any(words[k] in _SOMETHING or words[k] in _NEGATE_BEFORE or _recipient(words, k) for k in near if k != index)
 
 
+#: Shifts put on people: "никому не ставь две ночные подряд", "ему выходные не ставь".
+_SHIFTS_RU = ("смен", "ночн", "дежур", "выходн", "подряд", "график")
+
+
+def _assigns_shifts(words: list[str], index: int) -> bool:
+    """ "ставь" at `index` puts shifts on someone: a person in the dative or a shift word in its clause."""
+    start, end = _clause_span(words, index)
+    clause = words[start:end]
+    return any(w in ("никому", "ему", "ей", "им", "всем", "кому") or w.startswith(_SHIFTS_RU) for w in clause)
+
+
 def _orders(words: list[str], index: int) -> bool:
     """The word at `index` orders something (from a supplier): an ordering verb, or a verb of placing with an order
     beside it. English "order" only as a verb, right after a negation or "to" ("no orders are going through" and
@@ -1139,6 +1182,7 @@ _SHIFT_CONTEXT = (
     "kierowni", "lider", "brygadzi", "grafik", "harmonogram", "dwie", "trzy", "czter", "pięć", "piec", "obie", "obu",
     "dwóch", "dwoch", "trzech", "nocn", "dzienn", "rann", "popołudniow", "popoludniow", "poranna", "wieczorn", "na",
     "każd", "kazd", "jedn", "drug", "trzeci", "pierwsz", "typ", "rodzaj", "podział", "podzial", "obsad", "układ",
+    "cał", "cal",
 )  # fmt: skip
 #: Places of files a verb of placing may put something into: "do folderu", "to the shared drive", "в папку".
 _FILE_DESTINATIONS = (*_FILE_PLACES, "dysk", "=drive", "=drives", "папк", "диск")
@@ -1580,6 +1624,8 @@ def _elliptic_fragment(words: list[str], index: int, sentence: list[int]) -> tup
     first = words[fragment[0]]
     if first in ("on", "onto", "in", "na", "в", "на") and any(_whole(_VENUES, words[j]) for j in fragment):
         return next(j for j in fragment if _whole(_VENUES, words[j])), "publication"
+    if first in ("on", "onto", "to", "na", "на", "в") and any(_whole(_SERVERS, words[j]) for j in fragment):
+        return next(j for j in fragment if _whole(_SERVERS, words[j])), "installation"  # "Na proda — nie"
     if first in ("to", "do", "к", "для", "dla") and len(fragment) > 1:
         return fragment[0], "external_transmission"
     cyrillic_dative = any("\u0400" <= ch <= "\u04ff" for ch in first) and first.endswith(
@@ -2271,7 +2317,7 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                 target = _nearest_action_before(words, index, sentence, back=1)
                 effect = action_of(words, target) if target is not None else None
                 fragment = _elliptic_fragment(words, index, sentence)
-                if fragment is not None and (effect is None or fragment[1] == "publication"):
+                if fragment is not None and (effect is None or fragment[1] in ("publication", "installation")):
                     target, effect = fragment  # "Na Facebooka jeszcze nie", "To the director - not yet"
                 elif fragment is None and _clause_words_before(words, index):
                     target = None  # "секретов тут нет", "no problem": a negated noun, not an elided action
@@ -2510,6 +2556,9 @@ _DATA_OBJECTS = (
     "=excel", "excelu", "excela", "экселе", "эксел", "excell",
     # a spreadsheet's workbook: "I'd rather you didn't touch the workbook", "skoroszytu nie ruszaj"
     "=workbook", "=workbooks", "skoroszyt",
+    # backups and templates: "The backups — don't touch them", "Бэкапы не трогай", "Остальные шаблоны не трогай"
+    "backup", "бэкап", "бекап", "резервн", "=kopia", "=kopie", "=kopii", "=kopię", "=template", "=templates",
+    "szablon", "шаблон",
     # a spreadsheet's columns: "Kolumny z cenami nie ruszaj", "don't touch the price column", "колонку с ценами"
     "=column", "=columns", "kolumn", "колонк", "столбец", "столбц",
 )

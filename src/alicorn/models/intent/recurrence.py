@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from alicorn.models.intent.cues import a_quantity_before, clause_commands, in_a_relative_clause
+from alicorn.models.intent.cues import a_quantity_before, clause_commands, describes_a_noun, in_a_relative_clause
 
 Frequency = Literal["minutely", "hourly", "daily", "weekly", "monthly"]
 PartOfDay = Literal["morning", "noon", "afternoon", "evening", "night"]
@@ -142,7 +142,6 @@ _TIME = re.compile(
 )
 _PART_NEAR = re.compile(rf"{_B}(?:in\s+the\s+)?(?P<part>{_PART}){_E}", re.IGNORECASE)
 #: "the daily report": an adjective after a determiner, not a frequency.
-_DETERMINERS = {"the", "a", "an", "our", "my", "your", "this", "that", "today's", "their", "his", "her"}
 _NEAR = 40
 
 
@@ -225,9 +224,8 @@ def _periods(text: str, language: str | None) -> list[tuple[re.Match[str], _Read
                 times = _count(groups["times"].split()[0].replace("twice", "two"))
                 reading = _Reading("hourly", 24 // times if times in (2, 3, 4, 6) else 12)
             else:
-                before = text[: match.start()].split()[-1:]
-                if before and before[0].lower() in _DETERMINERS:
-                    continue  # "the daily report": an adjective
+                if describes_a_noun(text, match.start(), match.end()):
+                    continue  # "the daily report", "nightly render batch": an adjective
                 frequency, interval, part = _adverb(groups["adv"])
                 reading = _Reading(frequency, interval, part=part)
             reading.spans.append(match.span())

@@ -67,6 +67,11 @@ EMERGENCY = re.compile(
     r"|запах хлора|пахнет хлором"
     r"|(?:terminals?|tills?|registers?|system|server|network|site|scanners?) (?:\w+ ){0,4}"
     r"(?:went|have gone|has gone|are|is) (?:both |all )?dead\b(?! (?:weight|end|link|zone|simple|easy|on))"
+    # data being destroyed now: "someone's sync client is deleting everything", "Кто-то удаляет виртуалки", "pliki
+    # znikają z dysku"
+    r"|\bsomeone(?:'s| is)? (?:\w+ ){0,3}(?:deleting|wiping)\b|\b(?:files|data) (?:are|is) (?:vanishing|disappearing)"
+    r"|\bktoś (?:kasuje|usuwa)\b|\bpliki znikają\b|(?<!\w)кто-то удаляет(?!\w)"
+    r"|(?<!\w)файлы (?:пропадают|исчезают)(?!\w)"
     # movement on a camera right now: "the camera shows movement right now", "камера прямо сейчас показывает
     # движение", "kamera właśnie pokazuje ruch"
     r"|(?:right now|now) shows movement|shows movement (?:right )?now|(?:прямо )?сейчас показывает движение"
@@ -469,8 +474,11 @@ def _named_by_a_record(words: list[str], index: int) -> bool:
 
 
 def _conditional(words: list[str], index: int) -> bool:
-    """A danger word in a condition: "jeśli padły" (if any were said), "if it crashes", "если упадёт"."""
-    return any(w in IF_WORDS for w in words[max(0, index - 2) : index])
+    """A danger word in a condition: "jeśli padły" (if any were said), "if it crashes", "если упадёт", "doesn't start
+    when the VPN is down"."""
+    return any(w in IF_WORDS for w in words[max(0, index - 2) : index]) or any(
+        w in ("when", "whenever", "gdy", "kiedy", "когда") for w in words[max(0, index - 4) : index]
+    )
 
 
 def _sounding(words: list[str], now: bool = False) -> str | None:
@@ -537,7 +545,7 @@ def read_situation(text: str) -> Situation | None:
                 # "no smoke", "no pipes burst this winter": the danger is denied
                 calm.append(" ".join(words[max(0, index - 2) : index + 3]))
                 continue
-            if single and ((_named_by_a_record(words, index) and not just) or _conditional(words, index)):
+            if (single and _named_by_a_record(words, index) and not just) or _conditional(words, index):
                 continue  # "the outage report", "датчики дыма", "raport z awarii"; "if any were said (jeśli padły)"
             return Situation("emergency", match.group(0))
         found = _intrusion(words, on_the_way) or _emission(words)
