@@ -141,7 +141,7 @@ _TIME = re.compile(
     re.IGNORECASE,
 )
 _PART_NEAR = re.compile(rf"{_B}(?:in\s+the\s+)?(?P<part>{_PART}){_E}", re.IGNORECASE)
-#: "the daily report": an adjective after a determiner, not a frequency.
+#: How many characters an unambiguous time of day may stand from its period and still belong to it.
 _NEAR = 40
 
 
