@@ -448,7 +448,7 @@ def _telling(sentence: str) -> bool:
     lowered = [w for w in _WORD.findall(sentence.lower()) if w not in ("please", "proszę", "пожалуйста")]
     if len(lowered) > 1 and lowered[0] in _ONLY and lowered[1] in _ONLY_LOOKING:
         return True
-    words = [w for w in _WORD.findall(sentence.lower()) if w not in _LEAD and w not in _ONLY]
+    words = [w for w in lowered if w not in _LEAD and w not in _ONLY]
     while words[:2] in (["na", "razie"], ["for", "now"]):
         words = words[2:]
     return bool(words) and words[0] in _TELL

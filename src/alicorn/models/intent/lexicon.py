@@ -73,7 +73,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from alicorn.models.intent.cues import imperative_form, known_verb
-from alicorn.models.intent.urgency import IF_WORDS
+from alicorn.models.intent.urgency import IF_WORDS, WHEN_WORDS
 from alicorn.plan.dsl import EffectClass
 
 #: A word, or a domain or number with dots inside it ("Pyszne.pl", "3.5"), or one punctuation mark.
@@ -137,8 +137,7 @@ _NEGATE_BEFORE = {"nic", "nothing", "ничего"}
 #: The only words a verbless negated clause may hold to be elliptic for the clause before ("not now", "nie teraz").
 _ELLIPTIC = {
     "now", "yet", "this", "time", "today", "right", "at", "the", "moment", "just", "please", "though", "tho", "for",
-    "week",
-    "month", "tomorrow", "teraz", "jeszcze", "tym", "razem", "dziś", "dzisiaj", "na", "razie", "proszę", "w",
+    "week", "month", "tomorrow", "teraz", "jeszcze", "tym", "razem", "dziś", "dzisiaj", "na", "razie", "proszę", "w",
     "tygodniu", "miesiącu", "jutro", "сейчас", "еще", "пока", "этот", "раз", "в", "на", "сегодня", "пожалуйста",
     "этой", "неделе", "месяце", "завтра",
 }
@@ -152,7 +151,7 @@ _CONDITIONAL = {
     "после", "когда", "пока", "если", "как",
 }
 #: Subordinators that open a clause of their own, even without a comma ("don't panic if you hear it").
-_IF_OR_WHEN = IF_WORDS | {"when", "whenever", "gdy", "kiedy", "когда"}
+_IF_OR_WHEN = IF_WORDS | WHEN_WORDS
 #: "after I approve", "po mojej akceptacji", "после моего подтверждения": the speaker's decision comes first.
 _SPEAKER_GATED = {"after", "po", "после"}
 #: "until": a gate only under a negative operator ("wait until I confirm, then…", "don't … until"); after an
@@ -685,20 +684,9 @@ def _writes_into_a_file(words: list[str], index: int) -> bool:
 
 #: Making or dropping files in the user's places: "don't create a doc", "no files in my Notes folder".
 _CREATING = (
-    "=create",
-    "=drop",
-    "=dump",
-    "utwórz",
-    "utworz",
-    "twórz",
-    "tworz",
-    "создава",
-    "созда",
-    "zakład",
-    "zaklad",
-    "załóż",
+    "=create", "=drop", "=dump", "utwórz", "utworz", "twórz", "tworz", "создава", "созда", "zakład", "zaklad", "załóż",
     "zaloz",
-)
+)  # fmt: skip
 _FILE_PLACES = (
     "=doc", "=docs", "document", "=file", "=files", "folder", "director", "plik", "katalog", "dokument", "файл", "папк",
     "документ",
@@ -1243,26 +1231,15 @@ def _changes_a_device(words: list[str], index: int) -> bool:
     return any(_device(w) for w in near)
 
 
-#: Switching off: with a server as its object it stops a service (as restarting one runs code); "shut" and "power"
-#: need "down" or "off".
 #: Cutting a supply works a valve or a switch: "shut off the water", "zakręć wodę", "перекрой газ", "cut the power".
 _CUTTING = ("=shut", "=cut", "=turn", "zakręc", "zakręć", "zakrec", "odetnij", "odcin", "перекр", "отключ", "выключ")
 _SUPPLIES = (
-    "=water",
-    "=gas",
-    "=power",
-    "electricity",
-    "=wodę",
-    "=wody",
-    "=wode",
-    "=gaz",
-    "=gazu",
-    "=prąd",
-    "=prądu",
-    "=воду",
-    "=газ",
-    "электричеств",
-)
+    "=water", "=gas", "=power", "electricity", "=wodę", "=wody", "=wode", "=gaz", "=gazu", "=prąd", "=prądu", "=воду",
+    "=газ", "электричеств",
+)  # fmt: skip
+#: Papers about a supply, not the supply: "the gas bill", "rachunek za prąd" is said otherwise, "счёт за газ".
+_SUPPLY_PAPERS = ("=bill", "=bills", "invoice", "=price", "=prices", "=usage", "=meter", "=report", "rachun", "faktur",
+                  "счет", "счёт")  # fmt: skip
 
 
 def _cuts_a_supply(words: list[str], index: int) -> bool:
@@ -1276,11 +1253,8 @@ def _cuts_a_supply(words: list[str], index: int) -> bool:
     )
 
 
-#: Papers about a supply, not the supply: "the gas bill", "rachunek za prąd" is said otherwise, "счёт за газ".
-_SUPPLY_PAPERS = ("=bill", "=bills", "invoice", "=price", "=prices", "=usage", "=meter", "=report", "rachun", "faktur",
-                  "счет", "счёт")  # fmt: skip
-
-
+#: Switching off: with a server as its object it stops a service (as restarting one runs code); "shut" and "power"
+#: need "down" or "off".
 _SWITCHING_OFF = ("wyłącz", "wylacz", "выключ", "гаси", "гасит", "погас", "погаш", "=shut", "=power")
 #: The hardware around a server, switched off physically: its power, its room, its rack.
 _SERVER_HARDWARE = (
@@ -1873,8 +1847,7 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
         past = _is_past(word) and not _subjunctive(words, i) and not _impersonal_rule(words, i)
         # typed without Polish letters: "Naczelnik nie naniosl ani jednej poprawki" (naniósł)
         folded = operators[-1] == "nie" and len(word) > 4 and _FOLDED_PAST_PL.search(word) is not None
-        opening = next((k + 1 for k in range(i - 1, -1, -1) if words[k] in _SENTENCE_END), 0)
-        past = past or (folded and not any(w in _SUBJUNCTIVE for w in words[opening:i]))  # not "aby … nie opuscily"
+        past = past or (folded and not any(w in _SUBJUNCTIVE for w in _in_sentence(words, i, 0, i)))  # not "aby …"
         if verbal and operators[-1] in ("nie", "не") and word[0].isalpha() and past:
             return _Chain(tuple(operators), None, None, 0, i)  # "так и не пришёл, …": a past tense describes
         if _reported_past(words, operators, slot, i, language):

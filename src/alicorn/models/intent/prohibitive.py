@@ -1158,7 +1158,7 @@ def _not_started(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
         if hurrying:
             # what one hurries with: an infinitive ("вешать не спеши") or "with" it ("z publikacją"); "Write it and
             # don't rush it" asks for care, not a wait
-            before = [(j, e) for j, e in before if words[j].endswith(_INFINITIVE) or words[j - 1] in _WITH]
+            before = [(j, e) for j, e in before if words[j].endswith(_INFINITIVE) or (j and words[j - 1] in _WITH)]
         if before:
             j, effect = before[-1]
             found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (not started)", words[j])))
@@ -1168,6 +1168,10 @@ def _not_started(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
 #: Officialese: a thing not subject to an action ("Сведения разглашению не подлежат", "Dokument nie podlega
 #: publikacji", "The list is not subject to disclosure").
 _SUBJECT_TO = ("подлеж", "podleg", "=subject")
+_NOT_SUBJECT = {"not", "isn't", "aren't", "nie", "не"}
+#: A moment named by an action noun: "До открытия (пресс-релиз … не подлежит)", "until the opening", "przed
+#: otwarciem": it says when, not what is forbidden.
+_UNTIL_THEN = {"до", "после", "перед", "przed", "po", "until", "before", "after"}
 
 
 def _not_subject_to(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
@@ -1179,15 +1183,9 @@ def _not_subject_to(words: list[str], language: str) -> list[tuple[int, Forbidde
             continue
         start, end = _clause_span(words, index)
         for j, effect in _actions(words, start, end):
-            if j != index and not _is_past(words[j]) and words[j - 1] not in _UNTIL_THEN:
+            if j != index and not _is_past(words[j]) and not (j and words[j - 1] in _UNTIL_THEN):
                 found.append((j, ForbiddenAction(effect, f"{words[index - 1]} {word} (not subject to)", words[j])))
     return found
-
-
-_NOT_SUBJECT = {"not", "isn't", "aren't", "nie", "не"}
-#: A moment named by an action noun: "До открытия (пресс-релиз … не подлежит)", "until the opening", "przed
-#: otwarciem": it says when, not what is forbidden.
-_UNTIL_THEN = {"до", "после", "перед", "przed", "po", "until", "before", "after"}
 
 
 def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:

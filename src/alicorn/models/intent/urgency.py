@@ -336,6 +336,9 @@ _LINKS = {
 #: Words that open a condition: what follows them is supposed, not happening ("if it crashes", "jeśli padły", "если
 #: упадёт"). The readers of prohibitions add their own ("whenever", "should", "when").
 IF_WORDS = frozenset({"if", "jeśli", "jeżeli", "jesli", "jezeli", "gdyby", "если", "коли", "ежели"})
+#: Words that open a clause of time, a condition too when what they name is a fault: "doesn't start when the VPN is
+#: down".
+WHEN_WORDS = frozenset({"when", "whenever", "gdy", "kiedy", "когда"})
 #: Alarm devices, and the verbs of their sounding (stems), present forms only count (`_ongoing`).
 _DEVICES = ("alarm", "siren", "detector", "sensor", "syren", "czujk", "czujnik", "alarm", "сирен", "датчик",
             "сигнализац", "извещател")  # fmt: skip
@@ -477,7 +480,7 @@ def _conditional(words: list[str], index: int) -> bool:
     """A danger word in a condition: "jeśli padły" (if any were said), "if it crashes", "если упадёт", "doesn't start
     when the VPN is down"."""
     return any(w in IF_WORDS for w in words[max(0, index - 2) : index]) or any(
-        w in ("when", "whenever", "gdy", "kiedy", "когда") for w in words[max(0, index - 4) : index]
+        w in WHEN_WORDS for w in words[max(0, index - 4) : index]
     )
 
 
