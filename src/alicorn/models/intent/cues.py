@@ -80,6 +80,8 @@ _PAST = re.compile(
     r"\b(?:yesterday|last (?:week|night|month|year|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"|wczoraj\w*|zeszł\w+|ubiegł\w+)|(?<!\w)(?:вчера\w*|прошл\w+)"
 )
+#: "Last time" recalls an earlier occasion beside the present one: "w zeszłym razem", "в прошлый раз".
+_LAST_TIME = re.compile(r"\b(?:zeszł|ubiegł)\w* raz\w*|(?<!\w)(?:в )?прошл\w* раз\w*")
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|good (?:morning|afternoon|evening|night)|thanks|thank you|cheers|bye|goodbye|see you|nice"
     r"|great|cool|ok|okay|lol|haha|cześć|czesc|hej|siema|dzień dobry|dobry wieczór|dobranoc|dzięki|dziękuję"
@@ -335,8 +337,13 @@ def imperative_start(text: str, language: str | None = None) -> bool:
     # Only the first sentence: "Co to jest cron? Wyjaśnij." opens with a question, not with "wyjaśnij".
     first_sentence = re.split(r"(?<=\w)\s*[?!.]+(?:\s|$)", text.strip(" \t\n.!?,;:"), maxsplit=1)[0]
     words = [w.lower() for w in _WORD.findall(first_sentence) if w.lower() not in _LEAD][:8]
+    negated = bool(words) and words[0] in _NEGATED_LEAD
     while words and words[0] in _NEGATED_LEAD:
         words = words[1:]
+    if negated and language == "en" and words and words[0].isalpha() and words[0] not in _EN_SUBJECT_PRONOUNS:
+        # "Don't retry the job anymore": a negated command, whatever its verb ("Don't we have one?" asks)
+        opening = re.split(r"(?<=[?!.])\s+", text.strip(), maxsplit=1)[0]
+        return not opening.rstrip().endswith("?") or words[0] in _EN_VERBS
     adverb = language in ("pl", "ru") and len(words) > 1 and _manner_adverb(words[0])
     if adverb and _imperative(words[1], language, True):
         return True  # "Кратко перескажи статью", "Szybko sprawdź logi": the verb right after its adverb
@@ -597,11 +604,25 @@ _STAFFED_BEFORE = re.compile(
 )
 
 
+#: A count of people on a post before a period: "two on the till every Saturday", "трое на смене по субботам",
+#: "dwie osoby na sali w soboty"; or a person's availability: "Оксана работает только по будням", "Tom can only do
+#: mornings", "Ola pracuje tylko w weekendy".
+_STAFF_COUNT_BEFORE = re.compile(
+    r"(?:\b(?:one|two|three|four|five|\d+)\s+(?:people\s+|staff\s+)?on\s+(?:the\s+)?(?:tills?|shift|call|duty|"
+    r"floor|desk|counter|door|bar|reception)\b|\b(?:двое|трое|четверо|пятеро|"
+    r"dwie\s+osoby|dwóch|trzech|czterech|dwoje|troje)\b)(?:\s+[^\s,.;:!?]+){0,4}\s*$"
+    r"|\b(?:works?|working|работает|работают|pracuje|pracują|can\s+(?:only\s+)?(?:do|work))"
+    r"(?:\s+(?:only|just|только|лишь|tylko))?\s*$",
+    re.IGNORECASE,
+)
+
+
 def a_quantity_before(text: str, position: int) -> bool:
-    """Whether a rate ("każdy max 48h tygodniowo") or a staffing level ("at least two RNs every night") stands right
-    before `position`: the period there says how much work, or how many work then, not when to act."""
+    """Whether a rate ("każdy max 48h tygodniowo"), a staffing level ("at least two RNs every night", "two on the till
+    every Saturday") or a person's availability ("работает только по будням") stands right before `position`: the
+    period there says how much work, or who works then, not when to act."""
     before = text[:position]
-    return _RATE_BEFORE.search(before) is not None or _STAFFED_BEFORE.search(before) is not None
+    return any(p.search(before) is not None for p in (_RATE_BEFORE, _STAFFED_BEFORE, _STAFF_COUNT_BEFORE))
 
 
 def _constraint(text: str, match: re.Match[str]) -> bool:
@@ -655,7 +676,7 @@ def kind_cue(text: str) -> KindCue | None:
     urgent = _URGENCY.search(stripped) or (emergency is not None and MEDICAL.search(emergency) and not commands)
     urgent = urgent or (emergency is not None and going_on_now(stripped))  # "лежит уже 20 минут": now, still
     urgent = urgent or (emergency is not None and _PLEA.search(stripped) is not None and not commands)
-    past = _PAST.search(lowered)
+    past = _PAST.search(_LAST_TIME.sub(" ", lowered))  # "в прошлый раз штраф влепили" recalls, it dates nothing
     # An emergency stated first and a request after it ("The siren is wailing, check the feed") raises an alarm; a
     # command opening the request ("Write a plan for when a fire…") is work about one.
     # "Nie wiem, czemu pompa co chwilę staje. Jakie mogą być przyczyny?": asking why a fault recurs is a diagnosis

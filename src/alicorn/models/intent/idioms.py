@@ -123,10 +123,19 @@ _INSIDE: tuple[tuple[str, ...], ...] = (
 #: What a reading stays within that is no place: "within range", "within limits", "within budget".
 _MEASURED_BOUNDS = {"range", "limits", "limit", "tolerance", "norm", "norms", "spec", "specs", "budget", "threshold",
                     "thresholds", "bounds", "normal", "target", "targets"}  # fmt: skip
+_PASSIVE_PAST = (("nie", "zostało"), ("nie", "został"), ("nie", "została"), ("nie", "zostały"), ("не", "было"))
+#: What turns a past passive into a wish: "żeby nic nie zostało przestawione", "чтобы ничего не было удалено".
+_SO_THAT = {"żeby", "zeby", "aby", "by", "чтобы", "чтоб"}
 _NEGATIVE_SUBJECTS = {"nothing", "no", "none", "nic", "żaden", "żadna", "żadne", "ничего", "ничто", "никакой"}
 _PASSIVE_AUX = (
     ("gets",), ("get",), ("is", "to", "be"), ("are", "to", "be"), ("should", "be"), ("must", "be"), ("will", "be"),
     ("may", "be"), ("can", "be"),
+    # "nic nie zostanie wysłane", "ничего не будет удалено", "żaden plik nie może zostać usunięty"
+    ("nie", "zostanie"), ("nie", "zostaną"), ("nie", "może", "zostać"), ("nie", "mogą", "zostać"), ("nie", "będzie"),
+    ("nie", "będą"), ("не", "будет"), ("не", "будут"), ("не", "должно", "быть"), ("не", "должен", "быть"),
+    ("не", "должна", "быть"), ("не", "должны", "быть"),
+    # a past one only in a wish: "dopilnuj, żeby nic nie zostało przestawione", "чтобы ничего не было удалено"
+    *_PASSIVE_PAST,
 )
 #: Verbs whose English participle is its base: "nothing gets run".
 _BARE_PARTICIPLES: dict[str, EffectClass] = {
@@ -153,7 +162,7 @@ _OFF: tuple[tuple[str, ...], ...] = (
     ("off",), ("away", "from"), ("out", "of"), ("z", "dala", "od"), ("z", "daleka", "od"), ("подальше", "от"),
     ("вдали", "от"),
 )
-_KEEPING_OFF = ("=keep", "=stay", "trzymaj", "zostaw", "держи", "держите", "оставь")
+_KEEPING_OFF = ("=keep", "=stay", "=leave", "trzymaj", "zostaw", "держи", "держите", "оставь")
 #: Our own part, said of one thing: "наше дело — памятка", "our job is the guide", "nasza rola to instrukcja".
 _OURS = {"our", "наше", "наша", "nasze", "nasza", "naszą"}
 # fmt: on
@@ -334,8 +343,8 @@ def _negative_passive(words: list[str], sentence: list[int]) -> list[tuple[int, 
             continue
         j = index + 1 if word in ("nothing", "none", "nic", "ничего", "ничто") else index + 2
         aux = next((p for p in _PASSIVE_AUX if _at(words, j, p)), None)
-        if aux is None:
-            continue
+        if aux is None or (aux in _PASSIVE_PAST and not any(w in _SO_THAT for w in words[max(0, index - 3) : index])):
+            continue  # "nic nie zostało wysłane" reports; "żeby nic nie zostało wysłane" wishes
         k = j + len(aux)
         while k < len(words) and words[k] not in _CLAUSE_BREAK:
             effect = _BARE_PARTICIPLES.get(words[k]) or action_of(words, k)
@@ -442,8 +451,35 @@ def _kept_off(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidde
             if venue is not None:
                 trigger = f"{word} … {' '.join(phrase)} (kept off)"
                 found.append((venue, ForbiddenAction("publication", trigger, words[venue])))
+            elif phrase == ("out", "of") and _kept_out_of_it(words, index, j, end):
+                # "Police and the monitoring lot stay out of it", "keep the families out of this": not told
+                trigger = f"{word} … out of {words[j + 2]} (kept out)"
+                found.append((index, ForbiddenAction("external_transmission", trigger, word)))
             break
     return found
+
+
+#: Words before "stay" that are no group kept out: pronouns, auxiliaries, adverbs ("I'll stay out of it").
+_NOT_A_GROUP = {
+    "i", "you", "we", "he", "she", "it", "they", "i'll", "you'll", "we'll", "'ll", "will", "to", "should", "must",
+    "can", "just", "please", "would", "i'd", "you'd", "ll",
+}  # fmt: skip
+#: What someone is kept out of: the matter itself ("out of it", "out of this"), not a place or a record.
+_THE_MATTER = {"it", "this", "that", "the", "loop"}
+
+
+def _kept_out_of_it(words: list[str], keeping: int, out: int, end: int) -> bool:
+    """ "keep the police out of it", "Police … stay out of it", "leave the families out of this" (not "keep it out of
+    the report"): people, named before "out of", kept out of the matter."""
+    if out + 2 >= min(end, len(words)) or words[out + 2] not in _THE_MATTER:
+        return False
+    if words[out + 2] == "the" and words[out + 3 : out + 4] != ["loop"]:
+        return False  # "keep it out of the report": a place, not the matter
+    if words[keeping].startswith("stay"):
+        # a group's name before "stay" ("Police and the monitoring lot stay out of it"), not "I'll stay out of it"
+        return keeping > 0 and words[keeping - 1][0].isalpha() and words[keeping - 1] not in _NOT_A_GROUP
+    named = [w for w in words[keeping + 1 : out] if w[0].isalpha() and w not in ("it", "this", "that", "them")]
+    return bool(named) or "them" in words[keeping + 1 : out]
 
 
 def _ours_only(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:

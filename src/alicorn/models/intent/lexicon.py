@@ -110,10 +110,11 @@ _NEGATIVE_VERBS = (
     # letting go of a step: "testy na razie odpuść", "darujmy sobie budowanie", "сборку пока отставить"
     "odpuść", "odpuśc", "odpusc", "odpuszcz", "daruj", "отставить", "отставь",
     "czekaj", "czekać", "czekac", "czekani", "odczek", "odkład", "odłoż", "odłóż", "poczek", "pomiń", "pomin", "pomij",
-    "powstrzym", "przesta", "unikaj", "wahaj", "wahani", "wstrzym", "zaczek", "zapomin", "zapomn", "zatrzym", "zwlek",
+    "powstrzym", "przestań", "przestan", "przestać", "przestac", "przestaj", "unikaj", "wahaj", "wahani", "wstrzym",
+    "zaczek", "zapomin", "zapomn", "zatrzym", "zwlek",
     "воздерж", "дождат", "дождис", "дождит", "дожида", "жди", "ждать", "забуд", "забыв", "забыть", "задерж", "избега",
     "медли", "останов", "отлож", "откладыв", "повремен", "погоди", "подожд", "прекрат", "приостанов",
-    # stopping, not "перестановочный" (a permutation)
+    # stopping, not "перестановочный" (a permutation) nor "przestaw" (re-set: "Wentylacji nie przestawiaj")
     "перестань", "перестать", "перестанем", "переставай",
     "пропуск", "пропуст", "стесня", "сдержива", "тянуть", "тяни", "затягив", "медлить", "procrastinat",
 )
@@ -190,6 +191,9 @@ _SHOW_FIRST: tuple[tuple[str, ...], ...] = (
     ("chcę", "to", "zobaczyć"), ("chce", "to", "zobaczyc"), ("chcę", "zobaczyć"), ("chcę", "to", "przeczytać"),
     ("muszę", "to", "zobaczyć"), ("хочу", "посмотреть"), ("хочу", "это", "посмотреть"), ("хочу", "увидеть"),
     ("хочу", "прочитать"),
+    # to review or check it first: "Zanim cokolwiek pójdzie do sieci, chcę to mieć do wglądu", "хочу проверить"
+    ("do", "wglądu"), ("do", "wgladu"), ("chcę", "to", "sprawdzić"), ("chcę", "sprawdzić"), ("хочу", "проверить"),
+    ("хочу", "это", "проверить"), ("i", "want", "to", "look"), ("let", "me", "look"),
 )
 
 
@@ -253,6 +257,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=distribute", "=distribution", "dystrybu",
         # reporting something to someone: "Nie zgłaszaj niczego firmie ochroniarskiej", "zgłoś to do serwisu"
         "zgłasza", "zgłaszaj", "=zgłoś", "zgłosi",
+        # involving someone: "don't involve the police yet", "не впутывай полицию", "nie angażuj ochrony"
+        "=involve", "!впутыв", "!впутай", "!втягив", "!втяни", "!вмешива", "angażuj", "zaangażuj", "angazuj",
         # speaking up to someone: "Ty się do niej nie odzywaj", "nie odzywaj się do klienta"
         "!odzyw", "!odezw",
         # messages and letters as nouns: "ни писем, ни сообщений", "żadnych wiadomości"
@@ -267,6 +273,11 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "=pay", "=płać", "=zapłać", "=zaplac", "=opłać", "=oplac", "opłacaj", "oplacaj", "=płacić",
         "=placic", "zapłacić", "zaplacic", "opłacić", "oplacic", "оплачива", "=оплати", "=оплатите", "оплатить",
         "=заплати", "=заплатите", "заплатить", "=плати", "=платите", "=платить",
+        # informing someone: "Gości nie informuj", "не информируй клиентов", "don't inform the guests"
+        "=inform", "informuj", "informowa", "poinformuj", "poinformowa", "информир", "проинформир", "оповещ",
+        "оповест",
+        # summoning someone: "Пожарных пока не вызывай", "не вызывайте мастера"
+        "=вызывай", "=вызывайте", "=вызови", "=вызовите", "=вызывать", "=вызвать",
 ),
     "installation": (
         "install", "reinstal", "deploy", "redeploy", "upgrade", "downgrad", "=rollout", "rollback", "=roll-back",
@@ -310,6 +321,9 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "!впиши", "!вписать", "!вписывай", "!вписывать", "!впишу",
         # entering into a record: "в табель пока ничего не вноси", "изменения не вносите"
         "!вноси", "!внеси", "!внести", "!внесите",
+        # adding to a record and rubbing out: "Do tabeli nic nie dopisuj", "не дописывай", "старый прайс не затирай"
+        "=dopisuj", "=dopisz", "=dopisać", "=dopisac", "=dopisywać", "=dopisywac", "!дописыв", "!допиши", "!дописать",
+        "!затир", "!затри", "!затереть",
 ),
 }
 #: By mail: "mailem", "e-mailem", "pocztą".
@@ -337,6 +351,8 @@ _PHYSICAL_OPEN = (
     "wyciszaj", "сброс", "сбрас", "отключ", "заглуш", "квитир",
     # rebooting and reconfiguring one: "датчики не перезагружать и не перенастраивать", "nie restartuj czujek"
     "перезагр", "перенастр", "restartuj", "zrestartuj",
+    # re-setting or adjusting one: "Wentylacji nie przestawiaj", "не переставляй термостат", "don't adjust the oven"
+    "przestaw", "переставл", "переставь", "reguluj", "wyreguluj", "регулир", "=adjust",
 )
 _PHYSICAL_OBJECTS = (
     "door", "gate", "=lock", "window", "valve", "camera", "kamer", "камер", "barrier", "garage", "heating", "light",
@@ -372,6 +388,8 @@ _PHYSICAL_OBJECTS = (
     # lifts, cranes, sluices and snow cannons: "windy nie uruchamiaj", "the inlet sluice", "снежные пушки"
     "=lift", "=lifts", "=winda", "=windy", "=windę", "=windzie", "crane", "dźwig", "hoist", "sluice", "śluz", "шлюз",
     "cannon", "armat", "пушк", "escalator",
+    # a garage's car lifts: "Podnośnika nie opuszczaj", "подъёмник не трогай"
+    "podnośnik", "podnosnik", "подъёмник", "подъемник",
     # plant of a cold store or a treatment works: "agregatów nie dotykasz", "zasuw i dmuchaw nie ruszasz"
     "agregat", "агрегат", "zasuw", "dmuchaw", "blower", "aerator", "chiller",
     # an alarm as the device that rings: "тревогу не отключай, пусть звенит"
@@ -581,6 +599,8 @@ _VENUES = (
     "=fb", "olx", "allegro", "otomoto", "авито", "avito", "ebay", "gumtree", "craigslist", "vinted",
     "социальн", "вконтакт", "=vk", "одноклассник",
 )
+#: The internet as a place a thing goes: "Zanim cokolwiek pójdzie do sieci", "ничего не уходит в сеть", "online".
+_ONLINE = ("=sieci", "=sieć", "=internet", "=internetu", "=online", "=интернет", "=сеть")
 #: Nowhere and anywhere are every venue: "nigdzie go nie wystawiaj", "don't post it anywhere", "никуда не выкладывай".
 _ANYWHERE = {"nowhere", "anywhere", "nigdzie", "gdziekolwiek", "никуда", "нигде", "куда-либо", "куда-нибудь"}
 # fmt: on
@@ -1104,7 +1124,11 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
 
 
 #: Ordering from a supplier sends the order out: the verbs (not the nouns "zamówienie", "заказ", "the orders").
-_ORDERING_VERBS = ("zamów", "zamow", "zamaw", "заказыв", "закаж", "заказат", "заказал")
+_ORDERING_VERBS = (
+    "zamów", "zamow", "zamaw", "заказыв", "закаж", "заказат", "заказал",
+    # booking a service or a place: "nie rezerwuj terminu", "не бронируй", "umów serwisanta"
+    "rezerwuj", "zarezerwuj", "rezerwowa", "zarezerwowa", "бронир", "заброни", "umawiaj", "umów", "umow",
+)  # fmt: skip
 _ORDER_NOUNS = ("zamówieni", "zamowieni", "zamówień", "zamowien")
 #: Placing an order: "don't place the order", "zamówienia nie składaj", "заказ не оформляй".
 _PLACING_ORDER = ("=place", "skład", "sklad", "złóż", "złoz", "zloz", "оформ", "размест")
@@ -1140,13 +1164,13 @@ def _assigns_shifts(words: list[str], index: int) -> bool:
 
 
 def _orders(words: list[str], index: int) -> bool:
-    """The word at `index` orders something (from a supplier): an ordering verb, or a verb of placing with an order
-    beside it. English "order" only as a verb, right after a negation or "to" ("no orders are going through" and
-    "in order to" name no ordering)."""
+    """The word at `index` orders something (from a supplier) or books a service: an ordering verb, or a verb of
+    placing with an order beside it. English "order" and "book" only as verbs, right after a negation or "to" ("no
+    orders are going through", "in order to" and "the book" name no ordering)."""
     word = words[index]
     if word.startswith(_ORDERING_VERBS) and not word.startswith(_ORDER_NOUNS):
         return not _is_past(word) or _subjunctive(words, index)
-    if word in ("order", "ordering"):
+    if word in ("order", "ordering", "book", "booking", "reserve", "reserving"):
         before = words[index - 1] if index else "."
         return before in _VERBAL or before in _ORDERING_SUBJECTS or before in _CLAUSE_BREAK or before == "to"
     if _whole(_PLACING_ORDER, word) and not _is_past(word):
@@ -1392,6 +1416,8 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
         return "publication"
     if any(_whole(_CHATS, w) for w in after):
         return "publication"  # "before it goes anywhere near the members' WhatsApp": where a group reads it
+    if "near" in after and any(_whole(_VENUES, w) for w in after[after.index("near") :]):
+        return "publication"  # "before it goes anywhere near the review page"
     return "external_transmission"
 
 
@@ -1437,7 +1463,7 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
             return "external_transmission"  # "must not reach the client"
         return None
     named = [w for w in rest[place + 1 : place + 5] if w not in _DETERMINERS and w[0].isalpha()]
-    if any(_whole(_VENUES, w) for w in named[:3]):
+    if any(_whole(_VENUES, w) or _whole(_ONLINE, w) for w in named[:3]):
         return "publication"
     _, end = _clause_span(words, index)
     chat = [w for w in words[index + 1 : min(end, index + 10)] if w not in _DETERMINERS and w[0].isalpha()]
@@ -1581,6 +1607,10 @@ def _clause_words_before(words: list[str], index: int) -> bool:
     return any(w[0].isalpha() and w not in _ELLIPTIC and w not in _ONLY for w in words[k:index])
 
 
+#: Phones an app is put on, in a verbless destination ("Инструкторам на телефоны — только после экзаменов").
+_PHONES = ("=phone", "=phones", "telefon", "smartfon", "телефон", "смартфон")
+
+
 def _elliptic_fragment(words: list[str], index: int, sentence: list[int]) -> tuple[int, EffectClass] | None:
     """A verbless destination before an elliptic "not yet" in its sentence: a venue ("Na Facebooka jeszcze nie": its
     publication) or a recipient ("To the director - not yet", "Do kierowników — jeszcze nie", "Бухгалтеру пока
@@ -1596,6 +1626,16 @@ def _elliptic_fragment(words: list[str], index: int, sentence: list[int]) -> tup
     if any(action_of(words, j) is not None or known_verb(words[j], "en") for j in fragment[1:]):
         return None
     first = words[fragment[0]]
+    on_a_server = next(
+        (
+            j
+            for j in fragment[1:]
+            if words[j - 1] in ("on", "onto", "na", "на") and (_whole(_SERVERS, words[j]) or _whole(_PHONES, words[j]))
+        ),
+        None,
+    )
+    if on_a_server is not None and first not in ("on", "onto", "na", "на"):
+        return on_a_server, "installation"  # "Инструкторам на телефоны — только после экзаменов": put on them
     if first in ("on", "onto", "in", "na", "в", "на") and any(_whole(_VENUES, words[j]) for j in fragment):
         return next(j for j in fragment if _whole(_VENUES, words[j])), "publication"
     if first in ("on", "onto", "to", "na", "на", "в") and any(_whole(_SERVERS, words[j]) for j in fragment):
@@ -1871,7 +1911,8 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             return _Chain(tuple(operators), i, effect, negations, i)
         if i > 0 and _whole(_ASPECTUAL, words[i - 1]) and word.endswith("ing") and not _is_action_stem(word):
             return _Chain(tuple(operators), None, None, negations, i, spent=True)  # "don't start worrying about…"
-        if verbal and word not in _LIGHT_VERBS and not _whole(_ASPECTUAL, word) and known_verb(word, language):
+        light = word in _LIGHT_VERBS or word in _NOUN_CARRIERS
+        if verbal and not light and not _whole(_ASPECTUAL, word) and known_verb(word, language):
             return _Chain(tuple(operators), None, None, negations, i, spent=True)  # "don't use the old template"
         i += 1
         steps += 1
@@ -2021,10 +2062,11 @@ def _negated_in_clause(words: list[str], target: int, clause: list[int]) -> bool
     return any(clause[j] == clause[target] and _operator(words, j) is not None for j in range(target))
 
 
-def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
-    """(index of the gated action, the condition's words) for every condition that gates an action."""
+def _conditions(words: list[str], language: str) -> list[tuple[int, str, EffectClass | None]]:
+    """(index of the gated action, the condition's words, its effect when a verbless destination names it) for every
+    condition that gates an action."""
     sentence, clause = _sentences(words), _clauses(words)
-    gated: list[tuple[int, str]] = []
+    gated: list[tuple[int, str, EffectClass | None]] = []
     for m, word in enumerate(words):
         after = words[m + 1] if m + 1 < len(words) else ""
         own = False  # the gate holds only for an action negated in its own clause
@@ -2048,6 +2090,11 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
         between = words[target + 1 : m] if target is not None else []
         if any(_whole(_TELLING, w) for w in between) and any(w in _PARTICLES for w in between):
             continue  # "send Jake a message telling him he's not allowed to push until the review": the message's
+        fragment = _elliptic_fragment(words, m, sentence) if target is None and not own else None
+        if fragment is not None:
+            # "На сайт и на витрину — только после того, как я пересчитаю": the destination stands for its action
+            gated.append((fragment[0], f"{trigger} (condition)", fragment[1]))
+            continue
         if target is None:  # "Only after I approve, send it": the action after the condition clause
             target = next(
                 (
@@ -2067,7 +2114,7 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
                 if same and action_of(words, target - back) == effect:
                     target -= back
                     break
-            gated.append((target, f"{trigger} (condition)"))
+            gated.append((target, f"{trigger} (condition)", None))
             # "Размещение графика на сайте и его рассылка … только после согласования": every action coordinated
             # with the gated one in its clause waits for the same condition
             # (actions named as nouns or infinitives: in "Write the summary and send it only once I approve" the
@@ -2077,7 +2124,7 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str]]:
                     break
                 coordinated = any(w in _CONTINUE for w in words[j + 1 : target])
                 if coordinated and action_of(words, j) is not None and _nominal_action(words[j], language):
-                    gated.append((j, f"{trigger} (condition)"))
+                    gated.append((j, f"{trigger} (condition)", None))
     return gated
 
 
@@ -2193,12 +2240,24 @@ _OTHER_DATIVES = {"jemu", "jej", "im", "mu", "ему", "ей", "им"}
 _IMPERSONAL_FORBIDDING = {"запрещено", "запрещается", "нельзя", "недопустимо", "zabronione", "niedozwolone"}
 
 
+#: Before Polish "on" (he) as a subject: its clause's start or a conjunction; English "on" ends a phrasal verb ("hang
+#: on — nothing gets renamed", "from now on").
+_BEFORE_POLISH_ON = {"i", "a", "ale", "bo", "że", "ze", "więc", "wiec", "to"}
+
+
+def _third_person(words: list[str], k: int) -> bool:
+    """Whether `words[k]` is a third person's pronoun as a subject (`_OTHER_SUBJECTS`)."""
+    if words[k] not in _OTHER_SUBJECTS:
+        return False
+    return words[k] != "on" or k == 0 or words[k - 1] in _CLAUSE_BREAK or words[k - 1] in _BEFORE_POLISH_ON
+
+
 def borne_by_another(words: list[str], index: int) -> bool:
     """The prohibition at `index` is borne by someone other than the agent: a third person right before it ("he's
     not allowed", "они не должны", "ей запрещено") or, before an impersonal one, a noun in the dative ("подрядчику
     запрещено ставить своё ПО")."""
     before = words[max(0, index - 2) : index]
-    if any(w in _OTHER_SUBJECTS for w in before):
+    if any(_third_person(words, k) for k in range(max(0, index - 2), index)):
         return True
     if words[index] not in _IMPERSONAL_FORBIDDING:
         return False
@@ -2219,7 +2278,7 @@ def _reported_necessity(words: list[str], index: int) -> bool:
 
 
 #: Verbs that only carry an action named by a noun: "nie rób restartów", "не делай перезапуск", "don't do it".
-_LIGHT_VERBS = {"rób", "róbcie", "rob", "robić", "robic", "zrób", "zrob", "делай", "делайте", "делать", "сделай"}
+_NOUN_CARRIERS = {"rób", "róbcie", "rob", "robić", "robic", "zrób", "zrob", "делай", "делайте", "делать", "сделай"}
 #: Prepositions of a place: "on the intranet", "na stronę", "в чат".
 _PLACE_PREPOSITIONS = {"on", "onto", "to", "into", "in", "na", "do", "w", "we", "на", "в", "во", "к"}
 
@@ -2300,7 +2359,7 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
         hits: list[tuple[int, EffectClass]] = []
         if chain.index is not None and chain.effect is not None:
             hits.append((chain.index, chain.effect))
-        elif chain.negations % 2 == 1 and index + 1 < len(words) and words[index + 1] in _LIGHT_VERBS:
+        elif chain.negations % 2 == 1 and index + 1 < len(words) and words[index + 1] in _NOUN_CARRIERS:
             # "Restartów nie rób", "Перезапусков не делай": the action is the noun fronted before "do", with those
             # coordinated before it in its clause ("merge в main и deploy без меня не делать")
             start = _clause_span(words, index)[0]
@@ -2407,8 +2466,8 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
         if target is not None and effect is not None:
             found.append((target, ForbiddenAction(effect, f"{word} (deferred)", words[target])))
     # conditions: "only after I say so", "dopiero jak powiem", "только после моего подтверждения"
-    for target, trigger in _conditions(words, language):
-        effect = action_of(words, target)
+    for target, trigger, fragment_effect in _conditions(words, language):
+        effect = fragment_effect or action_of(words, target)
         if effect is not None:
             found.append((target, ForbiddenAction(effect, trigger, words[target])))
             if effect == "publication" and _to_audience(words, target):
@@ -2469,7 +2528,7 @@ _DETERMINERS = {
 #: they forbid passing it on ("keep it to yourself", "niech zostanie między nami", "держи при себе").
 _PRIVATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("to", "yourself"), ("to", "yourselves"), ("between", "us"), ("between", "ourselves"), ("between", "you", "and",
-    "me"), ("under", "wraps"), ("in", "confidence"), ("confidential",), ("secret",),
+    "me"), ("under", "wraps"), ("under", "your", "hat"), ("in", "confidence"), ("confidential",), ("secret",),
     ("dla", "siebie"), ("między", "nami"), ("miedzy", "nami"), ("w", "tajemnicy"), ("poufne",),
     ("при", "себе"), ("между", "нами"), ("в", "тайне"), ("в", "секрете"),
 )

@@ -185,6 +185,8 @@ _FOR_ME_STRICTLY: tuple[tuple[str, ...], ...] = (
     ),
     ("for", "me", "alone"),
     ("for", "my", "eyes", "alone"),
+    # for the speaker's eyes however it is stressed: "Цифры исключительно для моих глаз", "dla moich oczu"
+    ("для", "моих", "глаз"), ("dla", "moich", "oczu"),
     # for the speaker's information only: "wyłącznie do mojej wiadomości", "только для моего сведения"
     *(
         (only, *mine)

@@ -63,8 +63,10 @@ EMERGENCY = re.compile(
     r"|(?:dropping|falling) fast|szybko spada|быстро падает"
     # a chemical smell, tills or terminals gone dead: "Strong chlorine smell in the plant room", "the card terminals
     # went dead five minutes ago"
-    r"|(?:chlorine|ammonia|chemical) smell|smell of (?:chlorine|ammonia|chemicals)|czuć chlor\w*|zapach chloru"
-    r"|запах хлора|пахнет хлором"
+    r"|(?:chlorine|ammonia|chemical|acid) smell|smell of (?:chlorine|ammonia|chemicals|acid)|czuć chlor\w*"
+    r"|zapach chloru|czuć kwas\w*|zapach kwasu|запах хлора|пахнет хлором|запах кислоты|пахнет кислот\w*"
+    # carbon monoxide: "the CO alarm … carbon monoxide", "czujnik czadu", "угарный газ"
+    r"|carbon monoxide|czad\w*|tlen\w* węgla|угарн\w* газ\w*"
     r"|(?:terminals?|tills?|registers?|system|server|network|site|scanners?) (?:\w+ ){0,4}"
     r"(?:went|have gone|has gone|are|is) (?:both |all )?dead\b(?! (?:weight|end|link|zone|simple|easy|on))"
     # data being destroyed now: "someone's sync client is deleting everything", "Кто-то удаляет виртуалки", "pliki
@@ -79,6 +81,11 @@ EMERGENCY = re.compile(
     # a machine stopping again and again now: "line 3 keeps stopping", "the breaker keeps tripping" (not an app that
     # "keeps crashing whenever someone sets a repeat": a bug to look into)
     r"|keeps? (?:stopping|shutting down|cutting out|tripping)"
+    # a machine that stopped in the middle of its work: "the oven shut off halfway through the bake", "piec wyłączył
+    # się w połowie wypieku", "печь выключилась посреди выпечки"
+    r"|(?:shut|switched|cut|turned) (?:itself )?(?:off|down|out) (?:mid-|in the middle of|halfway through)"
+    r"|(?:wyłączył\w*|zgasł\w*|stan(?:ął|ęła|ęło)|zatrzymał\w*)(?: się)? w (?:połowie|trakcie|środku)"
+    r"|(?:выключил|отключил|заглох|остановил|встал)\w* (?:посреди|посередине|в середине|на середине)"
     # water where it must not be: "a pipe burst", "the water is ankle-deep"
     r"|(?:pipe|main)s? (?:has |have |just )?burst|burst (?:a |the )?(?:water )?(?:pipe|main)|(?:ankle|knee)[- ]deep)"
     r"|\b(?:ogień|ognia|płomieni\w*|płonie|płoną|czuć gaz\w*|zapach gazu|śmierdzi gazem"
@@ -304,6 +311,11 @@ _SUBSTANCES = (
     "искры",
     "пламя",
     "масло",
+    # a liquid of any kind: "из-под шкафа течёт какая-то жидкость", "z maszyny cieknie płyn"
+    "liquid",
+    "ciecz",
+    "płyn",
+    "жидкость",
 )
 #: Verbs of a substance coming out, in a form that says it is happening (prefix stems).
 _EMISSION = (
@@ -351,7 +363,13 @@ _BEEPING = ("beep", "piszcz", "пищ", "buczy", "гудит")
 _SOUNDS = ("wail", "blar", "beep", "ring", "howl", "scream", "going", "piszcz", "wyj", "wyje", "dzwoni", "buczy",
            "пищ", "во", "звен", "орет", "орёт", "гудит", "срабатыва")  # fmt: skip
 #: A device's going off, in the past: an emergency only with a word saying it just happened (`_JUST`).
-_WENT_OFF = ("сработал", "zadziałał", "zadzialal", "triggered", "tripped")
+_WENT_OFF = (
+    "сработал", "zadziałał", "zadzialal", "triggered", "tripped",
+    # switched itself on: "włączył się czujnik czadu", "включилась сирена"
+    "włączył", "wlaczyl", "uruchomił", "uruchomil", "включил",
+)  # fmt: skip
+#: A request marked urgent: a device that went off is going off now ("Pilne! Włączył się czujnik czadu").
+_URGENT_MARK = re.compile(r"\b(?:urgent|pilne|pilnie)\b|(?<!\w)срочно(?!\w)", re.IGNORECASE)
 #: Words that put a past event in this very moment ("right now", "прямо сейчас"); a bare "just" may only soften.
 _RIGHT_NOW = re.compile(
     r"\bright now\b|\bjust now\b|\bmoments? ago\b|\ba (?:minute|second) ago\b|\bwłaśnie\b|\bprzed chwilą\b"
@@ -552,7 +570,8 @@ def read_situation(text: str) -> Situation | None:
                 continue  # "the outage report", "датчики дыма", "raport z awarii"; "if any were said (jeśli padły)"
             return Situation("emergency", match.group(0))
         found = _intrusion(words, on_the_way) or _emission(words)
-        found = found or _sounding(words, _RIGHT_NOW.search(text) is not None or _SEEN_NOW.search(text) is not None)
+        sounding_now = any(p.search(text) is not None for p in (_RIGHT_NOW, _SEEN_NOW, _URGENT_MARK))
+        found = found or _sounding(words, sounding_now)
         if found is not None:
             return Situation("emergency", found)
         medical = MEDICAL.search(joined)
