@@ -564,12 +564,16 @@ _AUX = {"do", "does", "did", "is", "are", "was", "were", "should", "would", "cou
 
 def _asked_after_a_lead(sentence: str) -> bool:
     """ "Quick q: for a small NGO with 12 volunteers, is Signal or WhatsApp better for coordinating shifts?": a
-    question whose auxiliary opens its last clause, after a lead-in."""
+    question whose auxiliary opens its last clause, or whose question word follows a colon, after a lead-in."""
     if not sentence.rstrip().endswith("?"):
         return False
     parts = [part for part in re.split(r"[,:;—–]", sentence) if part.strip()]
     words = _WORD.findall(parts[-1].lower()) if len(parts) > 1 else []
-    return bool(words) and words[0] in _AUX and len(words) > 2
+    if bool(words) and words[0] in _AUX and len(words) > 2:
+        return True
+    # "Before I decide anything: how would you go about updating the firmware?": a question word after a colon
+    asked = _WORD.findall(sentence.rsplit(":", 1)[1].lower())[:1] if ":" in sentence else []
+    return bool(asked) and asked[0] in _QUESTION_WORDS
 
 
 def _polite_work(clause: str) -> bool:

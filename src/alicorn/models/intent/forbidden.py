@@ -12,8 +12,10 @@ from alicorn.models.intent.idioms import judged
 from alicorn.models.intent.langid import identify
 from alicorn.models.intent.lexicon import (
     _CLAUSE_BREAK,
+    _SENTENCE_END,
     ForbiddenAction,
     _sentences,
+    _whole,
     chain_readings,
     names_in,
     told_to_another_at,
@@ -54,6 +56,8 @@ def positioned_readings(
     # "I told the interns not to post anything until the rebrand is out": theirs to keep, whatever reads it; "so
     # hopefully no more typos going live": a hope about others, not a command
     found = [item for item in found if not told_to_another_at(words, item[0]) and not _hoped(words, item[0])]
+    # "remember to mention that photos won't be posted online": what the writing is to say, not a command
+    found = [item for item in found if not _content_of_a_writing(words, item[0])]
     if embedder:
         found.extend(embedded_readings(words, language, {position for position, _ in found}))
     found.sort(key=lambda item: item[0])
@@ -73,6 +77,31 @@ def _hoped(words: list[str], position: int) -> bool:
             return False  # "Hopefully it's fine, but don't send it yet": the command has a clause of its own
         if words[k] in _HOPING:
             return not any(w in _YOU or w.endswith(_SECOND_PERSON) for w in words[k + 1 : position + 1])
+    return False
+
+
+#: Verbs that put words into a writing: "mention that …", "wspomnij, że …", "укажите, что …".
+_SAYING = (
+    "=mention", "=say", "=state", "=explain", "=add", "=include", "=write", "=warn",
+    "wspomn", "wspomin", "napisz", "napisać", "napisac", "zaznacz", "dodaj", "dodać", "dodac", "wyjaśnij", "wyjasnij",
+    "uprzedź", "uprzedz", "ostrzeż", "ostrzez",
+    "укаж", "указа", "упомян", "упомин", "напиши", "написать", "напишите", "отметь", "отметьте", "отметить",
+    "добавь", "добавьте", "добавить", "поясни", "объясни", "предупреди", "предупредить", "предупредите",
+)  # fmt: skip
+_THAT = {"that", "że", "ze", "что"}
+
+
+def _content_of_a_writing(words: list[str], position: int) -> bool:
+    """The action at `position` stands in a clause that says what a writing is to say: "mention that photos won't
+    be posted", "wspomnieć, że zdjęcia nie będą publikowane", "указать, что прививку делать не будут"."""
+    for k in range(position - 1, max(-1, position - 13), -1):
+        if words[k] in _SENTENCE_END or words[k] in _CLAUSE_BREAK:
+            return False  # "Объясни, что он делает, но не запускай его": the command has a clause of its own
+        if words[k] in _THAT:
+            if any(w in _YOU for w in words[k + 1 : position]):
+                return False  # "write to them, but mention that you can't send it": the agent is told
+            before = [w for w in words[max(0, k - 5) : k] if w != ","]
+            return any(_whole(_SAYING, w) for w in before[-4:])
     return False
 
 

@@ -120,10 +120,16 @@ _INSIDE: tuple[tuple[str, ...], ...] = (
     ("w", "szufladzie"), ("в", "столе"), ("в", "ящике"), ("u", "mnie"), ("у", "меня"), ("w", "dziale"), ("в", "отделе"),
     ("in", "the", "department"), ("within", "the", "team"),
 )
+#: The speaker as the place a thing stays, and the words that make it the only one: "zostaje wyłącznie u mnie".
+_WITH_ME = {("u", "mnie"), ("у", "меня")}
+_SOLELY = {"wyłącznie", "wylacznie", "tylko", "jedynie", "только", "лишь", "исключительно"}
 #: What a reading stays within that is no place: "within range", "within limits", "within budget".
 _MEASURED_BOUNDS = {"range", "limits", "limit", "tolerance", "norm", "norms", "spec", "specs", "budget", "threshold",
                     "thresholds", "bounds", "normal", "target", "targets"}  # fmt: skip
-_PASSIVE_PAST = (("nie", "zostało"), ("nie", "został"), ("nie", "została"), ("nie", "zostały"), ("не", "было"))
+_PASSIVE_PAST = (
+    ("nie", "zostało"), ("nie", "został"), ("nie", "została"), ("nie", "zostały"), ("nie", "było"), ("nie", "były"),
+    ("не", "было"),
+)  # fmt: skip
 #: What turns a past passive into a wish: "żeby nic nie zostało przestawione", "чтобы ничего не было удалено".
 _SO_THAT = {"żeby", "zeby", "aby", "by", "чтобы", "чтоб"}
 _NEGATIVE_SUBJECTS = {"nothing", "no", "none", "nic", "żaden", "żadna", "żadne", "ничего", "ничто", "никакой"}
@@ -247,6 +253,11 @@ def _refused(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidden
             # "The barrier itself: hands off", "Szlaban — ręce precz": what is refused stands before the colon
             start = _clause_span(words, start - 1)[0]
             named = _named(words, start, end)
+        if not named and start > 0 and words[start] in _SO:
+            # "Any door or heating adjustments I'll make myself, so hands off the controls": what the clauses before
+            # it in its sentence name
+            start = next(k for k in range(len(words)) if sentence[k] == sentence[index])
+            named = _named(words, start, end)
         if not named and phrase in _FORBIDDING:
             named = _stopped_device(words, start, end)
         asked = start
@@ -262,6 +273,8 @@ def _refused(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidden
     return found
 
 
+#: A consequence opening a clause: "so hands off", "więc ręce precz", "так что руки прочь".
+_SO = {"so", "więc", "wiec", "zatem", "так", "поэтому", "значит"}
 #: "-'s" that is "is", not a possessive: "it's", "that's", "there's".
 _IS_CONTRACTIONS = {"it's", "that's", "there's", "what's", "he's", "she's", "here's", "who's", "where's"}
 
@@ -275,7 +288,8 @@ def _owned_elsewhere(words: list[str], sentence: list[int], language: str) -> li
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
         owner = False
-        if _whole(_DOMAIN_NOUNS, word) and index:
+        in_a_path = index + 1 < len(words) and words[index + 1] in ("/", "\\")  # "is in calls/patel.docx"
+        if _whole(_DOMAIN_NOUNS, word) and index and not in_a_path:
             before = [
                 w
                 for k, w in enumerate(words[max(0, index - 4) : index], max(0, index - 4))
@@ -331,6 +345,9 @@ def _kept_inside(words: list[str], sentence: list[int]) -> list[tuple[int, Forbi
             if phrase is not None:
                 trigger = f"{word} {' '.join(phrase)} (kept inside)"
                 found.append((index, ForbiddenAction("external_transmission", trigger, word)))
+                if phrase in _WITH_ME and words[j - 1] in _SOLELY:
+                    # "protokół zostaje wyłącznie u mnie": with the speaker alone, it is not put up anywhere either
+                    found.append((index, ForbiddenAction("publication", f"{trigger} (the speaker's alone)", word)))
                 break
     return found
 

@@ -1394,8 +1394,8 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
             return "publication"  # "nothing goes live until Anna has approved it"
         if after[:1] in (["on"], ["onto"], ["up"]) and _venue_near(words, index):
             return "publication"  # "nothing goes on the intranet"
-        if not after or after[0] not in ("out", "anywhere", "outside"):
-            return None  # "nothing goes out", "before it goes anywhere"
+        if not after or after[0] not in ("out", "anywhere", "outside", "beyond"):
+            return None  # "nothing goes out", "before it goes anywhere", "it doesn't go beyond the practice"
     elif any(word.startswith(stem) for stem in _MOTION) or (
         word.startswith(_MOTION_PAST) and _subjunctive(words, index)
     ):
@@ -1656,7 +1656,8 @@ def _to_audience(words: list[str], index: int) -> bool:
     motion = word in _MOTION_EN or word in _ARRIVING_EN or word.startswith(_MOTION) or word.startswith(_ARRIVING)
     after = words[index + 1 : index + 6]
     after = after[: next((k for k, w in enumerate(after) if w in _CLAUSE_BREAK), len(after))]
-    venue = any(_whole(_VENUES, w) for w in after)  # "nothing goes on the staff noticeboard": only published
+    # "nothing goes on the staff noticeboard", "shouldn't land in the staff group chat": only published
+    venue = any(_whole(_VENUES, w) or _whole(_CHATS, w) for w in after)
     return motion and not venue and any(w.startswith(_AUDIENCE) for w in after)
 
 
@@ -1704,8 +1705,11 @@ def _operator(words: list[str], index: int) -> tuple[str, int] | None:
             return None  # "did we not publish it?": an inverted question asks, it does not forbid
     if word in _PARTICLES or word in _N_WORDS:
         return word, 1
-    if word in ("doesn't", "doesnt") and _gate_after(words, index):
-        return word, 1  # "it doesn't go on the tablets until after Easter": a rule laid down, as "does not" is
+    person = index > 0 and words[index - 1] in _OTHER_SUBJECTS  # "He doesn't leave the office before six": a habit
+    if word in ("doesn't", "doesnt") and not person and (_gate_after(words, index) or _leaves_bounds(words, index)):
+        # "it doesn't go on the tablets until after Easter", "it doesn't go beyond the practice": a rule laid down,
+        # as "does not" is
+        return word, 1
     if (word, after) in _NEGATIVE_PAIRS:
         return f"{word} {after}", 2
     if any(word.startswith(stem) for stem in _NEGATIVE_VERBS):
@@ -1766,6 +1770,13 @@ def _impersonal_rule(words: list[str], index: int) -> bool:
     same = [w for k, w in enumerate(words) if sentence[k] == sentence[index]]
     after = [w for k, w in enumerate(words[index + 1 :], index + 1) if sentence[k] == sentence[index]]
     return any(w in _HOUSE for w in same) or any(w in _GATES_PL for w in after)
+
+
+def _leaves_bounds(words: list[str], index: int) -> bool:
+    """ "doesn't go beyond the practice", "doesn't leave the building": a thing's going out of its bounds at
+    `index + 1`."""
+    after = words[index + 1 : index + 3]
+    return tuple(after) in (("go", "beyond"), ("go", "outside"), ("leave", "the"), ("leave", "this"), ("leave", "our"))
 
 
 def _gate_after(words: list[str], index: int) -> bool:
@@ -2277,6 +2288,8 @@ def _reported_necessity(words: list[str], index: int) -> bool:
     return any(w in _PAST_NECESSITY for w in clause)
 
 
+#: Verbs of touching, whose negation leaves alone the action noun that opens their clause ("Aktualizacji nie ruszaj").
+_TOUCHING_STEMS = ("rusz", "трога", "tknij", "dotyk")
 #: Verbs that only carry an action named by a noun: "nie rób restartów", "не делай перезапуск", "don't do it".
 _NOUN_CARRIERS = {"rób", "róbcie", "rob", "robić", "robic", "zrób", "zrob", "делай", "делайте", "делать", "сделай"}
 #: Prepositions of a place: "on the intranet", "na stronę", "в чат".
@@ -2372,6 +2385,13 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                     effect = action_of(words, j)
                     if effect is not None and any(w in _CONTINUE for w in words[j + 1 : fronted[0]]):
                         hits.append((j, effect))
+        elif chain.negations % 2 == 1 and index + 1 < len(words) and words[index + 1].startswith(_TOUCHING_STEMS):
+            # "Aktualizacji wtyczki na komputerach wolałabym na razie nie ruszać", "Рассылку пока не трогай": an
+            # action noun opening the clause is what is not to be touched
+            start = _clause_span(words, index)[0]
+            effect = action_of(words, start) if index - start <= 12 else None
+            if effect is not None and not _is_past(words[start]):
+                hits.append((start, effect))
         command = chain.negations % 2 == 1 and (
             chain.spent or chain.index is not None or _commands(words, index, chain.end, language)
         )

@@ -27,6 +27,7 @@ from alicorn.models.intent.cues import imperative_form
 from alicorn.models.intent.lexicon import (
     _ACTIONS,
     _ASPECTUAL,
+    _CHATS,
     _CLAUSE_BREAK,
     _COORDINATORS,
     _DATA_OBJECTS,
@@ -168,6 +169,8 @@ _CONFINED: tuple[tuple[str, ...], ...] = (
     ("wyłącznie", "do", "mnie"), ("jedynie", "do", "mnie"),
     ("tylko", "mnie"), ("только", "мне"), ("лишь", "мне"), ("исключительно", "мне"),
     # nobody else's: "Those drafts are for my inbox and nobody else's", "nikomu innemu", "больше никому"
+    # under lock: "Wynik na razie pod kluczem", "держи под замком", "under lock and key"
+    ("pod", "kluczem"), ("под", "замком"), ("under", "lock"),
     ("nobody", "else's"), ("no", "one", "else's"), ("for", "my", "inbox"), ("nikomu", "innemu"), ("nikomu", "więcej"),
     ("никому", "другому"), ("больше", "никому"), ("никому", "больше"),
 )
@@ -290,6 +293,8 @@ _CONDITION = {
 _APPROVAL = (
     "=approve", "approval", "=ok", "=okay", "=sign", "=confirm", "zgod", "zgód", "akcept", "zatwierd",
     "potwierd", "decyz", "одобр", "подтвер", "согласов", "команд", "разреш", "отмашк",
+    # signing it off: "musi go podpisać pani dyrektor", "его должна подписать заведующая"
+    "podpis", "подпис",
 )
 #: "the go-ahead" (hyphenated: a plain "go ahead and install" is the instruction itself), "the green light".
 _APPROVAL_PHRASES = ("go - ahead", "green light", "zielone światło", "зеленый свет")
@@ -570,8 +575,9 @@ def _named_effects(words: list[str], start: int, end: int, *, schedules: bool = 
             named.append((j, "publication"))
         elif _whole(_SERVERS, word) or _whole(_VERSIONS, word):
             named.append((j, "installation"))
-        elif _whole(_PROGRAMS, word):
-            named.append((j, "code_execution"))  # "leave the job itself alone", "skryptu nie ruszaj"
+        elif _whole(_PROGRAMS, word) and not (j and words[j - 1].endswith(("'s", "s'"))):
+            # "leave the job itself alone", "skryptu nie ruszaj"; "maintenance's job" is a duty, not a program
+            named.append((j, "code_execution"))
         elif (
             _whole(_DOCUMENTS, word)
             or (schedules and _whole(_SCHEDULE_OBJECTS, word))
@@ -1111,8 +1117,8 @@ _VENUE_NEGATIONS = {"not", "nie", "не", "ani", "neither", "nor", "ни"}
 
 
 def _venue(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
-    """ "Not yet on the website", "nie na stronę", "не на сайт", "ani do gabloty, ani na stronę": a negated venue is
-    not to be published on."""
+    """ "Not yet on the website", "nie na stronę", "не на сайт", "ani do gabloty, ani na stronę", "не в общий чат": a
+    negated venue, or a group's chat, is not to be published on."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
         if word not in _VENUE_NEGATIONS or (index and words[index - 1] in ("is", "was", "are", "it's")):
@@ -1131,7 +1137,11 @@ def _venue(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]
                 if not word_m[0].isalpha() or action_of(words, m) is not None:
                     break
                 _, end = _clause_span(words, m)
-                if _whole(_VENUES, word_m) and not any(_is_past(w) for w in words[m + 1 : end]):
+                # a group's chat is read where the group reads it: "Только мне лично, не в общий чат"
+                # (a group alone may be people: "do grupy B, nie do grupy A")
+                chat = _whole(_CHATS, word_m) and not word_m.startswith(("grup", "групп", "group"))
+                venue = _whole(_VENUES, word_m) or chat
+                if venue and not any(_is_past(w) for w in words[m + 1 : end]):
                     found.append((m, ForbiddenAction("publication", f"{word} {words[j]} (venue)", word_m)))
                     break
     return found
