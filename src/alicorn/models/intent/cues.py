@@ -64,6 +64,10 @@ _URGENCY = re.compile(
     r"|(?<!\w)(?:срочно|немедленно|сейчас|прямо сейчас)(?!\w)",
     re.IGNORECASE,
 )
+#: A request marked urgent in words ("URGENT", "pilne", "срочно"), not by an exclamation mark alone.
+_URGENT_WORD = re.compile(r"\b(?:urgent(?:ly)?|asap|pilne|pilnie)\b|(?<!\w)срочно(?!\w)", re.IGNORECASE)
+#: What may end a plea: "now", "right now", "teraz", "сейчас", then its question mark or the end.
+_PLEA_CLOSES = re.compile(r"\s*(?:right now|now|teraz|сейчас|прямо сейчас)?\s*(?:[?!.]|$)", re.IGNORECASE)
 #: A plea for what to do: beside an emergency, and with no command opening the text ("Составь памятку, что делать,
 #: если…" is work about one), it is urgent: "co robić?", "что делать?", "what do we do?".
 _PLEA = re.compile(
@@ -80,6 +84,8 @@ _PAST = re.compile(
     r"\b(?:yesterday|last (?:week|night|month|year|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"|wczoraj\w*|zeszł\w+|ubiegł\w+)|(?<!\w)(?:вчера\w*|прошл\w+)"
 )
+#: Danger words that are praise in slang ("отзывы огонь", "the set was fire").
+_SLANG_PRAISE = {"огонь", "fire"}
 #: "Last time" recalls an earlier occasion beside the present one: "w zeszłym razem", "в прошлый раз".
 _LAST_TIME = re.compile(r"\b(?:zeszł|ubiegł)\w* raz\w*|(?<!\w)(?:в )?прошл\w* раз\w*")
 _GREETING = re.compile(
@@ -364,7 +370,9 @@ def imperative_start(text: str, language: str | None = None) -> bool:
     if language == "en" and words[0] in _PHRASAL and words[1:2] and words[1] in _PARTICLES:
         return True  # "Work out two rota options", "Draw up a schedule of payments"
     known = _EN_VERBS if language == "en" else _PL_VERBS if language == "pl" else _RU_VERBS
-    if language == "en" and words[0] in _EN_LEAD_PHRASE and any(w in known for w in words[1:5]):
+    # after a subject the verb is the subject's: "Before I answer the client: can we…?" asks
+    subject = len(words) > 1 and words[1] in _EN_SUBJECT_PRONOUNS
+    if language == "en" and words[0] in _EN_LEAD_PHRASE and not subject and any(w in known for w in words[1:5]):
         return True  # "On Monday prepare the schedule", "Tomorrow send the notes"
     if language == "en":
         # "From the conversation, prepare…": an English verb after a leading phrase, but not a noun like "report".
@@ -573,7 +581,7 @@ def _asked_after_a_lead(sentence: str) -> bool:
         return True
     # "Before I decide anything: how would you go about updating the firmware?": a question word after a colon
     asked = _WORD.findall(sentence.rsplit(":", 1)[1].lower())[:1] if ":" in sentence else []
-    return bool(asked) and asked[0] in _QUESTION_WORDS
+    return bool(asked) and (asked[0] in _QUESTION_WORDS or asked[0] in _AUX)
 
 
 def _polite_work(clause: str) -> bool:
@@ -629,6 +637,22 @@ def a_quantity_before(text: str, position: int) -> bool:
     return any(p.search(before) is not None for p in (_RATE_BEFORE, _STAFFED_BEFORE, _STAFF_COUNT_BEFORE))
 
 
+#: A staffing level right after a period: "w piątki muszą być dwie osoby", "on Fridays we need two people", "по
+#: субботам нужно минимум трое".
+_STAFFED_AFTER = re.compile(
+    r"^\s*(?:we\s+)?(?:muszą|musi|powinn\w*|potrzeb\w*|needs?|must|should|нужн\w*|должн\w*|требу\w*)\s+"
+    r"(?:być\s+|be\s+|быть\s+|have\s+)?(?:co najmniej\s+|przynajmniej\s+|at least\s+|минимум\s+|не менее\s+)?"
+    r"(?:(?:\d+|one|two|three|four|dwie|trzy|два|две|три)\s+(?:osob\w*|os\.|people|persons|staff|of us|человек\w*"
+    r"|люд\w*|сотрудник\w*|pracownik\w*)|dwóch|dwoje|trzech|troje|двое|трое|четверо)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def a_quantity_after(text: str, end: int) -> bool:
+    """Whether a staffing level follows the period ending at `end`: it says who works then, not when to act."""
+    return _STAFFED_AFTER.search(text[end:]) is not None
+
+
 def _constraint(text: str, match: re.Match[str]) -> bool:
     """Days in the plural in a clause that does not command, or a period after a quantity of work (a rate: "48h
     tygodniowo") or of staff ("at least two RNs every night")."""
@@ -675,6 +699,8 @@ def kind_cue(text: str) -> KindCue | None:
         return KindCue("process", True, f"recurrence: {recurrence.group(0)!r}")
     situation = read_situation(stripped)
     emergency = situation.evidence if situation is not None and situation.kind == "emergency" else None
+    if emergency is not None and emergency.lower() in _SLANG_PRAISE and _THANKS_ANYWHERE.search(lowered):
+        emergency = None  # "релиз вышел, отзывы огонь, спасибо": praise in slang, thanked for
     # a person in danger is urgent whatever follows ("…isn't responding, help"): the help is the alarm's
     commands = imperative_form(first, identify(stripped).language)  # "Write a first-aid plan for when…"
     urgent = _URGENCY.search(stripped) or (emergency is not None and MEDICAL.search(emergency) and not commands)
@@ -685,6 +711,12 @@ def kind_cue(text: str) -> KindCue | None:
     # command opening the request ("Write a plan for when a fire…") is work about one.
     # "Nie wiem, czemu pompa co chwilę staje. Jakie mogą być przyczyny?": asking why a fault recurs is a diagnosis
     diagnosis = _WHY.search(lowered) is not None and "?" in stripped and not urgent
+    plea = _PLEA.search(stripped)
+    closing = plea is not None and _PLEA_CLOSES.match(stripped[plea.end() :]) is not None
+    if emergency is None and not commands and _URGENT_WORD.search(stripped) and plea is not None and closing:
+        # "URGENT the premiere livestream just dropped for everyone … what do I do??": a plea marked urgent (not
+        # "Urgent question: what do we do about VAT?", which asks about something)
+        return KindCue("alarm", True, f"an urgent plea: {plea.group(0)!r}")
     if (
         emergency
         and not (imperative and past)

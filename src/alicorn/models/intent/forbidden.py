@@ -58,6 +58,8 @@ def positioned_readings(
     found = [item for item in found if not told_to_another_at(words, item[0]) and not _hoped(words, item[0])]
     # "remember to mention that photos won't be posted online": what the writing is to say, not a command
     found = [item for item in found if not _content_of_a_writing(words, item[0])]
+    # "Обнови модуль, иначе форму не отправить": what would fail otherwise, not a command
+    found = [item for item in found if not _otherwise(words, item[0])]
     if embedder:
         found.extend(embedded_readings(words, language, {position for position, _ in found}))
     found.sort(key=lambda item: item[0])
@@ -105,6 +107,21 @@ def _content_of_a_writing(words: list[str], position: int) -> bool:
     return False
 
 
+#: "Otherwise": what follows is what would go wrong, not what is asked ("иначе не отправить", "inaczej nie wyślemy").
+_OTHERWISE = {"otherwise", "иначе", "inaczej"}
+
+
+def _otherwise(words: list[str], position: int) -> bool:
+    """An "otherwise" opens the clause of the action at `position`: "Обнови модуль, иначе новую форму не
+    отправить", "Zaktualizuj program, inaczej nie wyślemy deklaracji"."""
+    for k in range(position - 1, max(-1, position - 8), -1):
+        if words[k] in _SENTENCE_END:
+            return False
+        if words[k] in _OTHERWISE:
+            return True
+    return False
+
+
 _YOU = {"you", "you'll", "you'd", "u", "ty", "ты", "вы"}
 #: Polish and Russian second person singular endings: "że nie wyślesz", "что не отправишь".
 _SECOND_PERSON = ("esz", "isz", "ysz", "ешь", "ишь", "ёшь")
@@ -119,10 +136,16 @@ def _named_over_draft(words: list[str], found: list[tuple[int, ForbiddenAction]]
     draft, so don't put it up on the noticeboard", "Только черновик: на сайт не выкладывай" forbid the posting alone.
     """
     sentence = _sentences(words)
+    # a word inside the withholding phrase names nothing more ("not for circulation": "circulation" is its own word)
+    inside = {q + k for q, r in found if is_draft_only(r) for k in range(4)}
     named = {
         sentence[p]
         for p, r in found
-        if r.forbids and r.effect in _DRAFT_WITHHELD and not is_draft_only(r) and not r.trigger.endswith("(confined)")
+        if r.forbids
+        and r.effect in _DRAFT_WITHHELD
+        and not is_draft_only(r)
+        and not r.trigger.endswith("(confined)")
+        and p not in inside
     }
     return [(p, r) for p, r in found if not (is_draft_only(r) and sentence[p] in named)]
 

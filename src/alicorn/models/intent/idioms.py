@@ -182,7 +182,7 @@ def judged(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]
     readings = [*_refused(words, sentence), *_owned_elsewhere(words, sentence, language)]
     readings += [*_kept_inside(words, sentence), *_negative_passive(words, sentence)]
     readings += [*_feared(words, sentence), *_only_looking(words, sentence), *_read_only(words, sentence)]
-    readings += [*_kept_off(words, sentence), *_ours_only(words, sentence)]
+    readings += [*_kept_off(words, sentence), *_ours_only(words, sentence), *_embargoed(words)]
     found.extend(item for item in readings if sentence[item[0]] not in questions)
     return found
 
@@ -445,9 +445,14 @@ def _read_only(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidd
         start, _ = _clause_span(words, index - 1)
         if start == index - 1 and start > 0 and words[start - 1] in ("—", "–", "-", ":"):
             start = _clause_span(words, start - 1)[0]  # "Обе таблицы — только на чтение": the subject before the dash
-        for j in range(start, index):
-            if words[j][0].isalpha() and _whole(_DATA_OBJECTS, words[j]):
-                found.append((j, ForbiddenAction("local_write", trigger, words[j])))
+        named = [j for j in range(start, index) if words[j][0].isalpha() and _whole(_DATA_OBJECTS, words[j])]
+        if not named and any(w in ("it", "it's", "this", "that's", "to", "это", "ono") for w in words[start:index]):
+            # "The 2023 register is closed — as far as you're concerned it's read-only": the pronoun's document is
+            # named earlier in its sentence
+            first = next(k for k in range(len(words)) if sentence[k] == sentence[index])
+            named = [j for j in range(first, start) if words[j][0].isalpha() and _whole(_DATA_OBJECTS, words[j])][:1]
+        for j in named:
+            found.append((j, ForbiddenAction("local_write", trigger, words[j])))
     return found
 
 
@@ -497,6 +502,28 @@ def _kept_out_of_it(words: list[str], keeping: int, out: int, end: int) -> bool:
         return keeping > 0 and words[keeping - 1][0].isalpha() and words[keeping - 1] not in _NOT_A_GROUP
     named = [w for w in words[keeping + 1 : out] if w[0].isalpha() and w not in ("it", "this", "that", "them")]
     return bool(named) or "them" in words[keeping + 1 : out]
+
+
+#: An embargo holds back publication: "embargoed until Tuesday 9:00", "obowiązuje embargo", "под эмбарго".
+_EMBARGO = ("embargo", "эмбарго")
+#: What ends or denies one: "the embargo is lifted", "bez embarga", "эмбарго сняли", "no embargo on this".
+_NO_EMBARGO = {"no", "without", "lifted", "over", "ended", "bez", "zniesione", "zdjęte", "minęło", "без", "снято",
+               "сняли", "снят", "закончилось", "нет"}  # fmt: skip
+
+
+def _embargoed(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
+    """ "It's embargoed till 9", "Do posiedzenia komisji obowiązuje embargo", "Итоги под эмбарго до заседания": what
+    is under an embargo is not published (unless the embargo is denied or over)."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if not word.startswith(_EMBARGO):
+            continue
+        start, end = _clause_span(words, index)
+        near = words[max(start, index - 2) : min(end, index + 4)]
+        if any(w in _NO_EMBARGO for w in near) or words[start:index].count("if"):
+            continue
+        found.append((index, ForbiddenAction("publication", f"{word} (embargo)", word)))
+    return found
 
 
 def _ours_only(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:

@@ -235,6 +235,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "анонс", "размещ", "размест",
         # hanging it up where people read it: "повешу в сестринской", "повесь график на доску"
         "!повес", "!повеш",
+        # showing it in public, slang: "Запись нигде не светим", "не свети фото"
+        "=светим", "=свети", "=светить", "=светите", "!засвет",
 ),
     "external_transmission": (
         "=send", "=sent", "mail", "email", "forward", "transmit", "upload", "=share", "=reply", "=message", "notify",
@@ -254,7 +256,7 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         # the imperfective of sending: "напрямую туда ничего не шли", "не шлите им черновик"
         "=шли", "=шлите", "!слать", "=шлём", "=шлем", "=шлю",
         # handing out copies: "Distribution to the attendees is not permitted", "dystrybucja protokołu"
-        "=distribute", "=distribution", "dystrybu",
+        "=distribute", "=distribution", "dystrybu", "распростран", "rozpowszechn",
         # reporting something to someone: "Nie zgłaszaj niczego firmie ochroniarskiej", "zgłoś to do serwisu"
         "zgłasza", "zgłaszaj", "=zgłoś", "zgłosi",
         # involving someone: "don't involve the police yet", "не впутывай полицию", "nie angażuj ochrony"
@@ -371,7 +373,7 @@ _PHYSICAL_OBJECTS = (
     "турникет", "лифт", "compressor", "=fan", "conveyor", "sprężark", "sprezark", "wentylator", "taśmociąg",
     "компрессор", "задвижк", "вентилятор", "конвейер", "thermostat", "termostat", "термостат", "ventilation",
     "wentylacj", "вентиляц", "freezer", "fridge", "zamrażark", "chłodziark", "lodówk", "морозильн", "холодильник",
-    "klimatyzac", "кондиционер",
+    "klimatyzac", "кондиционер", "=klima", "=klimy", "=klimie",
     # valves by their other names: "główny kurek", "вентиль", "кран подачи воды", "the stopcock"
     "вентил", "кран", "kurek", "kurka", "stopcock",
     # climate devices as families: "the cooling units", "chłodnie", "холодильные камеры", "the vents", "wywietrzniki"
@@ -576,6 +578,8 @@ _CODE_OBJECTS = (
 _SOFTWARE = (
     "firmware", "driver", "software", "=app", "=apps", "=os", "sterownik", "oprogramow", "драйвер", "прошивк",
     "=по",
+    # a site's plugins and theme: "don't update the theme or any plugins", "wtyczek nie aktualizuj", "плагины"
+    "plugin", "=theme", "wtyczk", "плагин",
 )
 #: Verbs of placing: a publication when the place is a venue everyone reads ("post it on the board").
 _PLACING = (
@@ -962,6 +966,10 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return None
     if word == "go" and _polish_pronoun(words, index):
         return None  # "zabraniam go uruchamiać", "nie wysyłaj go": the Polish pronoun, not English "go"
+    if _whole(_LAUNCHING, word) and not _is_past(word):
+        launched = _launched_action(words, index)
+        if launched is not None:
+            return launched  # "Отправку не запускай", "nie odpalaj wysyłki": the sending is what starts
     if _whole(_PLACING, word) and _venue_near(words, index, _CHATS):
         # "post it in the team chat", "nie wrzucaj na grupę zespołu", "в общий канал не выкладывай": put up where a
         # group reads it (a message sent to one person is a transmission: "кинь ему в чат")
@@ -1014,6 +1022,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return None  # "the totals are not correct", "nothing is correct": the adjective ("don't correct it": the verb)
     if word in _VERB_NOUNS and index and words[index - 1] in ("the", "a", "an", "this", "that", "my", "our", "your"):
         return None  # "just the text", "a call with the client": the noun, not the verb
+    if word in ("call", "calls") and index and words[index - 1] in ("on", "-"):
+        return None  # "nobody on call the week before their leave", "the on-call rota": a duty, not a phone call
     if index > 1 and words[index - 1] == "-" and words[index - 2] in ("mid", "half"):
         return None  # "we're mid-run till sunday": a state, not the verb
     if _whole(_CLEARING, word) and not _is_past(word):
@@ -1153,14 +1163,24 @@ def _confirmed_to_someone(words: list[str], index: int) -> bool:
 
 
 #: Shifts put on people: "никому не ставь две ночные подряд", "ему выходные не ставь".
-_SHIFTS_RU = ("смен", "ночн", "дежур", "выходн", "подряд", "график")
+_SHIFTS_RU = (
+    "смен", "ночн", "дежур", "выходн", "подряд", "график",
+    # a day put on someone: "Пете субботу не ставь", "на пятницу никого не ставь"
+    "понедельн", "вторник", "сред", "четверг", "пятниц", "суббот", "воскресен", "утро", "утрен", "вечер",
+)  # fmt: skip
 
 
 def _assigns_shifts(words: list[str], index: int) -> bool:
     """ "ставь" at `index` puts shifts on someone: a person in the dative or a shift word in its clause."""
     start, end = _clause_span(words, index)
     clause = words[start:end]
+    if any(w.startswith(_INSTALLED_RU) for w in _in_sentence(words, index, 0, len(words))):
+        return False  # "Обновление в пятницу не ставь", "Патч, кстати, ставим не раньше субботы": software is put on
     return any(w in ("никому", "ему", "ей", "им", "всем", "кому") or w.startswith(_SHIFTS_RU) for w in clause)
+
+
+#: What "ставить" installs: "обновление", "патч", "релиз", "версию", "программу", "плагин", "прошивку", "драйвер".
+_INSTALLED_RU = ("обновл", "патч", "релиз", "верси", "программ", "плагин", "прошивк", "драйвер", "пакет")
 
 
 def _orders(words: list[str], index: int) -> bool:
@@ -1772,6 +1792,37 @@ def _impersonal_rule(words: list[str], index: int) -> bool:
     return any(w in _HOUSE for w in same) or any(w in _GATES_PL for w in after)
 
 
+#: Verbs of launching: with an action noun as object, it is that action that starts ("Отправку не запускай", "nie
+#: odpalaj wysyłki", "don't launch the mailing").
+_LAUNCHING = ("запуск", "запуст", "uruchom", "urucham", "odpal", "=launch", "=kick")
+
+
+def _launched_action(words: list[str], index: int) -> EffectClass | None:
+    """The effect of the action noun a launching verb at `index` starts, fronted in its clause or right after it,
+    when it is not running code: "Отправку не запускай, пока Ирина не одобрит" sends, "nie odpalaj wysyłki" too."""
+    start, end = _clause_span(words, index)
+    after = next((j for j in range(index + 1, end) if words[j] not in _DETERMINERS), None)
+    before = next((j for j in range(index - 1, start - 1, -1) if words[j] not in _LAUNCH_SKIP), None)
+    for j in (after, before):
+        if j is None or not words[j][0].isalpha():
+            continue
+        effect = action_of(words, j)
+        if effect is not None and effect != "code_execution":
+            return effect
+    return None
+
+
+#: What may stand between a fronted action noun and its launching verb: "Отправку пока не запускай".
+_LAUNCH_SKIP = {"не", "nie", "not", "don't", "пока", "jeszcze", "ещё", "еще", "yet", "go", "его", "её", "ее"}
+
+
+def _run_past_me(words: list[str], index: int) -> bool:
+    """ "No need to run the emails past me", "don't send it past me first": the action at `index` is a showing to the
+    speaker ("past me"), not the effect its verb names."""
+    end = _clause_span(words, index)[1]
+    return any(words[k : k + 2] == ["past", "me"] for k in range(index + 1, min(end, index + 5)))
+
+
 def _leaves_bounds(words: list[str], index: int) -> bool:
     """ "doesn't go beyond the practice", "doesn't leave the building": a thing's going out of its bounds at
     `index + 1`."""
@@ -2370,7 +2421,7 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
                     elliptic = " ".join(words[index : chain.end])
                     found.append((target, ForbiddenAction(effect, f"{elliptic} (elliptic)", words[target])))
         hits: list[tuple[int, EffectClass]] = []
-        if chain.index is not None and chain.effect is not None:
+        if chain.index is not None and chain.effect is not None and not _run_past_me(words, chain.index):
             hits.append((chain.index, chain.effect))
         elif chain.negations % 2 == 1 and index + 1 < len(words) and words[index + 1] in _NOUN_CARRIERS:
             # "Restartów nie rób", "Перезапусков не делай": the action is the noun fronted before "do", with those
@@ -2595,6 +2646,7 @@ _TOUCHING = (
 )
 _DATA_OBJECTS = (
     "=file", "=spreadsheet", "=sheet", "=log", "=logfile", "=table", "=database", "=db", "=records", "=ledger",
+    "=register", "=registers",
     "plik", "arkusz", "dziennik", "=logu", "=logi", "tabel", "baz", "rejestr",
     "файл", "таблиц", "журнал", "=лог", "=логи", "логов", "баз", "реестр", "document", "dokument", "документ",
     "=original", "orygina", "оригинал", "исходник", "=sources", "źródłow", "zrodlow", "protok", "протокол", "=copy",

@@ -205,7 +205,13 @@ _FOR_MY_OWN_USE: tuple[tuple[str, ...], ...] = (
     ("only", "for", "myself"), ("for", "my", "own", "use"), ("do", "własnego", "użytku"), ("na", "własny", "użytek"),
     ("do", "wlasnego", "uzytku"), ("na", "wlasny", "uzytek"),
 )
-_CONFINED += _FOR_ME_STRICTLY + _FOR_MY_OWN_USE
+#: Not to be handed round at all: "not for circulation", "не для распространения", "nie do rozpowszechniania".
+_NOT_FOR_CIRCULATION: tuple[tuple[str, ...], ...] = (
+    ("not", "for", "circulation"), ("not", "for", "distribution"), ("not", "for", "publication"),
+    ("не", "для", "распространения"), ("не", "для", "публикации"), ("nie", "do", "rozpowszechniania"),
+    ("nie", "do", "rozpowszechnienia"), ("nie", "do", "publikacji"), ("nie", "do", "dystrybucji"),
+)
+_CONFINED += _FOR_ME_STRICTLY + _FOR_MY_OWN_USE + _NOT_FOR_CIRCULATION
 #: Too early for the action of the clause: "выкладывать пока рано", "na publikację jest za wcześnie", "it's too early
 #: to send it" ("рано утром" alone is a time of day).
 _TOO_EARLY: tuple[tuple[str, ...], ...] = (
@@ -782,7 +788,7 @@ SPEAKER_ONLY = "for the speaker only"
 _SPEAKER_ONLY: set[tuple[str, ...]] = {
     ("for", "my", "eyes", "only"), ("eyes", "only"), ("for", "me", "only"), ("only", "for", "me"),
     ("just", "for", "me"), ("tylko", "dla", "mnie"), ("wyłącznie", "dla", "mnie"), ("только", "для", "меня"),
-    ("лишь", "для", "меня"), *_FOR_ME_STRICTLY, *_FOR_MY_OWN_USE,
+    ("лишь", "для", "меня"), *_FOR_ME_STRICTLY, *_FOR_MY_OWN_USE, *_NOT_FOR_CIRCULATION,
 }  # fmt: skip
 
 

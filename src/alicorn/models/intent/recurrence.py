@@ -27,7 +27,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from alicorn.models.intent.cues import a_quantity_before, clause_commands, describes_a_noun, in_a_relative_clause
+from alicorn.models.intent.cues import (
+    a_quantity_after,
+    a_quantity_before,
+    clause_commands,
+    describes_a_noun,
+    in_a_relative_clause,
+)
 
 Frequency = Literal["minutely", "hourly", "daily", "weekly", "monthly"]
 PartOfDay = Literal["morning", "noon", "afternoon", "evening", "night"]
@@ -207,7 +213,7 @@ def _periods(text: str, language: str | None) -> list[tuple[re.Match[str], _Read
         for match in re.finditer(pattern, text, re.IGNORECASE):
             if number in _WEAK_PERIODS and not clause_commands(text, match.start(), language):
                 continue  # "a w soboty potrzebujemy jednej osoby": a constraint of the work, not when to do it
-            if a_quantity_before(text, match.start()):
+            if a_quantity_before(text, match.start()) or a_quantity_after(text, match.end()):
                 continue  # "każdy max 48h tygodniowo", "at least two RNs every night": how much, not when to act
             if in_a_relative_clause(text, match.start()):
                 continue  # "Skrypt, który co noc generuje miniatury, zaczął się wlec": it describes the script

@@ -361,7 +361,7 @@ _APPLIANCES = ("freezer", "fridge", "zamrażar", "zamrazar", "chłodni", "chlodn
 _APPLIANCE_WORDS = {"ups", "upses"}
 _BEEPING = ("beep", "piszcz", "пищ", "buczy", "гудит")
 _SOUNDS = ("wail", "blar", "beep", "ring", "howl", "scream", "going", "piszcz", "wyj", "wyje", "dzwoni", "buczy",
-           "пищ", "во", "звен", "орет", "орёт", "гудит", "срабатыва")  # fmt: skip
+           "пищ", "во", "звен", "орет", "орёт", "орут", "гудит", "гудят", "срабатыва")  # fmt: skip
 #: A device's going off, in the past: an emergency only with a word saying it just happened (`_JUST`).
 _WENT_OFF = (
     "сработал", "zadziałał", "zadzialal", "triggered", "tripped",
