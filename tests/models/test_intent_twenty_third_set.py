@@ -6,7 +6,8 @@ money and rules: procedure, embargoes, "not for circulation") showed, in phrasin
   says what would fail; "on call" is a duty, not a phone call; "it's read-only" after the register it stands for;
   updating a site's theme or plugins installs; a launching verb starts the action noun it governs ("Отправку не
   запускай", "nie odpalaj wysyłki"); a day put on someone ("Пете субботу не ставь") is a shift, a patch put on is
-  an installation; "klima" is a device; "нигде не светим" publishes;
+  an installation; "klima" is a device; "нигде не светим" publishes; waiting "until she has seen it" keeps it from
+  no one;
 - kinds: a staffing level right after a day ("w piątki muszą być dwie osoby") is no recurrence; a lead with its own
   subject ("Before I answer the client: can we …?") commands nothing, and an auxiliary after its colon asks; an
   urgent plea that closes its sentence is an alarm ("URGENT … what do I do??"), an urgent question about something
@@ -56,6 +57,8 @@ def test_forms_that_forbid(text: str, effects: list[str]) -> None:
         "Add the new members to the list and email them. No need to run the emails past me.",
         "Обнови программу, иначе декларацию не отправить.",
         "Zaktualizuj program, inaczej nie wyślemy deklaracji.",
+        "Zestaw korekty, ale czekaj, dopóki główna księgowa tego nie zobaczy.",
+        "Подготовь сверку и подожди, пока бухгалтер это не увидит.",
         "Build the on-call rota: four brokers, nobody on call the week before their own leave.",
         "Register the new tenants in the spreadsheet.",
         "Каждую пятницу составляй график дежурств. Пете субботу не ставь, он учится.",
@@ -63,6 +66,13 @@ def test_forms_that_forbid(text: str, effects: list[str]) -> None:
 )
 def test_forms_that_do_not(text: str) -> None:
     assert forbidden_effects(text) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["Пока никто не должен это увидеть.", "Klient nie może tego zobaczyć, dopóki nie podpiszemy umowy."]
+)
+def test_seeing_kept_from_someone_still_forbids(text: str) -> None:
+    assert forbidden_effects(text) == [X]
 
 
 def test_a_launching_verb_before_a_verb_of_its_own_keeps_its_own_class() -> None:

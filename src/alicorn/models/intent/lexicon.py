@@ -2790,7 +2790,12 @@ def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
             # the speaker who will not see it ("I won't see it", "my nie zobaczymy"; English "my partner" is not one)
             speaker = any(w in ("i", "we", "я", "мы", "ja") or (w == "my" and language == "pl") for w in before)
             pointing = any(w in _POINTING for w in [*before[-3:], *words[last + 1 : min(end, last + 4)]])
-            if negated and not speaker and start < index and pointing:
+            # "dopóki księgowa tego nie zobaczy", "пока бухгалтер это не увидит": the negation of an until-clause
+            # waits for someone to see it, it keeps nothing from them
+            opening = next((k for k in range(start, index) if words[k] in _UNTIL_EXPLETIVE), None)
+            # ("пока никто не должен это увидеть": for now, nobody is to see it)
+            until = opening is not None and not any(w in _NOBODY or w in _N_WORDS for w in words[opening:index])
+            if negated and not speaker and not until and start < index and pointing:
                 found.append((index, ForbiddenAction("external_transmission", f"{word} (not to see it)", word)))
         # 3. "without touching the spreadsheet", "nie ruszaj arkusza", "журнал не правь": a data object is written
         if _whole(_TOUCHING, word) and not _is_past(word):
