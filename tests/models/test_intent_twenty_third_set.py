@@ -6,8 +6,8 @@ money and rules: procedure, embargoes, "not for circulation") showed, in phrasin
   says what would fail; "on call" is a duty, not a phone call; "it's read-only" after the register it stands for;
   updating a site's theme or plugins installs; a launching verb starts the action noun it governs ("Отправку не
   запускай", "nie odpalaj wysyłki"); a day put on someone ("Пете субботу не ставь") is a shift, a patch put on is
-  an installation; "klima" is a device; "нигде не светим" publishes; waiting "until she has seen it" keeps it from
-  no one;
+  an installation; "klima" is a device; "нигде не светим" and "не постить" publish; waiting "until she has seen it"
+  keeps it from no one;
 - kinds: a staffing level right after a day ("w piątki muszą być dwie osoby") is no recurrence; a lead with its own
   subject ("Before I answer the client: can we …?") commands nothing, and an auxiliary after its colon asks; an
   urgent plea that closes its sentence is an alarm ("URGENT … what do I do??"), an urgent question about something
@@ -43,6 +43,8 @@ from tests.models.support import INST, F, L, P, X
         ("Патч, кстати, ставим не раньше субботы.", [INST]),
         ("Klimy nie przestawiaj, technik już jedzie.", [F]),
         ("Фото со съёмки нигде не светим до релиза.", [P]),
+        ("В общий чат не постить, там и так шумно.", [P]),
+        ("Tego jeszcze nie postuj.", [P]),
     ],
 )  # fmt: skip
 def test_forms_that_forbid(text: str, effects: list[str]) -> None:

@@ -235,6 +235,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "анонс", "размещ", "размест",
         # hanging it up where people read it: "повешу в сестринской", "повесь график на доску"
         "!повес", "!повеш",
+        # posting, the loanword: "В общий чат труппы не постить", "nie postuj tego"
+        "=постить", "=пости", "=постим", "=постите", "!запост", "postuj", "postowa", "spostuj",
         # showing it in public, slang: "Запись нигде не светим", "не свети фото"
         "=светим", "=свети", "=светить", "=светите", "!засвет",
 ),
