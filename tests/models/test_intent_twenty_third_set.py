@@ -70,6 +70,10 @@ def test_forms_that_do_not(text: str) -> None:
     assert forbidden_effects(text) == []
 
 
+def test_otherwise_as_a_discourse_marker_keeps_the_command() -> None:
+    assert forbidden_effects("Check the totals. Otherwise, don't send anything to the bank.") == [X]
+
+
 @pytest.mark.parametrize(
     "text", ["Пока никто не должен это увидеть.", "Klient nie może tego zobaczyć, dopóki nie podpiszemy umowy."]
 )

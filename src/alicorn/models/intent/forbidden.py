@@ -118,7 +118,7 @@ def _otherwise(words: list[str], position: int) -> bool:
         if words[k] in _SENTENCE_END:
             return False
         if words[k] in _OTHERWISE:
-            return True
+            return words[k + 1] != ","  # "Otherwise, don't send anything": a discourse marker before a command
     return False
 
 
