@@ -705,13 +705,13 @@ def kind_cue(text: str) -> KindCue | None:
     commands = imperative_form(first, identify(stripped).language)  # "Write a first-aid plan for when…"
     urgent = _URGENCY.search(stripped) or (emergency is not None and MEDICAL.search(emergency) and not commands)
     urgent = urgent or (emergency is not None and going_on_now(stripped))  # "лежит уже 20 минут": now, still
-    urgent = urgent or (emergency is not None and _PLEA.search(stripped) is not None and not commands)
+    plea = _PLEA.search(stripped)
+    urgent = urgent or (emergency is not None and plea is not None and not commands)
     past = _PAST.search(_LAST_TIME.sub(" ", lowered))  # "в прошлый раз штраф влепили" recalls, it dates nothing
     # An emergency stated first and a request after it ("The siren is wailing, check the feed") raises an alarm; a
     # command opening the request ("Write a plan for when a fire…") is work about one.
     # "Nie wiem, czemu pompa co chwilę staje. Jakie mogą być przyczyny?": asking why a fault recurs is a diagnosis
     diagnosis = _WHY.search(lowered) is not None and "?" in stripped and not urgent
-    plea = _PLEA.search(stripped)
     closing = plea is not None and _PLEA_CLOSES.match(stripped[plea.end() :]) is not None
     if emergency is None and not commands and _URGENT_WORD.search(stripped) and plea is not None and closing:
         # "URGENT the premiere livestream just dropped for everyone … what do I do??": a plea marked urgent (not

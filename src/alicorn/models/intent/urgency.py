@@ -552,6 +552,9 @@ def read_situation(text: str) -> Situation | None:
     calm: list[str] = []
     just = _JUST.search(text) is not None  # "прямо сейчас сыпятся тревоги с датчиков протечки": happening now
     on_the_way = _ON_THE_WAY.search(text) is not None
+    # whole-text readings, the same for every clause
+    sounding_now = any(p.search(text) is not None for p in (_RIGHT_NOW, _SEEN_NOW, _URGENT_MARK))
+    now = _NOW.search(text)
     for words in _clauses(text):
         joined = " ".join(words)
         false_alarm = _FALSE_ALARM.search(joined) or _ALARM_TEST.search(joined)
@@ -569,9 +572,7 @@ def read_situation(text: str) -> Situation | None:
             if (single and _named_by_a_record(words, index) and not just) or _conditional(words, index):
                 continue  # "the outage report", "датчики дыма", "raport z awarii"; "if any were said (jeśli padły)"
             return Situation("emergency", match.group(0))
-        found = _intrusion(words, on_the_way) or _emission(words)
-        sounding_now = any(p.search(text) is not None for p in (_RIGHT_NOW, _SEEN_NOW, _URGENT_MARK))
-        found = found or _sounding(words, sounding_now)
+        found = _intrusion(words, on_the_way) or _emission(words) or _sounding(words, sounding_now)
         if found is not None:
             return Situation("emergency", found)
         medical = MEDICAL.search(joined)
@@ -580,11 +581,10 @@ def read_situation(text: str) -> Situation | None:
             return Situation("emergency", medical.group(0))
         inside = _INSIDE.search(joined)
         if inside is not None and (
-            _JUST.search(text) or _NOW.search(text) or "кто-то" in joined or "ktoś" in joined or "someone" in joined
+            just or now is not None or "кто-то" in joined or "ktoś" in joined or "someone" in joined
         ):
             return Situation("emergency", inside.group(0))
         unknown = next((w for w in words if w.startswith(_UNKNOWN_PERSON)), None)
-        now = _NOW.search(text)
         if unknown is not None and now is not None:
             return Situation("emergency", f"{unknown} … {now.group(0)}")
         for index, word in enumerate(words):
