@@ -520,7 +520,7 @@ def _embargoed(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
             continue
         start, end = _clause_span(words, index)
         near = words[max(start, index - 2) : min(end, index + 4)]
-        if any(w in _NO_EMBARGO for w in near) or words[start:index].count("if"):
+        if any(w in _NO_EMBARGO for w in near) or "if" in words[start:index]:
             continue
         found.append((index, ForbiddenAction("publication", f"{word} (embargo)", word)))
     return found

@@ -758,10 +758,10 @@ def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
             found.append((index, ForbiddenAction("external_transmission", f"{trigger} (confined)", word)))
             span = range(index, index + len(phrase or ()))  # "do mojej wiadomości" is no message withheld
             addressed = any(_addressed(w, language) for k, w in enumerate(words) if k not in span)
-            if phrase in _SPEAKER_ONLY and not addressed:
-                # the speaker alone reads it: not published either, unless its sentence names what is withheld (a
-                # letter or a reply, kept from its addressee, is only not sent: as with "only a draft")
-                found.append((index, ForbiddenAction("publication", f"{trigger} ({SPEAKER_ONLY}: unpublished)", word)))
+            if phrase in _NO_ONE_ELSE and not addressed:
+                # no one else reads it: not published either, unless its sentence names what is withheld (a letter or
+                # a reply, kept from its addressee, is only not sent: as with "only a draft")
+                found.append((index, ForbiddenAction("publication", f"{trigger} ({NO_ONE_ELSE}: unpublished)", word)))
     return found
 
 
@@ -781,11 +781,12 @@ def _addressed(word: str, language: str) -> bool:
     return _whole(_ADDRESSED, word) or (language == "pl" and _whole(_LETTER_PL, word))
 
 
-#: The mark of a "for my eyes only" reading of publication in its trigger (`is_draft_only` narrows it like a draft's).
-SPEAKER_ONLY = "for the speaker only"
-#: The speaker as the only reader: "for my eyes only", "tylko dla mnie", "только для меня" (not "internal use": the
-#: firm reads it).
-_SPEAKER_ONLY: set[tuple[str, ...]] = {
+#: The mark of a "for my eyes only" or "not for circulation" reading of publication in its trigger (`is_draft_only`
+#: narrows it like a draft's).
+NO_ONE_ELSE = "for no one else"
+#: The speaker as the only reader ("for my eyes only", "tylko dla mnie", "только для меня"), or nobody handed it ("not
+#: for circulation"); not "internal use": the firm reads it.
+_NO_ONE_ELSE: set[tuple[str, ...]] = {
     ("for", "my", "eyes", "only"), ("eyes", "only"), ("for", "me", "only"), ("only", "for", "me"),
     ("just", "for", "me"), ("tylko", "dla", "mnie"), ("wyłącznie", "dla", "mnie"), ("только", "для", "меня"),
     ("лишь", "для", "меня"), *_FOR_ME_STRICTLY, *_FOR_MY_OWN_USE, *_NOT_FOR_CIRCULATION,
@@ -799,7 +800,7 @@ DRAFT_ONLY = "draft only"
 def is_draft_only(reading: ForbiddenAction) -> bool:
     """Whether `reading` is one of "only a draft"'s (or the publication "for my eyes only" withholds), which say what
     is delivered rather than name the effect."""
-    return f"({DRAFT_ONLY}:" in reading.trigger or f"({SPEAKER_ONLY}:" in reading.trigger
+    return f"({DRAFT_ONLY}:" in reading.trigger or f"({NO_ONE_ELSE}:" in reading.trigger
 
 
 def _draft_only(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:

@@ -20,6 +20,10 @@ from alicorn.packs.inputs import DataInput
 from alicorn.packs.workflow import Workflow
 from alicorn.validate.code import validate_code
 
+#: The sandbox, and a test environment as the sandbox by another name ("w środowisku testowym", "в тестовой среде"):
+#: words of the template and of what it makes.
+_SANDBOX = "~sandbox ~piaskownic ~песочниц ~test-environment ~środowisk-testow ~srodowisk-testow ~тестов-сред"
+
 WORKFLOW = Workflow(
     id="candidate",
     title=N_("Build an application variant in an isolated candidate"),
@@ -36,18 +40,12 @@ WORKFLOW = Workflow(
             "demo-version wersj-demo демо-верс релиз-кандидат релизн-кандидат кандидат-в-релиз "
             "kandydat-do-wydan kandydat-wydan ~=rc ~candidate ~kandydat ~кандидат ~application ~aplikac "
             "~приложен ~=build ~demo ~=app ~=apps ~release ~package ~zbuduj ~zbudow ~wydan ~paczk "
-            "~spakuj ~собер ~сборк ~демо ~релиз ~пакет ~wersj ~версию ~version ~sandbox ~piaskownic "
-            "~песочниц "
-            # a test environment is the sandbox by another name: "w środowisku testowym", "в тестовой среде"
-            "~test-environment ~środowisk-testow ~srodowisk-testow ~тестов-сред "
+            "~spakuj ~собер ~сборк ~демо ~релиз ~пакет ~wersj ~версию ~version " + _SANDBOX + " "
             # the notes of a release, and a demo video, are no build of the application
             "!release-notes !patch-notes !заметки-к-релизу !notatki-do-wydania !demo-video !wideo-demo !демо-видео"
         ).split()
     ),
-    product_stems=tuple(
-        "~=rc ~sandbox ~piaskownic ~песочниц ~test-environment ~środowisk-testow ~srodowisk-testow ~тестов-сред "
-        "~zbuduj ~zbudow ~собер ~сборк".split()
-    ),
+    product_stems=tuple(f"~=rc {_SANDBOX} ~zbuduj ~zbudow ~собер ~сборк".split()),
     examples=slots.EXAMPLES,
     data_dir=Path(__file__).parent / "data",
     extract=slots.extract,
