@@ -344,3 +344,33 @@ def test_circumstances_a_moment_or_an_updates_notes_name_no_template(text: str) 
     from alicorn.packs.catalog import bundled_workflows
 
     assert WorkflowSelector(bundled_workflows()).select(text, None).workflow is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Write a short summary of why the Lindqvist deal fell through, using whatever is in the 2025 notes folder.",
+        "Zrób podsumowanie reklamacji z maja, wszystko jest w folderze notatki.",
+        "Подведи итог по расходам за май, файлы в папке заметки.",
+        "Подведи итог по расходам за май, файлы в папке с заметками.",
+        "Przygotuj pismo do ubezpieczyciela; protokół szkody jest w załączniku.",
+        "Составь претензию перевозчику, протокол повреждений приложен.",
+    ],
+)
+def test_a_folders_name_or_a_damage_protocol_is_no_meetings_minutes(text: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow != "notes"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The transcript of Monday's meeting is in the shared folder; turn it into minutes.",
+        "Z transkrypcji wczorajszej narady zrób protokół, plik jest w folderze Zebrania.",
+    ],
+)
+def test_minutes_asked_beside_a_folder_are_still_the_notes(text: str) -> None:
+    from alicorn.packs.catalog import bundled_workflows
+
+    assert WorkflowSelector(bundled_workflows()).select(text, None).workflow == "notes"

@@ -271,7 +271,32 @@ def _subject_words(text: str) -> str:
     """`text` without what names no template's subject: the topic of another product, durations ("a summary of
     the 20 minutes the restart took") and a meeting that only says when ("po naradzie z szefem", "after the board
     meeting")."""
-    return _without_moments(_without_durations(_without_topics(text)))
+    return _without_moments(_without_durations(_without_folders(_without_topics(text))))
+
+
+#: Folders: the words that name one ("the Q4 notes folder", "folder Notatki", "папка «Заметки»") name a place the
+#: data is in, not what the work is about.
+_FOLDERS = ("folder", "katalog", "папк", "директори", "каталог")
+_FOLDER_WORDS = {"dir", "directory", "directories", "drive"}
+_WITH = {"z", "ze", "с", "со", "with"}
+
+
+def _without_folders(text: str) -> str:
+    """`text` without a folder's name: the word before a folder in English ("whatever's in the Q4 notes folder"),
+    the one after it, or after "with", in Polish and Russian ("w folderze notatki", "в папке с заметками")."""
+    words = text.split()
+    folder = [w.startswith(_FOLDERS) or w in _FOLDER_WORDS for w in words]
+    named: set[int] = set()
+    for index, is_folder in enumerate(folder):
+        if not is_folder:
+            continue
+        if index:
+            named.add(index - 1)
+        after = index + 1
+        if after < len(words) and words[after] in _WITH:
+            after += 1
+        named.add(after)
+    return " ".join(w for i, w in enumerate(words) if i not in named)
 
 
 #: Prepositions of time, and the meetings they may date something by.

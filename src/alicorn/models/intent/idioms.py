@@ -54,8 +54,8 @@ from alicorn.plan.dsl import EffectClass
 _REFUSALS: tuple[tuple[str, ...], ...] = (
     ("off", "the", "table"), ("out", "of", "the", "question"), ("not", "on", "the", "cards"), ("not", "an", "option"),
     ("no", "go"), ("ruled", "out"), ("not", "happening"), ("off", "limits"), ("hands", "off"), ("out", "of", "bounds"),
-    ("ręce", "precz"), ("руки", "прочь"), ("ни", "-", "ни"), ("no", "-", "go"), ("под", "запретом"), ("pod",
-    "zakazem"), ("tabu",),
+    ("ręce", "precz"), ("łapy", "precz"), ("łapska", "precz"), ("руки", "прочь"), ("лапы", "прочь"), ("ни", "-", "ни"),
+    ("no", "-", "go"), ("под", "запретом"), ("pod", "zakazem"), ("tabu",),
     ("табу",), ("ни", "в", "коем", "случае"), ("w", "żadnym", "wypadku"), ("pod", "żadnym", "pozorem"),
     ("odpada",), ("odpadają",), ("nie", "wchodzi", "w", "grę"), ("nie", "wchodzą", "w", "grę"), ("nie", "ma", "mowy"),
     ("wykluczone",), ("wykluczona",), ("wykluczony",), ("nie", "ma", "opcji"), ("nie", "ma", "takiej", "opcji"),

@@ -328,6 +328,9 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         # adding to a record and rubbing out: "Do tabeli nic nie dopisuj", "не дописывай", "старый прайс не затирай"
         "=dopisuj", "=dopisz", "=dopisać", "=dopisac", "=dopisywać", "=dopisywac", "!дописыв", "!допиши", "!дописать",
         "!затир", "!затри", "!затереть",
+        # archiving and cleaning out a record: "Логи не чисти и не архивируй", "nie czyść logów", "don't archive them"
+        "=archive", "archiwiz", "zarchiwiz", "архивир", "!чисти", "!почисти", "!очисти", "!вычисти", "!подчисти",
+        "!czyść", "!czysc", "!wyczyść", "!wyczysc", "!oczyść", "!oczysc",
 ),
 }
 #: By mail: "mailem", "e-mailem", "pocztą".

@@ -182,7 +182,7 @@ _FOR_ME_STRICTLY: tuple[tuple[str, ...], ...] = (
         for intensifiers, for_me in (
             (("strictly", "solely", "exclusively", "purely"), ("for", "me")),
             (("ściśle", "jedynie", "wyłącznie", "scisle", "wylacznie"), ("dla", "mnie")),
-            (("строго", "исключительно", "сугубо"), ("для", "меня")),
+            (("строго", "исключительно", "сугубо", "чисто"), ("для", "меня")),
         )
         for intensifier in intensifiers
     ),

@@ -42,7 +42,13 @@ WORKFLOW = Workflow(
             "~nagran ~звонк ~звонок ~запис ~обсужден "
             # notes of a software release are no meeting's minutes
             "!release-notes !patch-notes !заметки-к-релизу !заметки-к-выпуску !notatki-do-wydania !notatki-wydania "
-            "!update-notes !заметки-к-обновлению !заметки-по-обновлению !notatki-do-aktualizacji"
+            "!update-notes !заметки-к-обновлению !заметки-по-обновлению !notatki-do-aktualizacji "
+            # a protocol of damage, of acceptance or of a test is a form, not a meeting's minutes
+            "!protokół-szkody !protokołu-szkody !protokół-szkód !protokołu-szkód !protokol-szkody !protokolu-szkody "
+            "!protokół-odbioru !protokołu-odbioru !protokol-odbioru !protokolu-odbioru !protokół-reklamacyjny "
+            "!protokołu-reklamacyjnego !protokół-kontroli !protokołu-kontroli !протокол-осмотра !протокола-осмотра "
+            "!протокол-разногласий !протокола-разногласий !протокол-испытаний !протокола-испытаний "
+            "!протокол-повреждений !протокола-повреждений"
         ).split()
     ),
     product_stems=tuple("~notatk ~заметк ~=note ~=notes ~summary ~podsumowan ~итог ~планёрк ~планерк".split()),
