@@ -69,6 +69,9 @@ class FollowUps:
                                  "with this result; start a new request for other work",
                                  workflow=tr_marked(language, workflow.title)))  # fmt: skip
         parameters = {**contract.parameters, **changes}
+        conflict = workflow.conflict(parameters, language)
+        if conflict is not None:  # "I pick variant 5" of two: said, and the conversation stays open for the next
+            return self._decline(state, tap, message, conflict)
         refusal = self._refused_by_checks(state, workflow, parameters, language)
         if refusal is not None:
             return self._decline(state, tap, message, refusal)

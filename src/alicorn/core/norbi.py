@@ -381,6 +381,12 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
             questions = [workflow.question(slot, language) for slot in slots.missing]
             tap.append("clarification.asked", {"question": " ".join(questions), "slots": list(slots.missing)})
             return None
+        conflict = workflow.conflict(slots.values, language)
+        if conflict is not None:  # asked beyond the template, or values that do not go together ("variant 3 of 2")
+            question = tr(language, "I cannot do it as asked: {conflict}. Say how you want it instead.",
+                          conflict=conflict)  # fmt: skip
+            tap.append("clarification.asked", {"question": question, "slots": []})
+            return None
         if workflow.inputs and "coverage" not in (state.data or {}):
             missing = check_coverage(state, intent, workflow, slots.values, tap, language)
             if missing is not None:

@@ -24,7 +24,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from alicorn.i18n import N_, tr, tr_marked
 from alicorn.ops.registry import Operation
@@ -69,6 +69,36 @@ class ResultSummary:
     lines: tuple[str, ...]
     metrics: Mapping[str, Any] = field(default_factory=dict)
     conflicts: tuple[str, ...] = ()
+
+
+class SlotConflict(ValueError):
+    """Slot values that do not go together, raised by a parameters model's validator ("publish variant 3" of two):
+    the sentence a person reads, as a msgid (marked with `N_` where it is written) and its values, so Core says it in
+    the person's language (`Workflow.conflict`)."""
+
+    def __init__(self, msgid: str, /, **values: Any) -> None:
+        super().__init__(msgid.format(**values))
+        self.msgid = msgid
+        self.values = values
+
+
+def _error_said(error: Mapping[str, Any], language: str) -> str:
+    """One of pydantic's errors on a parameters model, as a person reads it."""
+    context = error.get("ctx") or {}
+    cause = context.get("error")
+    if isinstance(cause, SlotConflict):
+        return tr_marked(language, cause.msgid, **cause.values)
+    slot = ".".join(str(part) for part in error.get("loc", ())) or "?"
+    value = error.get("input")
+    if error.get("type") in ("less_than_equal", "less_than"):
+        most = context.get("le", context.get("lt"))
+        return tr(language, "“{slot}” is {value}, more than this template can do (at most {most})", slot=slot,
+                  value=value, most=most)  # fmt: skip
+    if error.get("type") in ("greater_than_equal", "greater_than"):
+        least = context.get("ge", context.get("gt"))
+        return tr(language, "“{slot}” is {value}, less than this template needs (at least {least})", slot=slot,
+                  value=value, least=least)  # fmt: skip
+    return tr(language, "“{slot}” cannot be {value}: {reason}", slot=slot, value=value, reason=error.get("msg", ""))
 
 
 @dataclass(frozen=True)
@@ -168,6 +198,16 @@ class Workflow:
 
     def required_slots(self) -> list[str]:
         return [name for name, f in self.parameters.model_fields.items() if f.is_required()]
+
+    def conflict(self, values: Mapping[str, Any], language: str) -> str | None:
+        """Why `values` cannot be this template's parameters, in a sentence in `language` ("you asked to publish
+        variant 3, but there are only 2"); None when they can. Each slot was checked alone when it was filled; this
+        is what they say together, and what words asked beyond the template's limits ("seven variants")."""
+        try:
+            self.parameters.model_validate(dict(values))
+        except ValidationError as exc:
+            return "; ".join(_error_said(error, language) for error in exc.errors())
+        return None
 
     def question(self, slot: str, language: str) -> str:
         """The clarifying question for `slot` in `language` (English when the pack has none for it)."""

@@ -144,7 +144,8 @@ def _variants(text: str) -> int | None:
         for match in pattern.finditer(text):
             value = _number(match.group(1))
             if value is not None:
-                return value if 1 <= value <= 5 else None  # the template offers 1-5; more is not guessed down
+                # as asked: more than the template offers (1-5) is not guessed down, Core asks instead
+                return value if value >= 1 else None
     return None
 
 

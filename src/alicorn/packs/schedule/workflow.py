@@ -19,7 +19,7 @@ from alicorn.packs.schedule.load import LOAD_INPUTS
 from alicorn.packs.schedule.present import MONTHS, PRESENT
 from alicorn.packs.schedule.publish import PUBLISH
 from alicorn.packs.schedule.solve import GENERATE_VARIANTS
-from alicorn.packs.workflow import BuiltPlan, LeftOut, ResultSummary
+from alicorn.packs.workflow import BuiltPlan, LeftOut, ResultSummary, SlotConflict
 from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import RunState
 from alicorn.validate.base import ValidationReport
@@ -45,7 +45,11 @@ class ScheduleParameters(BaseModel):
     @model_validator(mode="after")
     def _known_variant(self) -> ScheduleParameters:
         if self.publish and self.publish_variant > self.variants:
-            raise ValueError(f"publish_variant {self.publish_variant} is not one of the {self.variants} variants")
+            raise SlotConflict(
+                N_("you asked to publish variant {variant}, but there are only {count} variants"),
+                variant=self.publish_variant,
+                count=self.variants,
+            )
         return self
 
 
