@@ -83,11 +83,37 @@ def _number(text: str) -> float | None:
         return None
 
 
+#: Words that deny what follows them in the clause: "nobody works more than 40 hours a week" bounds it at 40.
+_DENYING = re.compile(r"(?<!\w)(?:no|not|nobody|no one|never|nikt|nigdy|nie|никто|никогда|не|ни)(?!\w)")
+#: A comparison turned around by a denial before it ("nobody … more than 40": at most 40).
+_DENIED: dict[Comparison, Comparison] = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+
+
+def _comparison(text: str, *, ending: bool) -> tuple[int, Comparison, str, int] | None:
+    """The comparison followed by a number in `text`: the first one (or, `ending`, one that ends `text`, so a
+    figure named after its number reads it: "more than 40 hours a week"), as (where it starts, comparison,
+    number, where it ends); a longer comparison beats a shorter one at the same place ("no more than" over "than")."""
+    best: tuple[int, int, Comparison, str, int] | None = None
+    for words, op in _COMPARISONS:
+        edge = r"(?<!\w)" if words[0].isalnum() else ""
+        pattern = rf"{edge}{re.escape(words)}\s*{_NUMBER}" + (r"\s*$" if ending else "")
+        found = re.search(pattern, text)
+        if found is None or (not ending and found.start() > 40):
+            continue
+        rank = (found.start(), -len(words))
+        if best is None or rank < (best[0], best[1]):
+            best = (found.start(), -len(words), op, found.group(1), found.end())
+    return None if best is None else (best[0], best[2], best[3], best[4])
+
+
 def read_bound(text: str, measures: Sequence[Measure]) -> Bound | None:
     """The bound `text` states on one of `measures`, or None when it names none of them with a number.
 
     After the figure's name, the nearest comparison followed by a number wins (within a few words: "overtime for
-    the team under 200 h"); a longer comparison beats a shorter one at the same place ("no more than" over "than").
+    the team under 200 h"); a figure named right after its number reads the comparison before it ("no more than 40
+    hours a week"). A denial before the comparison in its clause turns it around: "nobody works more than 40 hours
+    a week", "nikt nie pracuje więcej niż 40 godzin tygodniowo" bound the figure at 40 (the comparison words that
+    hold their own denial, "no more than", "nie więcej niż", are read as they are).
     """
     lowered = " ".join(text.lower().split())
     for measure in measures:
@@ -95,18 +121,17 @@ def read_bound(text: str, measures: Sequence[Measure]) -> Bound | None:
             at = lowered.find(stem)
             if at < 0:
                 continue
-            rest = lowered[at + len(stem) :]
-            best: tuple[int, int, Comparison, str] | None = None
-            for words, op in _COMPARISONS:
-                edge = r"(?<!\w)" if words[0].isalnum() else ""
-                found = re.search(rf"{edge}{re.escape(words)}\s*{_NUMBER}", rest)
-                if found is None or found.start() > 40:
-                    continue
-                rank = (found.start(), -len(words))
-                if best is None or rank < (best[0], best[1]):
-                    best = (found.start(), -len(words), op, found.group(1))
-            if best is not None and (value := _number(best[3])) is not None:
-                return Bound(measure.key, best[2], value, text)
+            found = _comparison(lowered[at + len(stem) :], ending=False)
+            start = at + len(stem) + found[0] if found is not None else -1
+            if found is None:
+                found = _comparison(lowered[:at].rstrip(), ending=True)
+                start = found[0] if found is not None else -1
+            if found is None or (value := _number(found[2])) is None:
+                continue
+            op, said = found[1], lowered[start:]
+            if not _DENYING.match(said) and _DENYING.search(lowered[max(0, start - 40) : start]):
+                op = _DENIED[op]
+            return Bound(measure.key, op, value, text)
     return None
 
 

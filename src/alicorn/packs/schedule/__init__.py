@@ -41,6 +41,18 @@ def _per_variant(artifact: Mapping[str, Any], key: str) -> list[tuple[str, float
     ]
 
 
+#: The most anyone works in a week, said after its number ("nobody works more than 40 hours a week", "max 40 h per
+#: week", "maksymalnie 40 godzin tygodniowo", "не больше 40 часов в неделю") or before it ("weekly hours under 45").
+WEEKLY_HOURS = (
+    "hours a week", "hours per week", "hours each week", "hours in a week", "hours weekly", "h a week", "h per week",
+    "h/week", "hrs a week", "hrs per week", "weekly hours", "hours in any week",
+    "godzin tygodniowo", "godzin w tygodniu", "godzin na tydzień", "godziny tygodniowo", "godziny w tygodniu",
+    "h tygodniowo", "h w tygodniu", "h na tydzień", "tygodniowy czas pracy",
+    "часов в неделю", "часа в неделю", "час в неделю", "ч в неделю", "ч. в неделю", "часов за неделю",
+    "часа за неделю", "ч/нед",
+)  # fmt: skip
+
+
 WORKFLOW = Workflow(
     id="schedule",
     title=N_("Work schedule variants"),
@@ -114,6 +126,7 @@ WORKFLOW = Workflow(
         Measure(
             "coverage_pct", ("coverage", "pokrycie", "pokrycia", "покрыти"), lambda a: _per_variant(a, "coverage_pct")
         ),
+        Measure("most_weekly_hours", WEEKLY_HOURS, lambda a: _per_variant(a, "most_weekly_hours")),
         Measure(
             "violations",
             ("violation", "naruszeń", "naruszen", "naruszenia", "нарушени"),

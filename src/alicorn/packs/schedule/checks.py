@@ -224,6 +224,9 @@ class VariantCost(Model):
     hours_spread: float = Field(description="largest minus smallest (hours - norm) among schedulable people")
     most_nights: int = Field(ge=0, description="night shifts of the person with the most")
     most_weekend_shifts: int = Field(ge=0)
+    most_weekly_hours: float = Field(
+        0.0, ge=0, description="the most hours anyone works in one calendar week (Monday to Sunday) of the month"
+    )
     shift_changes: int = Field(ge=0, description="next-day switches of shift type, over everyone")
     differs_from_first: int = Field(ge=0, description="(person, day) cells that differ from variant 1")
 
@@ -254,9 +257,11 @@ def compare_costs(inputs: CostInputs, ctx: OperationContext) -> CostOutputs:
         hours: dict[str, float] = defaultdict(float)
         night: dict[str, int] = defaultdict(int)
         weekend: dict[str, int] = defaultdict(int)
+        weekly: dict[tuple[str, int, int], float] = defaultdict(float)
         grid = {}
         for a in variant.assignments:
             hours[a.employee] += hours_of.get(a.shift, 0.0)
+            weekly[(a.employee, *a.date.isocalendar()[:2])] += hours_of.get(a.shift, 0.0)
             night[a.employee] += a.shift in nights
             weekend[a.employee] += a.date.weekday() >= 5
             grid[(a.employee, a.date)] = a.shift
@@ -284,6 +289,7 @@ def compare_costs(inputs: CostInputs, ctx: OperationContext) -> CostOutputs:
                 hours_spread=round(max(deviations) - min(deviations), 2) if deviations else 0.0,
                 most_nights=max(night.values(), default=0),
                 most_weekend_shifts=max(weekend.values(), default=0),
+                most_weekly_hours=round(max(weekly.values(), default=0.0), 2),
                 shift_changes=changes,
                 differs_from_first=differs,
             )

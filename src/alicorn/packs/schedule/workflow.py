@@ -203,6 +203,10 @@ def _output(state: RunState, node: str) -> dict[str, Any] | None:
     return state.effective_output(node)
 
 
+#: The figures of the cost comparison each variant's metrics carry.
+_COST_FIGURES = ("total_cost", "overtime_hours", "hours_spread", "most_nights", "shift_changes", "most_weekly_hours")
+
+
 def artifact_of(state: RunState) -> dict[str, Any] | None:
     """The schedule artifact: the data the variants were made from, the variants, and the ops' own metrics."""
     load, candidates = _output(state, "load"), _output(state, "candidates")
@@ -222,7 +226,7 @@ def artifact_of(state: RunState) -> dict[str, Any] | None:
         )
     for row in costs.get("variants", []):
         by_id.get(row["variant"], {}).update(
-            {k: row[k] for k in ("total_cost", "overtime_hours", "hours_spread", "most_nights", "shift_changes")}
+            {k: row[k] for k in _COST_FIGURES if k in row}  # a run recorded before a figure was measured lacks it
         )
     conflicts = [f"variant {v['variant']}: {v['detail']}" for v in labour.get("violations", [])]
     for row in coverage.get("variants", []):
