@@ -25,11 +25,16 @@ from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from alicorn.app import App
+    from alicorn.journal.events import Event
+    from alicorn.journal.store import JournalStore
     from alicorn.runtime.state import RunState
 
 EXIT_ERROR, EXIT_USAGE, EXIT_NOT_SUCCEEDED, EXIT_AWAITING, EXIT_ENVIRONMENT = 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 #: How many runs `alicorn runs` lists unless told otherwise (the newest).
 RUNS_SHOWN = 50
+#: What `alicorn runs` shows for a run the journal says is running whose driver is gone (`--status` takes it too).
+INTERRUPTED = "interrupted"
 
 HomeOption = Annotated[
     Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home: journal.db and workspaces/.")
@@ -207,6 +212,15 @@ def _guard(fn: Any) -> Any:
                 EXIT_ERROR,
                 exc,
             )
+        except KeyboardInterrupt:
+            # Ctrl-C (or SIGINT from a script): the journal holds every step saved before it; say where to go on
+            _close_opened(opened)
+            typer.echo(
+                "interrupted: every step saved before it is in the journal; `alicorn runs --status interrupted` "
+                "lists the runs it stopped, and `alicorn resume RUN` continues one",
+                err=True,
+            )
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             _close_opened(opened)
             verdict = _unverified_journal(exc, kwargs.get("home"))
@@ -501,22 +515,30 @@ def runs(
         ),
     ] = None,
     show_all: Annotated[bool, typer.Option("--all", help="Show every run.")] = False,
-    status: Annotated[str | None, typer.Option("--status", help="Only runs with this status (e.g. failed).")] = None,
+    status: Annotated[
+        str | None,
+        typer.Option("--status", help="Only runs with this status (e.g. failed; interrupted: running, no driver)."),
+    ] = None,
 ) -> None:
     """List runs, newest first, with their status, goal and journal size."""
     from alicorn.render import RUN_STATUSES, console, print_runs, run_summaries
 
-    if status is not None and status not in RUN_STATUSES:
-        _fail(f"no run can have status {status!r}; use one of: {', '.join(RUN_STATUSES)}", EXIT_USAGE)
+    if status is not None and status not in (*RUN_STATUSES, INTERRUPTED):
+        _fail(f"no run can have status {status!r}; use one of: {', '.join((*RUN_STATUSES, INTERRUPTED))}", EXIT_USAGE)
     if limit is not None and (show_all or limit < 1):
         _fail("--limit takes a number of runs of 1 or more, and not together with --all", EXIT_USAGE)
     # the table shows the newest RUNS_SHOWN; --json, read by programs, lists every run unless --limit says otherwise
     shown = None if show_all or (as_json and limit is None) else limit or RUNS_SHOWN
     application = _open(home, read_only=True)
-    summaries = run_summaries(application.store, limit=shown, status=status)
+    if status == INTERRUPTED:  # running in the journal, its driver gone: what the table shows as "interrupted"
+        running = run_summaries(application.store, limit=None, status="running")
+        stopped = [s for s in running if s.get("driver") and not s["driver"]["alive"]]
+        summaries, total = stopped[:shown] if shown is not None else stopped, len(stopped)
+    else:
+        summaries = run_summaries(application.store, limit=shown, status=status)
     cut = ""
     if shown is not None and len(summaries) == shown:
-        total = application.store.run_count(status=status)
+        total = total if status == INTERRUPTED else application.store.run_count(status=status)
         if total > shown:
             cut = f"{shown:,} of {total:,} {status + ' ' if status else ''}runs; --all or --limit N for more"
     if as_json:
@@ -537,8 +559,19 @@ def show(run_id: RunArg, home: HomeOption = Path(".alicorn")) -> None:
     from alicorn.runtime.state import fold
 
     application = _open(home, read_only=True)
-    application.store.require(run_id)
-    print_run(fold(application.store.read(run_id), run_id), application.store, detailed=True)
+    print_run(fold(_run_events(application.store, run_id), run_id), application.store, detailed=True)
+
+
+def _run_events(store: JournalStore, run_id: str) -> list[Event]:
+    """The events of run `run_id`; a clear error when there is no such stream, or it is no run (a conversation, the
+    home's people, a schedule): its id was given where a run's is wanted."""
+    store.require(run_id)
+    events = store.read(run_id)
+    if events and events[0].kind == "run.created":
+        return events
+    first = events[0].kind if events else "nothing"
+    hint = f"; `alicorn ask -c {run_id}` shows that conversation" if first == "intent.received" else ""
+    _fail(f"{run_id!r} is not a run (its first event is {first!r}){hint}; `alicorn runs` lists the runs")
 
 
 @journal_app.command("events", hidden=True)
@@ -608,7 +641,9 @@ def journal_archive(
     candidates = run_ids or [i.stream for i in store.streams() if not i.archived]
     chosen = []
     for run_id in dict.fromkeys(candidates):  # every named run is checked before any is archived
-        if run_ids:
+        if run_ids and not store.is_archived(run_id):
+            _run_events(store, run_id)  # a named stream that is no run is said so, not "new, not finished"
+        elif run_ids:
             store.require(run_id)
         if store.is_archived(run_id):
             if run_ids:
@@ -722,6 +757,7 @@ def verify(
 @_guard
 def schema(
     what: Annotated[str, typer.Argument(help="plan | operations | events")] = "plan",
+    home: HomeOption = Path(".alicorn"),
 ) -> None:
     """Print a JSON Schema: the plan DSL, the operations' declarations, or the event kinds."""
     if what == "plan":
@@ -729,9 +765,13 @@ def schema(
 
         typer.echo(json.dumps(Plan.model_json_schema(), indent=2))
     elif what == "operations":
-        from alicorn.ops.builtin import builtin_registry
+        from alicorn.app import configured_registry
+        from alicorn.config import load_config
 
-        typer.echo(json.dumps([op.describe() for op in builtin_registry().operations()], indent=2))
+        # every operation a plan of this home may name: the built-in ones, the bundled packs' and the configured
+        # modules' (what `run` validates against); an MCP server's tools are listed by `alicorn mcp tools`
+        registry = configured_registry(load_config(home))
+        typer.echo(json.dumps([op.describe() for op in registry.operations()], indent=2))
     elif what == "events":
         from alicorn.runtime.state import RUN_EVENT_KINDS
 

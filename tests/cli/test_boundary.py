@@ -278,3 +278,54 @@ def test_reading_the_policy_creates_and_changes_nothing(tmp_path: Path) -> None:
     for command in (("policy", "show"), ("policy", "check")):
         assert invoke(used, *command).exit_code == 0
     assert listing(used) == before
+
+
+def test_a_journal_on_a_read_only_filesystem_is_read_without_making_any_file(
+    finished_home: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a backup disk or a forensic copy mounted read-only: SQLite cannot make the -shm file a WAL reader needs, so the
+    # journal is read as immutable (the filesystem is faked read-only: tests cannot mount one)
+    import os
+
+    from alicorn.journal import sqlite as engine
+
+    home = _copy(finished_home[0], tmp_path)
+    before = listing(home)
+    real = os.statvfs
+    journal_folder = str(home)
+
+    class ReadOnly:
+        def __init__(self, found: os.statvfs_result) -> None:
+            self.f_flag = found.f_flag | os.ST_RDONLY
+
+    monkeypatch.setattr(engine.os, "statvfs", lambda p: ReadOnly(real(p)) if str(p) == journal_folder else real(p))
+    assert engine._on_read_only_media(home / "journal.db")
+    for args in (["verify"], ["runs"], ["show", finished_home[1]], ["replay", finished_home[1]]):
+        result = invoke(home, *args)
+        assert result.exit_code == 0, result.output
+    assert listing(home) == before
+    (home / "journal.db-wal").write_bytes(b"x")  # a log beside it holds commits the file lacks: not immutable
+    assert not engine._on_read_only_media(home / "journal.db")
+
+
+@pytest.mark.parametrize("args", [["show"], ["journal", "archive"]])
+def test_a_stream_that_is_no_run_is_said_so_where_a_run_is_wanted(
+    finished_home: tuple[Path, str], tmp_path: Path, args: list[str]
+) -> None:
+    # a conversation's id where a run's is wanted: `show` crashed on the missing plan, `archive` called it "new"
+    from alicorn.journal.events import Draft
+
+    home = _copy(finished_home[0], tmp_path)
+    application = open_app(home, create=False)
+    try:
+        application.store.append("conv-20261130-000000000001", [Draft("intent.received", "2026-11-30T09:00:00.000000Z",
+                                                                     {"utterance": "hello"})], expect=0)  # fmt: skip
+    finally:
+        application.close()
+    before = listing(home)
+    result = invoke(home, *args, "conv-20261130-000000000001")
+    assert_clean(result)
+    assert result.exit_code == 1, result.output
+    assert "is not a run (its first event is 'intent.received')" in result.stderr
+    assert "alicorn ask -c conv-20261130-000000000001" in result.stderr
+    assert listing(home) == before

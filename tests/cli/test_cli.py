@@ -239,6 +239,17 @@ def test_schema_outputs_json() -> None:
     assert runner.invoke(app, ["schema", "nonsense"]).exit_code == 2
 
 
+def test_schema_operations_lists_every_operation_a_plan_may_name(tmp_path: Path) -> None:
+    # the unknown-operation error points there: the packs' operations must be listed too, not only the built-in ones
+    from alicorn.app import standard_registry
+
+    result = runner.invoke(app, ["schema", "operations", "--home", str(tmp_path / "fresh")])
+    assert result.exit_code == 0, result.output
+    assert {o["name"] for o in json.loads(result.stdout)} == set(standard_registry().names())
+    assert {"schedule.publish", "perf.load_jobs"} <= {o["name"] for o in json.loads(result.stdout)}
+    assert not (tmp_path / "fresh").exists()
+
+
 def test_help_and_demo_as_processes(tmp_path: Path) -> None:
     exe = Path(sys.executable).with_name("alicorn")
     assert subprocess.run([exe, "--help"], capture_output=True, timeout=30).returncode == 0

@@ -105,6 +105,16 @@ def test_a_live_driver_and_a_killed_one(driven: tuple[Path, subprocess.Popen[byt
     assert snapshot(home) == before  # read-only: nothing created or changed, the lock file included
 
 
+def test_runs_lists_the_interrupted_ones_by_the_status_it_shows(driven: tuple[Path, subprocess.Popen[bytes]]) -> None:
+    home, child = driven
+    assert json.loads(cli(home, "runs", "--status", "interrupted", "--json").stdout) == []  # its driver is alive
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    [listed] = json.loads(cli(home, "runs", "--status", "interrupted", "--json").stdout)
+    assert listed["run"] == RUN and listed["driver"]["alive"] is False
+    assert f"interrupted — `alicorn resume {RUN}`" in cli(home, "runs", "--status", "interrupted").stdout
+
+
 def test_the_probe_never_creates_a_missing_lock(driven: tuple[Path, subprocess.Popen[bytes]]) -> None:
     home, child = driven
     os.kill(child.pid, signal.SIGKILL)

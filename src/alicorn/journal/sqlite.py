@@ -662,6 +662,24 @@ def _uri(path: Path, mode: str) -> str:
     return f"file:{quote(str(path.absolute()))}?mode={mode}"
 
 
+def _header_mode(path: Path) -> str:
+    """The journal mode an SQLite file's header records: "wal" when its read and write versions (bytes 18-19) are 2."""
+    with open(path, "rb") as fh:
+        header = fh.read(20)
+    return "wal" if header[18:20] == b"\x02\x02" else "delete"
+
+
+def _on_read_only_media(path: Path) -> bool:
+    """Whether `path` lies on a filesystem mounted read-only with no write-ahead log beside it: nobody can change
+    it, and everything committed is in the file itself."""
+    try:
+        read_only = bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+        wal = _sidecars(path)[0]
+        return read_only and (not wal.exists() or wal.stat().st_size == 0)
+    except OSError:
+        return False
+
+
 def _sidecars(path: Path) -> tuple[Path, Path]:
     return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
 
@@ -730,6 +748,11 @@ def _open_journal(path: Path, create: bool, read_only: bool) -> sqlite3.Connecti
     if magic and magic != _SQLITE_MAGIC:
         raise NotAJournalError(f"{path} is not an Alicorn journal (not an SQLite database); nothing was changed")
     target, uri = (_uri(path, "ro"), True) if read_only else (str(path), False)
+    immutable = read_only and _on_read_only_media(path)
+    if immutable:
+        # SQLite would need to make the -shm file beside it even to read: on a read-only filesystem (a backup disk,
+        # a forensic copy) nobody can change the file, so it is read as immutable, without that file
+        target += "&immutable=1"
     conn = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -738,7 +761,8 @@ def _open_journal(path: Path, create: bool, read_only: bool) -> sqlite3.Connecti
             # Decide whether the file is ours before changing anything in it (switching to WAL writes the header).
             _check_meta(conn, path, tables)
         if read_only:
-            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            # an immutable connection reports no WAL; the file's header says which mode wrote it (bytes 18-19: 2)
+            mode = _header_mode(path) if immutable else conn.execute("PRAGMA journal_mode").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise JournalError(
                     f"{path}: the journal is not in WAL mode (journal_mode={mode}): it was changed by another tool; "
