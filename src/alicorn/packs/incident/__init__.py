@@ -3,8 +3,9 @@
 "Find the cause of the increase in render time, check three hypotheses and show the test results." The plan reads
 the job log (`data/render_jobs.csv`), finds the change point, proposes the factors whose mix changed as candidate
 causes, tests each with seeded permutation tests (one node per hypothesis), and writes a sourced report, validated
-as a document. Operations: `perf.load_jobs` (read), `perf.find_change`, `perf.propose_hypotheses`,
-`perf.test_hypothesis`, `perf.summarize_tests` (no effect), then the built-in `workspace.write_file`.
+as a document whose every hypothesis was tested, as many as asked (`checks.validate_report`). Operations:
+`perf.load_jobs` (read), `perf.find_change`, `perf.propose_hypotheses`, `perf.test_hypothesis`,
+`perf.summarize_tests` (no effect), then the built-in `workspace.write_file`.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from pathlib import Path
 
 from alicorn.i18n import N_
 from alicorn.packs.incident import plan, slots
+from alicorn.packs.incident.checks import validate_report
 from alicorn.packs.inputs import DataInput
 from alicorn.packs.workflow import Workflow
-from alicorn.validate.document import validate_document
 
 WORKFLOW = Workflow(
     id="incident",
@@ -45,7 +46,7 @@ WORKFLOW = Workflow(
     build=plan.build,
     artifact_of=plan.artifact_of,
     criteria=plan.criteria,
-    validator=validate_document,
+    validator=validate_report,
     summarize=plan.summarize,
     inputs=(
         DataInput(

@@ -13,10 +13,16 @@ IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY
 #: Columns every job log must have besides the metric; they are never candidate causes.
 ID_FIELD = "job_id"
 DATE_FIELD = "date"
+#: The most hypotheses the template tests (one plan node each).
 MAX_HYPOTHESES = 5
+#: The most hypotheses a request may ask for: more than MAX_HYPOTHESES is kept, so the report can say so.
+MAX_ASKED = 99
 MAX_EVIDENCE = 10
 
-Verdict = Literal["supported", "not supported", "untested"]
+#: `confounded`: the factor's level switched on together with the change (none of the jobs before had it, all of
+#: those after do), so no comparison in this data can tell its effect from the change itself; like `untested`, it
+#: settles nothing, but it names the prime suspect.
+Verdict = Literal["supported", "not supported", "confounded", "untested"]
 
 
 class SkippedRow(Model):
@@ -81,7 +87,11 @@ class Comparison(Model):
 
 
 class TestedHypothesis(Model):
-    """One hypothesis's test: the verdict, both comparisons, and the jobs the verdict rests on."""
+    """One hypothesis's test: the verdict, both comparisons, and the jobs the verdict rests on.
+
+    `formed` is False for a test node whose rank the data offered no hypothesis for (fewer factors changed than
+    hypotheses planned): there was nothing to test, and the report leaves it out rather than show a placeholder.
+    """
 
     rank: int = Field(ge=1, le=MAX_HYPOTHESES)
     factor: str
@@ -89,6 +99,11 @@ class TestedHypothesis(Model):
     statement: str
     verdict: Verdict
     reason: str
+    formed: bool = True
+    before_share: float | None = Field(None, ge=0, le=1, description="share of jobs at the level before the change")
+    after_share: float | None = Field(None, ge=0, le=1, description="share of jobs at the level after the change")
+    after_at_level: int | None = Field(None, ge=0, description="jobs at the level after the change")
+    after_rest: int | None = Field(None, ge=0, description="jobs not at the level after the change")
     level_effect: Comparison | None = Field(None, description="after the change: jobs at the level vs the others")
     residual: Comparison | None = Field(None, description="jobs not at the level: after vs before the change")
     evidence: list[str] = Field(default_factory=list, max_length=MAX_EVIDENCE, description="job ids")

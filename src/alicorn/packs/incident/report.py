@@ -1,9 +1,14 @@
 """`perf.summarize_tests`: the incident report as a document artifact (and the same as Markdown).
 
 Sections: "Data" (what was read and what was left out), "Change" (where render time rose), one "Hypothesis N"
-per test with its verdict, and "Conclusion". Every section cites the sources it rests on, and the source registry
-names the file, the rows and the method behind each, so the document validator can check completeness, sources and
-that a figure repeated in two sections (the rise) agrees.
+per hypothesis the data offered, with its verdict, and "Conclusion". Every section cites the sources it rests on,
+and the source registry names the file, the rows and the method behind each, so the document validator can check
+completeness, sources and that a figure repeated in two sections (the rise) agrees.
+
+The conclusion says only what the verdicts show: a supported hypothesis is the cause; "the cause lies elsewhere"
+only when every candidate factor was tested and none holds; a hypothesis confounded with the change (or untested)
+leaves the cause unsettled and is named as the suspect. How many hypotheses were asked, tested at most by the
+template, and offered by the data is said too (the document's `hypotheses`), so that no shortfall passes unsaid.
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ from pydantic import Field
 from alicorn.errors import OperationError
 from alicorn.ops._common import Model, RelativePath
 from alicorn.ops.registry import Operation, OperationContext
-from alicorn.packs.incident.models import MAX_HYPOTHESES, Change, SkippedRow, TestedHypothesis
-from alicorn.packs.incident.ops import MAX_SKIPPED
+from alicorn.packs.incident.models import MAX_ASKED, MAX_HYPOTHESES, Change, SkippedRow, TestedHypothesis
+from alicorn.packs.incident.ops import MAX_SKIPPED, FactorShift
 
 
 class SummarizeInputs(Model):
@@ -29,6 +34,10 @@ class SummarizeInputs(Model):
     result_3: TestedHypothesis | None = None
     result_4: TestedHypothesis | None = None
     result_5: TestedHypothesis | None = None
+    asked: int | None = Field(None, ge=1, le=MAX_ASKED, description="hypotheses the request asked for")
+    considered: list[FactorShift] = Field(
+        default_factory=list, max_length=256, description="every candidate factor the data offered (propose's)"
+    )
     title: str = Field("Render time incident: cause of the increase", min_length=1, max_length=200)
 
 
@@ -39,15 +48,56 @@ class SummarizeOutputs(Model):
     tested: int = Field(ge=0)
 
 
-def _results(inputs: SummarizeInputs) -> list[TestedHypothesis]:
+def _bound(inputs: SummarizeInputs) -> list[TestedHypothesis]:
+    """Every test node's result, formed or not (one per node the plan has)."""
     found = [inputs.result_1, inputs.result_2, inputs.result_3, inputs.result_4, inputs.result_5]
     return sorted((r for r in found if r is not None), key=lambda r: r.rank)
+
+
+def _results(inputs: SummarizeInputs) -> list[TestedHypothesis]:
+    """The hypotheses the data offered: a test node with no hypothesis to test is no hypothesis of the report."""
+    return [r for r in _bound(inputs) if r.formed]
+
+
+def _counts(inputs: SummarizeInputs) -> dict[str, int]:
+    """Hypotheses asked, planned (test nodes: at most MAX_HYPOTHESES), formed, and candidate factors the data had."""
+    planned, formed = len(_bound(inputs)), len(_results(inputs))
+    return {
+        "asked": inputs.asked or planned,
+        "planned": planned,
+        "most": MAX_HYPOTHESES,
+        "formed": formed,
+        "candidates": max(len(inputs.considered), formed),
+    }
+
+
+def _name(r: TestedHypothesis) -> str:
+    return f"hypothesis {r.rank} ({r.factor} = {r.level})"
+
+
+def _exact(r: TestedHypothesis) -> bool:
+    """Whether the level switched on exactly at the change: no job before it had it, every job after does."""
+    return r.before_share == 0 and r.after_share == 1
+
+
+def _coincides(r: TestedHypothesis, split_date: str, suspect: bool) -> str:
+    """A sentence on a hypothesis confounded with the change; `suspect` when no other hypothesis explains the rise."""
+    how = "coincides exactly" if _exact(r) else "nearly coincides"
+    said = (
+        f"Hypothesis {r.rank} ({r.factor} = {r.level}) {how} with the change ({r.before_share or 0:.0%} of jobs "
+        f"before {split_date}, {r.after_share or 0:.0%} after), so this data cannot separate it from the change "
+        "(confounded with time)"
+    )
+    if suspect:
+        said += ": it is the prime suspect, and jobs run with and without it on the same days would settle it"
+    return said + "."
 
 
 def _hypothesis_section(r: TestedHypothesis) -> dict[str, Any]:
     key = f"h{r.rank}"
     figures: dict[str, Any] = {f"{key}.verdict": r.verdict}
-    lines = [f"{r.statement}.", f"Verdict: {r.verdict}: {r.reason}."]
+    said = "confounded with the change" if r.verdict == "confounded" else r.verdict
+    lines = [f"{r.statement}.", f"Verdict: {said}: {r.reason}."]
     if r.level_effect is not None:
         e = r.level_effect
         lines.append(
@@ -73,7 +123,7 @@ def _hypothesis_section(r: TestedHypothesis) -> dict[str, Any]:
 
 def build_document(inputs: SummarizeInputs) -> dict[str, Any]:
     """The report as a document artifact (see the module docstring)."""
-    c, results = inputs.change, _results(inputs)
+    c, results, counts = inputs.change, _results(inputs), _counts(inputs)
     supported = [r for r in results if r.verdict == "supported"]
     skipped = "; ".join(f"line {s.line} ({s.job_id}): {s.reason}" for s in inputs.skipped) or "none"
     sections: list[dict[str, Any]] = [
@@ -101,23 +151,11 @@ def build_document(inputs: SummarizeInputs) -> dict[str, Any]:
         },
         *(_hypothesis_section(r) for r in results),
     ]
-    if supported:
-        names = ", ".join(f"hypothesis {r.rank} ({r.factor} = {r.level})" for r in supported)
-        verdict = f"Supported: {names}. It accounts for the {c.increase_pct:+.1f}% rise from {c.split_date}"
-        if len(supported) > 1:
-            verdict += "; more than one hypothesis holds, so the causes may overlap and need a closer look"
-        cited = [f"h{r.rank}" for r in supported]
-    else:
-        verdict = (
-            f"None of the {len(results)} hypotheses explains the {c.increase_pct:+.1f}% rise from {c.split_date}; "
-            "the cause lies elsewhere"
-        )
-        cited = ["change", *(f"h{r.rank}" for r in results)]
     sections.append(
         {
             "heading": "Conclusion",
-            "text": verdict + ".",
-            "sources": cited,
+            "text": _conclusion(c, results, counts),
+            "sources": [f"h{r.rank}" for r in supported] or ["change", *(f"h{r.rank}" for r in results)],
             "figures": {"increase_pct": c.increase_pct, "supported": len(supported)},
         }
     )
@@ -141,10 +179,54 @@ def build_document(inputs: SummarizeInputs) -> dict[str, Any]:
             "verdict": r.verdict,
             "ratio": r.level_effect.ratio if r.level_effect else None,
             "p_value": r.level_effect.p_value if r.level_effect else None,
+            "before_share": r.before_share,
+            "after_share": r.after_share,
+            "after_at_level": r.after_at_level,
+            "after_rest": r.after_rest,
         }
         for r in results
     ]
-    return {"title": inputs.title, "sections": sections, "sources": sources, "findings": findings}
+    return {
+        "title": inputs.title,
+        "sections": sections,
+        "sources": sources,
+        "findings": findings,
+        "hypotheses": counts,
+    }
+
+
+def _conclusion(c: Change, results: list[TestedHypothesis], counts: dict[str, int]) -> str:
+    """What the verdicts settle (see the module docstring), then how many hypotheses were asked and tested."""
+    supported = [r for r in results if r.verdict == "supported"]
+    confounded = [r for r in results if r.verdict == "confounded"]
+    untested = [r for r in results if r.verdict == "untested"]
+    untried = counts["candidates"] - counts["formed"]
+    rise = f"the {c.increase_pct:+.1f}% rise from {c.split_date}"
+    if supported:
+        names = ", ".join(_name(r) for r in supported)
+        text = f"Supported: {names}. It accounts for {rise}"
+        if len(supported) > 1:
+            text += "; more than one hypothesis holds, so the causes may overlap and need a closer look"
+        text += "."
+    elif confounded or untested:
+        text = f"No hypothesis is confirmed as the cause of {rise}, and the cause is not settled."
+    elif untried > 0:
+        text = (
+            f"None of the {len(results)} hypotheses tested explains {rise}; {untried} more factor(s) whose mix "
+            "changed were not tested, so the cause may lie there or outside this data."
+        )
+    else:
+        text = f"None of the {len(results)} hypotheses explains {rise}; the cause lies elsewhere."
+    text += "".join(f" {_coincides(r, c.split_date, suspect=not supported)}" for r in confounded)
+    if untested:
+        text += f" Not tested, too few jobs to compare: {', '.join(_name(r) for r in untested)}."
+    if counts["asked"] > counts["planned"]:
+        text += f" {counts['asked']} hypotheses were asked; this template tests at most {counts['most']}."
+    text += (
+        f" The data offered {counts['candidates']} candidate factor(s) (factors whose mix of values differs before "
+        f"and after {c.split_date}); {counts['formed']} became hypotheses here."
+    )
+    return text
 
 
 def to_markdown(document: dict[str, Any]) -> str:
@@ -175,7 +257,7 @@ def summarize_tests(inputs: SummarizeInputs, ctx: OperationContext) -> Summarize
         document=document,
         markdown=to_markdown(document),
         supported=[f"{r.factor} = {r.level}" for r in results if r.verdict == "supported"],
-        tested=sum(1 for r in results if r.verdict != "untested"),
+        tested=sum(1 for r in results if r.verdict in ("supported", "not supported")),
     )
 
 

@@ -1,8 +1,9 @@
 """The incident template's slots and how they are found in an utterance (English, Polish, Russian).
 
-- `hypotheses`: how many candidate causes to test (1-5; default 3): a digit or a number word (inflected forms too)
+- `hypotheses`: how many candidate causes to test (default 3): a digit or a number word (inflected forms too)
   right before a word for hypothesis / cause / explanation: "three hypotheses", "trzech hipotez", "пять гипотез",
-  "4 possible causes". A count above 5 is capped at 5, the most the template tests.
+  "4 possible causes". A count above 5, the most the template tests, is kept as asked (up to 99): the plan tests 5
+  and the report says that more were asked.
 - `metric`: only `duration_s` (render time); returned when the utterance speaks of render time or duration.
 - `since`: the first day of the slower period, when stated (read by `alicorn.periods`): the start of a period
   from a day ("since 15 October", "od wczoraj", "со вчерашнего дня", "после 2026-10-10", "since last week": its
@@ -19,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from alicorn.packs.incident.models import MAX_HYPOTHESES
+from alicorn.packs.incident.models import MAX_ASKED, MAX_HYPOTHESES
 from alicorn.periods import InvalidDate, find_periods
 
 
@@ -28,7 +29,12 @@ class IncidentParameters(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    hypotheses: int = Field(3, ge=1, le=MAX_HYPOTHESES, description="how many candidate causes to test")
+    hypotheses: int = Field(
+        3,
+        ge=1,
+        le=MAX_ASKED,
+        description=f"how many candidate causes to test, as asked (the template tests at most {MAX_HYPOTHESES})",
+    )
     metric: Literal["duration_s"] = Field("duration_s", description="the measure that rose: render time")
     since: str | None = Field(
         None, pattern=r"^\d{4}-\d{2}-\d{2}$", description="first day of the slower period (YYYY-MM-DD), if known"
@@ -90,7 +96,7 @@ def extract(text: str, language: str, now: datetime) -> dict[str, Any]:
         m = pattern.search(text)
         n = _count(m.group(1)) if m else None
         if n:
-            found["hypotheses"] = min(n, MAX_HYPOTHESES)  # the template tests at most five
+            found["hypotheses"] = min(n, MAX_ASKED)  # as asked: the report says when the template tests fewer
             break
     if _METRIC.search(text):
         found["metric"] = "duration_s"

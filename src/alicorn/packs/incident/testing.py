@@ -10,6 +10,12 @@ A factor level L explains the rise when both hold:
 A level that is merely slow by nature (4k frames, long shots) passes the first test but fails the second, because
 the rise persists without it; a level that is new but not slow (a new scene) fails the first. The verdict is
 "supported" only when both hold; "untested" when the data are too thin to say (fewer than 3 jobs in a group).
+
+A level that switched on together with the change (no job before it has it, every job after does, give or take
+fewer than 3) cannot be put to the first test at all: after the change there are no jobs without it to compare
+with. That is not a thin sample: the level is confounded with time, and, unless another hypothesis explains the
+rise, the prime suspect. The verdict is "confounded", and the reason says it coincides with the change and that
+only jobs run with and without it on the same days can separate the two.
 """
 
 from __future__ import annotations
@@ -90,7 +96,7 @@ def check_hypothesis(inputs: CheckInputs, ctx: OperationContext) -> CheckOutputs
         f"alpha {inputs.alpha}, minimum effect {inputs.min_effect:.0%}"
     )
     if inputs.rank > len(inputs.hypotheses):
-        return _untested(inputs, method, f"only {len(inputs.hypotheses)} hypothesis(es) could be proposed")
+        return _not_formed(inputs, method)
     h = inputs.hypotheses[inputs.rank - 1]
     rows = dated(inputs.jobs, inputs.metric)
     after = [(v, j) for d, v, j in rows if d >= inputs.split_date]
@@ -99,11 +105,17 @@ def check_hypothesis(inputs: CheckInputs, ctx: OperationContext) -> CheckOutputs
         raise OperationError(f"split date {inputs.split_date} leaves no jobs on one side; use find_change's date")
     at_level = [(v, j) for v, j in after if matches(h, j.get(h.factor))]
     others_after = [(v, j) for v, j in after if not matches(h, j.get(h.factor))]
+    at_level_before = [v for v, j in before if matches(h, j.get(h.factor))]
     others_before = [v for v, j in before if not matches(h, j.get(h.factor))]
     evidence = _slowest(at_level, MAX_EVIDENCE // 2) + _slowest(others_after, MAX_EVIDENCE // 2)
+    counts = (len(at_level), len(others_after))
+    if max(len(others_after), len(at_level_before)) < MIN_GROUP <= min(len(at_level), len(others_before)):
+        reason = _confounded_reason(inputs.split_date, len(at_level), len(after), len(at_level_before), len(before))
+        return _unsettled(inputs, h, "confounded", reason, method, evidence, counts)
     if min(len(at_level), len(others_after)) < MIN_GROUP:
         why = f"after the change {len(at_level)} job(s) are at the level and {len(others_after)} are not"
-        return _untested(inputs, method, f"too few jobs to compare ({why}; at least {MIN_GROUP} each)", evidence)
+        reason = f"too few jobs to compare ({why}; at least {MIN_GROUP} each)"
+        return _unsettled(inputs, h, "untested", reason, method, evidence, counts)
     seed = f"{inputs.seed}:{h.factor}={h.level}"
     level_effect = _compare(
         f"after {inputs.split_date}: {h.factor} {h.level} vs the rest",
@@ -150,6 +162,10 @@ def check_hypothesis(inputs: CheckInputs, ctx: OperationContext) -> CheckOutputs
         statement=h.statement,
         verdict=verdict,
         reason=reason,
+        before_share=h.before_share,
+        after_share=h.after_share,
+        after_at_level=counts[0],
+        after_rest=counts[1],
         level_effect=level_effect,
         residual=residual,
         evidence=evidence,
@@ -158,17 +174,57 @@ def check_hypothesis(inputs: CheckInputs, ctx: OperationContext) -> CheckOutputs
     return CheckOutputs(result=result, verdict=verdict, supported=verdict == "supported")
 
 
-def _untested(inputs: CheckInputs, method: str, reason: str, evidence: list[str] | None = None) -> CheckOutputs:
-    known = inputs.rank <= len(inputs.hypotheses)
-    h = inputs.hypotheses[inputs.rank - 1] if known else None
+def _confounded_reason(split_date: str, at_level: int, after: int, at_level_before: int, before: int) -> str:
+    if at_level == after and at_level_before == 0:
+        how = f"every job from {split_date} has it ({after}) and none of the {before} before does: it coincides exactly"
+    else:
+        how = (
+            f"{at_level} of the {after} jobs from {split_date} have it and {at_level_before} of the {before} before "
+            "do: it nearly coincides"
+        )
+    return (
+        f"{how} with the change, so comparing jobs with and without it cannot separate its effect from the change "
+        "itself (confounded with time); only jobs run with and without it on the same days would settle it"
+    )
+
+
+def _unsettled(
+    inputs: CheckInputs,
+    h: Hypothesis,
+    verdict: Verdict,
+    reason: str,
+    method: str,
+    evidence: list[str],
+    counts: tuple[int, int],
+) -> CheckOutputs:
+    """A hypothesis the data cannot settle: `untested` (too few jobs) or `confounded` (see the module docstring)."""
     result = TestedHypothesis(
         rank=inputs.rank,
-        factor=h.factor if h else "(none)",
-        level=h.level if h else "(none)",
-        statement=h.statement if h else f"no hypothesis number {inputs.rank}",
-        verdict="untested",
+        factor=h.factor,
+        level=h.level,
+        statement=h.statement,
+        verdict=verdict,
         reason=reason,
-        evidence=evidence or [],
+        before_share=h.before_share,
+        after_share=h.after_share,
+        after_at_level=counts[0],
+        after_rest=counts[1],
+        evidence=evidence,
+        method=method,
+    )
+    return CheckOutputs(result=result, verdict=verdict, supported=False)
+
+
+def _not_formed(inputs: CheckInputs, method: str) -> CheckOutputs:
+    """No hypothesis of this rank: the data offered fewer candidate factors than the plan has test nodes."""
+    result = TestedHypothesis(
+        rank=inputs.rank,
+        factor="",
+        level="",
+        statement=f"no hypothesis number {inputs.rank}",
+        verdict="untested",
+        reason=f"only {len(inputs.hypotheses)} hypothesis(es) could be formed from the data",
+        formed=False,
         method=method,
     )
     return CheckOutputs(result=result, verdict="untested", supported=False)
