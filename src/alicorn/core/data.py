@@ -10,11 +10,25 @@ the first source that yields a fitting file wins:
     5. the workflow's bundled sample data, only when Core was built with `samples=True` (the demo and the tests)
 
 Paths from the words and from `--data` must lie under one of the project's roots (`[projects.<p>] roots`, by
-default the folder Alicorn was started in); a path outside is refused, naming the roots. Every candidate is read
+default the folder Alicorn was started in); a path outside is refused, naming the roots. The words' paths are read
+newest first (an answer to Core's question corrects the request), one message at a time; a path in quotes ("…",
+„…”, «…», '…') may hold spaces, and so may an answer that is nothing but a path. Every candidate is read
 (`inspect`); one that does not fit (a PDF where a CSV is needed, an empty file, the wrong columns, too large) is
-kept as a problem, so the question Core asks names it. When every required input is found, the files are copied
-into `<home>/inputs/<conversation>/` under the names the plan reads (several CSV files of one input are merged,
-header once), and the run's data root is that folder: the user's data, never the samples, is what runs.
+kept as a problem, so the question Core asks names it.
+
+A source offering several files (a folder, a glob, several attachments) is the input's source when any of them fits,
+or when one could hold the input's data but cannot be read (`Problem.may_hold_data`: a `.csv` not in UTF-8, a binary
+`.csv`, an alarm log whose dates are wrong) or a path given or named is not there: then the input is not found, and
+the question names that file, never a later source or half of the data in silence. For an input read from every
+fitting file (a CSV log, transcripts) such a file blocks even beside fitting ones; an input read from one file (a
+JSON, a folder) takes its first fitting file. A path in the words that is not there (`./logs/nope.csv`) blocks
+nothing, as the words may name where a result goes, but the question names it when the input is found nowhere. The
+files of the source that were not read (of another kind, empty, another table) are said with why (`skipped`, in
+`data.found`).
+
+When every required input is found, the files are copied into `<home>/inputs/<conversation>/` under the names the
+plan reads (several CSV files of one input are merged, header once), and the run's data root is that folder: the
+user's data, never the samples, is what runs.
 """
 
 from __future__ import annotations
@@ -25,14 +39,20 @@ import re
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from alicorn.packs.captions import stated_date
-from alicorn.packs.inputs import DataInput, Finding, inspect, staged_rows
+from alicorn.packs.inputs import DataInput, Finding, Problem, absent, inspect, staged_rows
 
 #: Words that look like a path: something with a slash or a file extension ("./logs/alarms.csv", "roster.csv").
 _PATHLIKE = re.compile(r"""(?:(?<=\s)|^|(?<=["'(]))((?:~|\.{1,2})?/?[\w.\-/]*[\w\-]+(?:/|\.[A-Za-z0-9]{1,5})?)""")
+#: A quoted stretch of words, which may be a path with spaces: "…", “…”, „…”, «…», '…', ‘…’ (opened at the start or
+#: after a space, a bracket, ":" or "=", so an apostrophe inside a word opens nothing).
+_QUOTED = re.compile(
+    r"""(?:^|(?<=[\s(\[:=]))(?:"([^"\n]+)"|“([^”\n]+)”|„([^”“\n]+)[”“]|«([^»\n]+)»|'([^'\n]+)'(?!\w)|‘([^’\n]+)’)"""
+)
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 
 
 @dataclass(frozen=True)
@@ -48,34 +68,109 @@ class DataSources:
 
 @dataclass(frozen=True)
 class Located:
-    """One input: the files chosen for it (where they came from), or the problems of every candidate seen."""
+    """One input: the files chosen for it (where they came from) and the files of that source left out; or the
+    problems of the candidates seen (where a source held a file the input cannot do without: that file's)."""
 
     input: DataInput
     chosen: tuple[Finding, ...] = ()
     source: str = ""
     problems: tuple[Finding, ...] = ()
     refused: tuple[str, ...] = ()  # paths named outside the project's roots
+    skipped: tuple[Skipped, ...] = ()  # files the chosen source offered that were not read, and why
 
     @property
     def found(self) -> bool:
         return bool(self.chosen)
 
 
-def named_paths(texts: Sequence[str], roots: Sequence[Path]) -> list[Path]:
-    """Paths the words name that exist (relative ones are read against each root, then as given)."""
-    found: list[Path] = []
-    for text in texts:
-        for match in _PATHLIKE.finditer(text):
-            word = match.group(1).rstrip(".,;:")
-            if "/" not in word and "." not in word.strip("."):
-                continue
-            candidate = Path(word).expanduser()
-            options = [candidate] if candidate.is_absolute() else [r / candidate for r in roots] + [candidate]
-            for option in options:
-                if option.exists() and option not in found:
-                    found.append(option)
-                    break
+@dataclass(frozen=True)
+class Skipped:
+    """A file of the input's source left out: of another kind, or read and holding none of the input's data."""
+
+    path: Path
+    name: str
+    why: str  # in English, for the journal
+    problem: Problem | None = None  # what reading it found, when it was read
+
+
+@dataclass(frozen=True)
+class Named:
+    """A path the words name: as written, the path it names (read against the first root when none exists)."""
+
+    word: str
+    path: Path
+    exists: bool
+
+
+def named_paths(text: str, roots: Sequence[Path]) -> list[Named]:
+    """The paths one message names: a quoted path (which may hold spaces), the whole message when it is a path
+    that exists, and words that look like a path (relative ones are read against each root, then as given)."""
+    found: list[Named] = []
+    words: list[str] = []
+    whole = text.strip().strip("\"'“”„«»‘’").rstrip(".,;:!?").strip()
+    if "\n" not in whole and ("/" in whole or _EXTENSION.search(whole)) and _there(whole, roots) is not None:
+        words.append(whole)  # an answer that is nothing but a path (it may hold spaces)
+        text = ""
+    rest = text
+    for match in _QUOTED.finditer(text):
+        quoted = next(g for g in match.groups() if g is not None).strip()
+        if "/" in quoted or "\\" in quoted or _EXTENSION.search(quoted):
+            words.append(quoted)
+            rest = rest.replace(match.group(0), " " * len(match.group(0)), 1)  # its words are not read again
+    for match in _PATHLIKE.finditer(rest):
+        word = match.group(1).rstrip(".,;:")
+        if "/" in word or "." in word.strip("."):
+            words.append(word)
+    for word in dict.fromkeys(words):
+        options = _readings(word, roots)
+        there = next((option for option in options if _exists(option)), None)
+        if there is None and options:
+            found.append(Named(word, options[0], False))
+        elif there is not None and all(n.path != there for n in found):
+            found.append(Named(word, there, True))
     return found
+
+
+def _there(word: str, roots: Sequence[Path]) -> Path | None:
+    """The existing path `word` names, if any (see `_readings`)."""
+    return next((option for option in _readings(word, roots) if _exists(option)), None)
+
+
+def _readings(word: str, roots: Sequence[Path]) -> list[Path]:
+    """The paths `word` may name: a relative one against each root, then as given; an absolute one as it is."""
+    try:
+        candidate = Path(word).expanduser()
+    except RuntimeError:  # "~name/…" of no known user
+        return []
+    return [candidate] if candidate.is_absolute() else [r / candidate for r in roots] + [candidate]
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # a name too long for the file system is no file
+        return False
+
+
+def _names_a_file_for(word: str, want: DataInput) -> bool:
+    """Whether a path the words name, that is not there, was meant as `want`'s data: one with a folder part and
+    the input's extension (`./logs/nope.csv` for a CSV), or a folder written as one (`./hr_export`, `logs/`)."""
+    if "/" not in word and "\\" not in word:
+        return False  # a bare name ("out.csv") may be what the person wants written, not read
+    suffix = PurePath(word).suffix.lower()
+    if suffix and _EXTENSION.search(word):
+        return suffix in want.suffixes()
+    return word.startswith(("./", "../", "~/", "/")) or word.endswith("/")
+
+
+def _shown(path: Path, roots: Sequence[Path]) -> str:
+    """A path as short as the person would write it: relative to the root it lies under."""
+    for root in roots:
+        try:
+            return str(path.relative_to(root))
+        except ValueError:
+            continue
+    return str(path)
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -83,24 +178,29 @@ def _inside(path: Path, roots: Sequence[Path]) -> bool:
     return any(resolved == r.resolve() or resolved.is_relative_to(r.resolve()) for r in roots)
 
 
-def _candidates(path: Path, want: DataInput) -> list[Path]:
+def _candidates(path: Path, want: DataInput) -> tuple[list[Path], list[Skipped]]:
     """The files a path offers for `want`: itself, or inside a folder the input's own name, else every file of the
-    right kind directly in it."""
+    right kind directly in it; and the folder's other files, not read (hidden ones are not said)."""
     if want.format == "tree":
         inner = path / want.file
-        return [inner] if inner.is_dir() and not (path / "pyproject.toml").exists() else [path]
+        return ([inner] if inner.is_dir() and not (path / "pyproject.toml").exists() else [path]), []
     if path.is_file():
-        return [path]
+        return [path], []
     if not path.is_dir():
-        return []
+        return [], []
+    try:
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+    except OSError:
+        return [], []
     own = path / want.file
     if own.is_file():
-        return [own]
-    suffixes = {".csv"} if want.format == "csv" else {".json", *((".vtt", ".srt", ".txt") if want.captions else ())}
-    try:
-        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in suffixes)
-    except OSError:
-        return []
+        why = f"not read: {want.file} in the same folder is the {want.name} input"
+        return [own], [Skipped(p, p.name, why) for p in files if p != own]
+    suffixes = want.suffixes()
+    kinds = ", ".join(sorted(suffixes))
+    others = [Skipped(p, p.name, f"not read: {want.name} reads {kinds} files") for p in files if p.suffix.lower()
+              not in suffixes]  # fmt: skip
+    return [p for p in files if p.suffix.lower() in suffixes], others
 
 
 def _fitting(paths: Sequence[Path], want: DataInput) -> tuple[list[Finding], list[Finding]]:
@@ -131,43 +231,109 @@ def _named(findings: list[Finding], sources: DataSources) -> list[Finding]:
 
 def _one_or_all(good: list[Finding], want: DataInput) -> tuple[Finding, ...]:
     """Several fitting files: CSV logs and transcripts are read together; a single JSON or a folder is the first."""
-    if want.format in ("csv", "json_files"):
+    if _reads_all(want):
         return tuple(good)
     return tuple(good[:1])
 
 
-def locate(want: DataInput, sources: DataSources, texts: Sequence[str]) -> Located:
-    """The files for `want`, from the first source that has fitting ones (see the module docstring)."""
-    problems: list[Finding] = []
+def _reads_all(want: DataInput) -> bool:
+    """Whether the input is read from every fitting file of its source (a CSV log, transcripts), not from one."""
+    return want.format in ("csv", "json_files")
+
+
+def _name_of(finding: Finding) -> str:
+    return finding.files[0] if finding.files else finding.path.name
+
+
+def _may_lose(finding: Finding, want: DataInput) -> bool:
+    """Whether leaving `finding` out could lose some of `want`'s data: a path that is not there, or a file of the
+    input's kind (its extension; any, for a folder input) that may hold data and could not be read or is unfit."""
+    problem = finding.problem
+    if problem is None or not problem.may_hold_data:
+        return False
+    if problem.kind == "absent" or want.format == "tree":
+        return True
+    return PurePath(_name_of(finding)).suffix.lower() in want.suffixes()
+
+
+@dataclass(frozen=True)
+class _Step:
+    label: str
+    paths: Sequence[Path] = ()
+    absent: Sequence[tuple[Path, str]] = ()  # paths given or named that are not there, as the person wrote them
+    skipped: Sequence[Skipped] = ()
+    absent_blocks: bool = True  # a --data path: it names data; a path in the words may name where a result goes
+
+
+def _offered(paths: Sequence[Path], want: DataInput) -> tuple[list[Path], list[Skipped]]:
+    offered: list[Path] = []
+    skipped: list[Skipped] = []
+    for path in paths:
+        files, others = _candidates(path, want)
+        offered += files
+        skipped += others
+    return offered, skipped
+
+
+def _steps(want: DataInput, sources: DataSources, texts: Sequence[str]) -> tuple[list[_Step], list[str]]:
+    """The sources to look in for `want`, in order, and the paths given or named outside the project's roots."""
     refused: list[str] = []
-    attached = [p for _, p in sources.attachments]
-    steps: list[tuple[str, list[Path]]] = [("attachment", attached)]
-    named = named_paths(texts, sources.roots)
+    steps = [_Step("attachment", [p for _, p in sources.attachments])]
+    for text in reversed(texts):  # an answer to Core's question corrects the paths the request named
+        named = named_paths(text, sources.roots)
+        there = [n.path for n in named if n.exists]
+        meant = [n for n in named if not n.exists and _names_a_file_for(n.word, want)]
+        refused += [str(p) for p in there if not _inside(p, sources.roots)]
+        refused += [n.word for n in meant if not _inside(n.path, sources.roots)]
+        offered, skipped = _offered([p for p in there if _inside(p, sources.roots)], want)
+        absent_here = [(n.path, n.word) for n in meant if _inside(n.path, sources.roots)]
+        steps.append(_Step("named in the request", offered, absent_here, skipped, absent_blocks=False))
     given = [p for name, p in sources.given if name in (None, want.name)]
-    for label, paths in (("named in the request", named), ("--data", given)):
-        inside = [p for p in paths if _inside(p, sources.roots)]
-        refused += [str(p) for p in paths if p not in inside]
-        steps.append((label, [c for p in inside for c in _candidates(p, want)]))
-    patterns = sources.project.get(want.name, ())
+    refused += [str(p) for p in given if not _inside(p, sources.roots)]
+    inside = [p for p in given if _inside(p, sources.roots)]
+    offered, skipped = _offered([p for p in inside if p.exists()], want)
+    missing = [(p, _shown(p, sources.roots)) for p in inside if not p.exists()]
+    steps.append(_Step("--data", offered, missing, skipped))
     configured: list[Path] = []
-    for pattern in patterns:
+    for pattern in sources.project.get(want.name, ()):
         base = Path(pattern).expanduser()
         if base.is_absolute():
             anchor, rest = Path(base.anchor), str(base.relative_to(base.anchor))
         else:
             anchor, rest = (sources.roots[0] if sources.roots else Path.cwd()), pattern
-        matched = sorted(anchor.glob(rest)) if any(ch in rest for ch in "*?[") else [anchor / rest]
-        configured += [c for m in matched for c in _candidates(m, want)]
-    steps.append(("project data source", configured))
+        configured += sorted(anchor.glob(rest)) if any(ch in rest for ch in "*?[") else [anchor / rest]
+    offered, skipped = _offered(configured, want)
+    steps.append(_Step("project data source", offered, skipped=skipped))
     if sources.samples is not None:
-        steps.append(("bundled sample", _candidates(sources.samples, want)))
-    for label, paths in steps:
-        good, bad = _fitting(paths, want)
-        if label == "attachment":
+        steps.append(_Step("bundled sample", _offered([sources.samples], want)[0]))
+    return steps, refused
+
+
+def locate(want: DataInput, sources: DataSources, texts: Sequence[str]) -> Located:
+    """The files for `want`, from the first source that has fitting ones or that holds a file it cannot do without
+    (see the module docstring)."""
+    problems: list[Finding] = []
+    steps, refused = _steps(want, sources, texts)
+    for step in steps:
+        good, bad = _fitting(step.paths, want)
+        if step.label == "attachment":
             good, bad = _named(good, sources), _named(bad, sources)
+        missing = [absent(path, where) for path, where in step.absent]
+        if step.absent_blocks:
+            bad, missing = bad + missing, []
+        lost = [f for f in bad if _may_lose(f, want)]
+        if lost and (not good or _reads_all(want)):
+            # never a later source, nor the readable part of this one, in silence: the question names the file
+            return Located(want, (), step.label, tuple(problems + lost), tuple(refused))
         if good:
-            return Located(want, _one_or_all(good, want), label, tuple(problems), tuple(refused))
-        problems += bad
+            chosen = _one_or_all(good, want)
+            skipped = [
+                *step.skipped,
+                *(Skipped(f.path, _name_of(f), f"not read: {want.name} reads one file") for f in good[len(chosen) :]),
+                *(Skipped(f.path, _name_of(f), f.problem.english(), f.problem) for f in bad if f.problem is not None),
+            ]
+            return Located(want, chosen, step.label, tuple(problems), tuple(refused), tuple(skipped))
+        problems += [*missing, *bad]
     return Located(want, (), "", tuple(problems), tuple(refused))
 
 
@@ -259,6 +425,23 @@ def _staged_csv(findings: Sequence[Finding], want: DataInput) -> str:
                 number += 1
         writer.writerows(rows)
     return out.getvalue()
+
+
+def skipped_files(located: Sequence[Located]) -> list[dict[str, Any]]:
+    """The files the inputs' sources offered that no input read, each once, with why (what reading it found, when
+    it was read: its msgid and values, for the report to say in the person's language)."""
+    read = {f.path for item in located for f in item.chosen}
+    said: dict[Path, dict[str, Any]] = {}
+    for item in located:
+        for skip in item.skipped:
+            if skip.path in read or (skip.path in said and "message" in said[skip.path]):
+                continue
+            entry: dict[str, Any] = {"input": item.input.name, "path": str(skip.path), "name": skip.name}
+            entry["why"] = skip.why
+            if skip.problem is not None:
+                entry.update(message=skip.problem.message, values=dict(skip.problem.values))
+            said[skip.path] = entry
+    return list(said.values())
 
 
 def evidence(located: Sequence[Located]) -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@
                       │                                                   └► clarification.asked (what is missing,
                       │                                                      what was wrong, how to give it)
                       ▼
-                  staged under <home>/inputs/<conversation>/ ─► data.found (files, digests, rows, span)
+                  staged under <home>/inputs/<conversation>/ ─► data.found (files, digests, rows, span; the
+                      │                                                  files offered but not read, with why)
                       ▼
                   slots filled (a pack may read the staged data: the latest transcript in the request's language)
                       ▼
@@ -29,13 +30,13 @@ from alicorn.context.tap import JournalTap
 from alicorn.core.advice import how_to_attach
 from alicorn.core.consent import consent_question, read_consent
 from alicorn.core.conversation import ConversationState
-from alicorn.core.data import DataSources, Located, evidence, locate, stage
+from alicorn.core.data import DataSources, Located, evidence, locate, skipped_files, stage
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.report import Report
 from alicorn.i18n import tr, tr_marked
 from alicorn.models.intent.langid import identify
 from alicorn.packs.captions import Captions, transcript_of
-from alicorn.packs.inputs import Finding
+from alicorn.packs.inputs import Finding, Problem
 from alicorn.packs.workflow import Workflow
 from alicorn.periods import Period, coverage
 
@@ -104,24 +105,37 @@ def data_question(
         )
     outside = dict.fromkeys(path for item in plain for path in item.refused[:3])
     lines.extend(_outside_sentence(path, language) for path in outside)
+    # inputs held up by the same files (a folder's unreadable CSV is a candidate of each CSV input; a --data path
+    # that is not there, of each input) are named in one sentence, and each file's problem is said once
+    groups: dict[tuple[str, ...], list[Located]] = {}
     for item in missing:
-        if item in plain:
-            continue
+        if item not in plain:
+            said = (_problem_sentence(f.problem, language) for f in item.problems if f.problem is not None)
+            groups.setdefault(tuple(dict.fromkeys(said))[:3], []).append(item)
+    told: set[str] = set()
+    for sentences, items in groups.items():
         lines.append(
             tr(
                 language,
                 "I need {what} for “{workflow}”.",
-                what=item.input.called(language),
+                what="; ".join(item.input.called(language) for item in items),
                 workflow=tr_marked(language, workflow.title),
             )
         )
-        for finding in item.problems[:3]:
-            problem = finding.problem
-            if problem is not None:
-                lines.append(tr_marked(language, problem.message, **dict(problem.values)).rstrip(".") + ".")
-        lines.extend(_outside_sentence(path, language) for path in item.refused[:3])
+        lines.extend(sentence for sentence in sentences if sentence not in told)
+        told.update(sentences)
+        refused = dict.fromkeys(path for item in items for path in item.refused[:3] if path not in outside)
+        lines.extend(_outside_sentence(path, language) for path in refused)
+        outside.update(refused)
     lines.append(how_to_attach(language, channel, conversation))
     return " ".join(lines)
+
+
+def _problem_sentence(problem: Problem, language: str) -> str:
+    """A candidate's problem as a sentence ("There is no file logs/nope.csv."; one opening with a file name keeps
+    the name as written)."""
+    text = tr_marked(language, problem.message, **dict(problem.values)).rstrip(".") + "."
+    return text[:1].upper() + text[1:] if problem.message[:1].isalpha() else text
 
 
 def _outside_sentence(path: object, language: str) -> str:
@@ -218,7 +232,16 @@ def gather(
     for item in found:
         for file in item["files"]:
             file.update(stated.get(file["name"], {}))
-    tap.append("data.found", {"workflow": workflow.id, "root": str(root.resolve()), "inputs": found})
+    skipped = skipped_files(located)  # what the sources offered that was not read, with why
+    tap.append(
+        "data.found",
+        {
+            "workflow": workflow.id,
+            "root": str(root.resolve()),
+            "inputs": found,
+            **({"skipped": skipped} if skipped else {}),
+        },
+    )
     return True
 
 

@@ -28,6 +28,14 @@ from alicorn.packs.captions import Captions, NotCaptions, read_captions
 from alicorn.packs.stamps import day_of, read_column
 
 InputFormat = Literal["csv", "json", "json_files", "tree"]
+#: What a problem says of a candidate's content (`Problem.kind`):
+#: - "unread": it could not be read whole (the file system, its size, its bytes or encoding, its CSV or JSON syntax):
+#:   it may hold the input's data, unseen;
+#: - "unfit": it is the input's data (most of its columns or keys), but a column, a value or its size is wrong;
+#: - "empty": read whole, it holds no data (an empty file, a header alone, an empty folder);
+#: - "other": read whole, it holds something else (another table's columns, another JSON, a file for a folder);
+#: - "absent": there is no such file.
+ProblemKind = Literal["unread", "unfit", "empty", "other", "absent"]
 
 #: The largest file (or folder, summed) a workflow reads. Bigger data belongs in a database, not a request.
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -97,6 +105,15 @@ class DataInput:
     def called(self, language: str) -> str:
         return self.what.get(language) or self.what.get("en") or self.name
 
+    def suffixes(self) -> frozenset[str]:
+        """The file extensions of this input's kind (`.csv` for a CSV; `.json`, and the caption forms for
+        transcripts); empty for a folder (`tree`), which has none."""
+        if self.format == "tree":
+            return frozenset()
+        if self.format == "csv":
+            return frozenset({".csv"})
+        return frozenset({".json", *((".vtt", ".srt", ".txt") if self.captions else ())})
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -105,9 +122,17 @@ class Problem:
 
     message: str
     values: Mapping[str, Any] = field(default_factory=dict)
+    #: What the problem says of the content (see `ProblemKind`); a problem of unknown kind is taken as "unread".
+    kind: ProblemKind = "unread"
 
     def english(self) -> str:
         return self.message.format_map(dict(self.values))
+
+    @property
+    def may_hold_data(self) -> bool:
+        """Whether the file may hold the input's data that leaving it out would lose (it could not be read, it is
+        the input's but unfit, or it is not there at all), as against a file read whole that holds none of it."""
+        return self.kind in ("unread", "unfit", "absent")
 
 
 @dataclass(frozen=True)
@@ -155,8 +180,17 @@ class Finding:
         return self.first.isoformat() if self.first == self.last else f"{self.first} to {self.last}"
 
 
-def _bad(path: Path, message: str, **values: Any) -> Finding:
-    return Finding(path, Problem(message, {"file": path.name, **values}))
+#: The problem of a path that names no file (a `--data` path or a path in the words with a typo, say).
+NO_FILE = N_("there is no file {where}")
+
+
+def _bad(path: Path, message: str, kind: ProblemKind, /, **values: Any) -> Finding:
+    return Finding(path, Problem(message, {"file": path.name, **values}, kind))
+
+
+def absent(path: Path, where: str) -> Finding:
+    """The finding for a path that names no file: `where` is the path as the person wrote it."""
+    return _bad(path, NO_FILE, "absent", where=where)
 
 
 def _kind_of(head: bytes) -> str | None:
@@ -182,23 +216,24 @@ def _text(path: Path) -> tuple[str, bytes] | Finding:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        return _bad(path, N_("{file} cannot be read ({error})"), error=exc.strerror or str(exc))
+        return _bad(path, N_("{file} cannot be read ({error})"), "unread", error=exc.strerror or str(exc))
     if size > MAX_INPUT_BYTES:
-        return _bad(path, N_("{file} is {size} MB; the most a workflow reads is {limit} MB"), size=size // 2**20,
-                    limit=MAX_INPUT_BYTES // 2**20)  # fmt: skip
+        return _bad(path, N_("{file} is {size} MB; the most a workflow reads is {limit} MB"), "unread",
+                    size=size // 2**20, limit=MAX_INPUT_BYTES // 2**20)  # fmt: skip
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        return _bad(path, N_("{file} cannot be read ({error})"), error=exc.strerror or str(exc))
+        return _bad(path, N_("{file} cannot be read ({error})"), "unread", error=exc.strerror or str(exc))
     if not raw.strip():
-        return _bad(path, N_("{file} is empty"))
+        return _bad(path, N_("{file} is empty"), "empty")
     kind = _kind_of(raw[:64])
     if kind is not None:
-        return _bad(path, N_("{file} is {kind}, not text"), kind=kind)
+        # unread: a ".csv" that is binary may be a UTF-16 export or a renamed workbook, holding the data unseen
+        return _bad(path, N_("{file} is {kind}, not text"), "unread", kind=kind)
     try:
         return raw.decode("utf-8-sig"), raw
     except UnicodeDecodeError:
-        return _bad(path, N_("{file} is not UTF-8 text; save it as UTF-8"))
+        return _bad(path, N_("{file} is not UTF-8 text; save it as UTF-8"), "unread")
 
 
 def _days(values: list[Any]) -> tuple[date | None, date | None]:
@@ -284,13 +319,15 @@ def _csv(path: Path, want: DataInput) -> Finding:
     try:
         delimiter, header, rows = _table(text)
     except csv.Error as exc:
-        return _bad(path, N_("{file} is not a readable CSV file ({error})"), error=str(exc))
+        return _bad(path, N_("{file} is not a readable CSV file ({error})"), "unread", error=str(exc))
     columns, missing = match_header(header, want)
     if missing:
+        # more of the input's columns than not: this input's table with a column missing, not another table
+        shape: ProblemKind = "unfit" if len(columns) > len(missing) else "other"
         return _bad(path, N_("{file} lacks the column(s) {missing} that {what} needs; its header is: {header}"),
-                    missing=", ".join(missing), what=want.name, header=", ".join(header)[:300])  # fmt: skip
+                    shape, missing=", ".join(missing), what=want.name, header=", ".join(header)[:300])  # fmt: skip
     if not rows:
-        return _bad(path, N_("{file} has a header but no rows"))
+        return _bad(path, N_("{file} has a header but no rows"), "empty")
     first = last = None
     redated = 0
     for name in want.dated():
@@ -311,7 +348,8 @@ def _csv(path: Path, want: DataInput) -> Finding:
                 )
             )
             # the file's own line: its header is line 1 (a cell that holds a line break is not counted apart)
-            return _bad(path, message, column=column, value=repr(read_dates.bad)[:80], line=read_dates.row + 1)
+            return _bad(path, message, "unfit", column=column, value=repr(read_dates.bad)[:80],
+                        line=read_dates.row + 1)  # fmt: skip
         redated += read_dates.rewritten
         if name == want.span_field:
             days = [d for d in map(day_of, read_dates.values) if d is not None]
@@ -384,13 +422,14 @@ def _json(path: Path, want: DataInput) -> Finding:
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        return _bad(path, N_("{file} is not valid JSON ({error})"), error=str(exc)[:200])
+        return _bad(path, N_("{file} is not valid JSON ({error})"), "unread", error=str(exc)[:200])
     if not isinstance(doc, dict):
-        return _bad(path, N_("{file} holds a JSON {kind}, not an object"), kind=type(doc).__name__)
+        return _bad(path, N_("{file} holds a JSON {kind}, not an object"), "other", kind=type(doc).__name__)
     missing = [f for f in want.fields if f not in doc]
     if missing:
-        return _bad(path, N_("{file} lacks the key(s) {missing} that {what} needs"), missing=", ".join(missing),
-                    what=want.name)  # fmt: skip
+        shape: ProblemKind = "unfit" if len(want.fields) - len(missing) > len(missing) else "other"
+        return _bad(path, N_("{file} lacks the key(s) {missing} that {what} needs"), shape,
+                    missing=", ".join(missing), what=want.name)  # fmt: skip
     first, last = _days([doc.get(want.span_field)]) if want.span_field else (None, None)
     return Finding(path, None, hashlib.sha256(raw).hexdigest(), len(raw), 1, first, last, (path.name,))
 
@@ -400,11 +439,13 @@ def _captions(path: Path, text: str, raw: bytes) -> Finding:
     try:
         read = read_captions(text, path.name)
     except NotCaptions:
+        # a text file naming no speaker is some other text (a readme); a .vtt or .srt that is not is unreadable
+        kind: ProblemKind = "other" if path.suffix.lower() not in (".vtt", ".srt") else "unread"
         return _bad(path, N_("{file} is neither a JSON transcript nor captions Alicorn can read (WebVTT .vtt, "
-                             "SubRip .srt, or lines of “Name: words”, naming who speaks)"))  # fmt: skip
+                             "SubRip .srt, or lines of “Name: words”, naming who speaks)"), kind)  # fmt: skip
     if len(read.cues) > MAX_CAPTION_SEGMENTS:
         return _bad(path, N_("{file} holds {count} segments; the most a transcript may hold is {limit}: split it"),
-                    count=len(read.cues), limit=MAX_CAPTION_SEGMENTS)  # fmt: skip
+                    "unfit", count=len(read.cues), limit=MAX_CAPTION_SEGMENTS)  # fmt: skip
     day = read.stated_date
     return Finding(path, None, hashlib.sha256(raw).hexdigest(), len(raw), len(read.cues), day, day, (path.name,),
                    transcript=read)  # fmt: skip
@@ -412,39 +453,40 @@ def _captions(path: Path, text: str, raw: bytes) -> Finding:
 
 def _tree(path: Path, want: DataInput) -> Finding:
     if not path.is_dir():
-        return _bad(path, N_("{file} is a file; {what} is a folder"), what=want.name)
+        return _bad(path, N_("{file} is a file; {what} is a folder"), "other", what=want.name)
     digest = hashlib.sha256()
     total, names = 0, []
     try:
         for item in sorted(path.rglob("*")):
             if item.is_symlink():
                 return _bad(path, N_("{file} holds a symbolic link ({link}); copy the real files instead"),
-                            link=str(item.relative_to(path)))  # fmt: skip
+                            "unfit", link=str(item.relative_to(path)))  # fmt: skip
             if not item.is_file():
                 continue
             names.append(str(item.relative_to(path)))
             if len(names) > MAX_TREE_FILES:
-                return _bad(path, N_("{file} holds more than {limit} files"), limit=MAX_TREE_FILES)
+                return _bad(path, N_("{file} holds more than {limit} files"), "unfit", limit=MAX_TREE_FILES)
             data = item.read_bytes()
             total += len(data)
             if total > MAX_INPUT_BYTES:
-                return _bad(path, N_("{file} holds more than {limit} MB"), limit=MAX_INPUT_BYTES // 2**20)
+                return _bad(path, N_("{file} holds more than {limit} MB"), "unfit",
+                            limit=MAX_INPUT_BYTES // 2**20)  # fmt: skip
             digest.update(names[-1].encode() + b"\0" + hashlib.sha256(data).digest())
     except OSError as exc:
-        return _bad(path, N_("{file} cannot be read ({error})"), error=exc.strerror or str(exc))
+        return _bad(path, N_("{file} cannot be read ({error})"), "unread", error=exc.strerror or str(exc))
     if not names:
-        return _bad(path, N_("{file} is an empty folder"))
+        return _bad(path, N_("{file} is an empty folder"), "empty")
     return Finding(path, None, digest.hexdigest(), total, len(names), None, None, tuple(names))
 
 
 def inspect(path: Path, want: DataInput) -> Finding:
     """Read `path` as `want` (one file, or a folder for `tree`); never raises for a bad file, says what is wrong."""
     if not path.exists():
-        return _bad(path, N_("there is no file {where}"), where=str(path))
+        return absent(path, str(path))
     if want.format == "tree":
         return _tree(path, want)
     if path.is_dir():
-        return _bad(path, N_("{file} is a folder; {what} is a file"), what=want.name)
+        return _bad(path, N_("{file} is a folder; {what} is a file"), "other", what=want.name)
     if want.format == "csv":
         return _csv(path, want)
     return _json(path, want)
