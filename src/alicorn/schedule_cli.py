@@ -15,6 +15,7 @@ which sits above the schedule package.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,6 +25,21 @@ import typer
 Home = Annotated[Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of sentences.")]
 Who = Annotated[str | None, typer.Option("--as", help="Optional: who you are, which must be the OS user running this.")]
+
+
+#: The longest `alicorn scheduler --max-poll` (a day): a due slot wakes it sooner anyway, and the clock cannot sleep
+#: for ever.
+_LONGEST_POLL_S = 86400.0
+
+
+def _poll_seconds(value: float) -> float:
+    """`--max-poll`, checked as the option is read: a positive, finite number of seconds, at most a day."""
+    if not (math.isfinite(value) and 0 < value <= _LONGEST_POLL_S):
+        raise typer.BadParameter(
+            f"{value:g} is not a number of seconds the scheduler can wait; give a positive number up to "
+            f"{_LONGEST_POLL_S:g} (a day), like 60"
+        )
+    return value
 
 
 def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[..., Any]) -> None:
@@ -178,9 +194,15 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
     @guard
     def scheduler(
         home: Home = Path(".alicorn"),
-        max_poll: Annotated[float, typer.Option(help="Never sleep longer than this many seconds.")] = 60.0,
+        max_poll: Annotated[
+            float,
+            typer.Option(
+                callback=_poll_seconds,
+                help=f"Never sleep longer than this many seconds (more than 0, at most {_LONGEST_POLL_S:g}).",
+            ),
+        ] = 60.0,
         ticks: Annotated[
-            int | None, typer.Option(help="Stop after this many ticks (default: run until stopped).")
+            int | None, typer.Option(min=1, help="Stop after this many ticks (default: run until stopped).")
         ] = None,
         model: Annotated[
             str, typer.Option("--model", help="The models firings' conversations use (see ask).")

@@ -72,6 +72,13 @@ def test_classify() -> None:
     assert (data["kind"], data["language"], data["forbidden"]) == ("task", "pl", ["installation"])
 
 
+@pytest.mark.parametrize("text", ["", "   ", "\n\t "])
+def test_classify_refuses_an_empty_request_as_ask_does(text: str) -> None:
+    result = runner.invoke(app, ["models", "classify", text])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+    assert "the request is empty; say what you want done" in result.stderr and "Traceback" not in result.output
+
+
 # ---- `models route` decides as `alicorn ask` does: [roles] pins and --model ------------------------------------
 
 

@@ -736,3 +736,9 @@ def test_a_person_in_danger_is_an_alarm_without_an_alarm_word(text: str, kind: s
 )
 def test_a_question_for_a_fact_is_told_apart_from_one_asking_for_work(text: str, fact: bool) -> None:
     assert asks_for_a_fact(text) is fact
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\t  \n"])
+def test_empty_text_gives_no_cue_and_classifies_without_failing(text: str) -> None:
+    assert kind_cue(text) is None
+    assert IntentClassifier().classify(text).kind in ("conversation", "question", "task", "process", "alarm")

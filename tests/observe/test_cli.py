@@ -54,11 +54,11 @@ def test_export_sends_the_trace_to_a_collector(journal: Journal) -> None:
     assert names.count("execute_tool records.filter") == 2 and len(names) == 25
 
 
-def test_a_collector_that_takes_the_spans_but_not_the_metrics_is_said_and_exits_1(journal: Journal) -> None:
+def test_a_collector_that_takes_the_spans_but_not_the_metrics_is_said_and_exits_5(journal: Journal) -> None:
     with receiving(refuse=frozenset({"/v1/metrics"})) as (url, got):
         code, out, err = _trace(journal, journal.ran.run, "--export", "--endpoint", url)
         spans = len(got.spans)
-    assert code == 1 and spans == 21 and "Traceback" not in out + err
+    assert code == 5 and spans == 21 and "Traceback" not in out + err  # the collector failed, not the input
     assert f"the collector took the 21 span(s) of {journal.ran.run}, but not their metrics at {url}/v1/metrics" in err
 
 
@@ -99,7 +99,6 @@ def test_export_compresses_traces_and_metrics_as_alicorn_toml_else_each_signals_
     [
         (["--export", "--endpoint", "collector:4318"], "the OTLP endpoint 'collector:4318' is not an http(s) URL"),
         (["--export"], "--export needs a collector: pass --endpoint URL"),
-        (["--export", "--endpoint", "http://127.0.0.1:9", "--timeout", "0.5"], "did not take the 21 span(s)"),
     ],
 )
 def test_refusals_are_one_sentence_and_exit_1(journal: Journal, args: list[str], said: str) -> None:
@@ -107,6 +106,55 @@ def test_refusals_are_one_sentence_and_exit_1(journal: Journal, args: list[str],
     code, out, err = _trace(journal, journal.ran.run, *args)
     assert code == 1 and said in err and "Traceback" not in out + err
     assert [e.line for e in journal.store.read(journal.ran.run)] == before
+
+
+def test_a_dead_collector_is_a_fault_of_the_environment_and_exits_5(journal: Journal) -> None:
+    before = [e.line for e in journal.store.read(journal.ran.run)]
+    code, out, err = _trace(
+        journal, journal.ran.run, "--export", "--endpoint", "http://127.0.0.1:9", "--timeout", "0.5"
+    )
+    assert code == 5 and "did not take the 21 span(s)" in err and "Traceback" not in out + err
+    assert "check that it listens for OTLP over HTTP there" in err
+    assert [e.line for e in journal.store.read(journal.ran.run)] == before
+
+
+def test_a_clickhouse_path_that_is_a_file_is_refused(journal: Journal, tmp_path: Path) -> None:
+    # Refused before the embedded engine starts, so this runs in-process (chdb allows one database per process).
+    afile = tmp_path / "spans.json"
+    afile.write_text("{}", encoding="utf-8")
+    code, out, err = _trace(journal, journal.ran.run, "--clickhouse", str(afile))
+    assert code == 1 and f"--clickhouse {afile} is a file; give a folder" in err, err
+    assert "Traceback" not in out + err and afile.read_text(encoding="utf-8") == "{}"
+
+
+@pytest.mark.parametrize("missing", [("nowhere", "x", "y"), ("nowhere", "y")])
+def test_a_clickhouse_folder_in_a_missing_folder_is_refused_and_nothing_is_created(
+    journal: Journal, tmp_path: Path, missing: tuple[str, ...]
+) -> None:
+    where = tmp_path.joinpath(*missing)
+    code, out, err = _trace(journal, journal.ran.run, "--clickhouse", str(where))
+    assert code == 1 and f"{where.parent} does not exist; create it first or fix --clickhouse" in err, err
+    assert "Traceback" not in out + err and not (tmp_path / "nowhere").exists()
+
+
+def test_a_clickhouse_folder_under_a_file_is_refused(journal: Journal, tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    code, _, err = _trace(journal, journal.ran.run, "--clickhouse", str(tmp_path / "afile" / "ch"))
+    assert code == 1 and f"{tmp_path / 'afile'} is a file, not a folder; fix --clickhouse" in err, err
+
+
+def test_an_embedded_clickhouse_that_cannot_start_is_one_sentence(
+    journal: Journal, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import alicorn.observe.clickhouse
+
+    def refuse(path: str | None = None) -> object:
+        raise RuntimeError("Failed to create connection: Code: 36. DB::Exception: …\nStack trace: 0. …")
+
+    monkeypatch.setattr(alicorn.observe.clickhouse, "connect", refuse)
+    code, out, err = _trace(journal, journal.ran.run, "--clickhouse", str(tmp_path / "ch"))
+    assert code == 5 and "Traceback" not in out + err and "Stack trace" not in err
+    assert f"the embedded ClickHouse could not open {tmp_path / 'ch'} (Failed to create connection" in err
 
 
 def test_an_unknown_stream_is_named(journal: Journal) -> None:

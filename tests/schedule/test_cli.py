@@ -65,6 +65,10 @@ def test_add_list_show_pause_resume_remove(tmp_path: Path) -> None:
         (["--cron", "0 8 * * *", "--allow", "teleport"], "allow"),
         (["--cron", "0 8 * * *", "--project", "Bad Name"], "project"),
         (["--cron", "0 8 * * *", "--active-hours", "9-17"], "--active-hours '9-17'"),
+        (["--every", "100000d"], "every 100000d in UTC has no slot in the next 400 days"),
+        (["--every", "3000000d"], "every 3000000d in UTC has no slot in the next 400 days"),
+        (["--every", "99999999d"], "every 99999999d in UTC has no slot in the next 400 days"),
+        (["--every", "9" * 5000 + "d"], "has more than 9 digits"),
     ],
 )
 def test_bad_input_is_one_sentence_and_journals_nothing(tmp_path: Path, args: list[str], said: str) -> None:
@@ -104,6 +108,26 @@ def test_run_now_and_the_scheduler_hand_firings_to_core(tmp_path: Path) -> None:
     shown = json.loads(invoke(home, "schedule", "show", sid, "--json").output)
     assert shown["recent"][-1]["conversation"] == conversation and shown["recent"][-1]["started"] is True
     assert shown["recent"][-1]["trigger"]["schedule"] == sid
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--max-poll", "inf", "--ticks", "1"], "Invalid value for '--max-poll': inf is not a number of seconds"),
+        (["--max-poll", "nan", "--ticks", "1"], "Invalid value for '--max-poll': nan"),
+        (["--max-poll", "-1", "--ticks", "1"], "Invalid value for '--max-poll': -1"),
+        (["--max-poll", "0", "--ticks", "1"], "Invalid value for '--max-poll': 0"),
+        (["--max-poll", "1e300", "--ticks", "1"], "give a positive number up to 86400 (a day)"),
+        (["--ticks", "-1"], "Invalid value for '--ticks': -1 is not in the range x>=1"),
+        (["--ticks", "0"], "Invalid value for '--ticks': 0 is not in the range x>=1"),
+    ],
+)
+def test_the_schedulers_options_are_checked_before_anything_runs(tmp_path: Path, args: list[str], said: str) -> None:
+    home = tmp_path / "home"
+    result = invoke(home, "scheduler", *args, env={"COLUMNS": "300"})
+    assert_clean(result)
+    assert result.exit_code == 2 and said in result.output, result.output  # a usage error, as `worker --poll` gives
+    assert not home.exists()
 
 
 def test_the_heartbeat_is_added_shown_by_project_and_fired_to_its_probes_not_to_core(

@@ -9,6 +9,8 @@ import pytest
 
 from alicorn.schedule.errors import ScheduleError
 from alicorn.schedule.rules import (
+    EveryRule,
+    next_slot,
     parse_cron,
     parse_duration,
     parse_every,
@@ -20,6 +22,7 @@ from alicorn.schedule.rules import (
 )
 
 WARSAW = zone_of("Europe/Warsaw")
+UTC_ZONE = zone_of("UTC")
 
 
 def _local(slots: list[datetime]) -> list[str]:
@@ -90,6 +93,34 @@ def test_bad_cron_rules_name_the_option_and_the_form(expr: str, said: str) -> No
 def test_bad_intervals_are_refused(text: str, said: str) -> None:
     with pytest.raises(ScheduleError, match=r"--every .*" + said):
         parse_every(text, datetime(2026, 1, 1, tzinfo=UTC))
+
+
+@pytest.mark.parametrize("days", [3_000_000, 99_999_999, 999_999_999])
+def test_an_interval_past_the_last_date_has_no_slot_either_way(days: int) -> None:
+    rule = parse_every(f"{days}d", datetime(2026, 11, 30, 9, tzinfo=UTC))
+    moment = datetime(2026, 11, 30, 9, 5, tzinfo=UTC)
+    assert next_slot(rule, UTC_ZONE, None, moment) is None
+    assert list(slots_until(rule, UTC_ZONE, None, moment)) == []
+
+
+def test_an_interval_too_long_for_a_timedelta_has_no_slot() -> None:
+    rule = EveryRule(seconds=10**20, anchor="2026-11-30T09:00:00+00:00")  # as a journaled spec could hold it
+    moment = datetime(2026, 11, 30, 9, 5, tzinfo=UTC)
+    assert next_slot(rule, UTC_ZONE, None, moment) is None
+    assert list(slots_until(rule, UTC_ZONE, None, moment)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("9" * 5000 + "d", "is too long: its number has more than 9 digits"), ("1000000000m", "is too long"),
+     ("-" + "9" * 5000 + "d", "is negative")],
+)  # fmt: skip
+def test_an_interval_of_more_digits_than_any_date_is_refused_and_quoted_short(text: str, said: str) -> None:
+    with pytest.raises(ScheduleError, match=r"--every .*" + said) as refused:
+        parse_every(text, datetime(2026, 1, 1, tzinfo=UTC))
+    assert len(str(refused.value)) < 300
+    with pytest.raises(ScheduleError, match=r"--window .*"):
+        parse_duration("--window", text)
 
 
 @pytest.mark.parametrize("name", ["Europe/Warshaw", "Mars/Olympus", "", "../etc/passwd", " UTC"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -23,7 +23,7 @@ ProfilesOption = Annotated[
 HomeOption = Annotated[Path, typer.Option("--home", envvar="ALICORN_HOME", help="Alicorn's home directory.")]
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(1)
 
@@ -149,6 +149,8 @@ def build_models_app() -> typer.Typer:
         from alicorn.models.errors import ModelError
         from alicorn.models.intent.classifier import IntentClassifier
 
+        if not text.strip():
+            _fail("the request is empty; say what you want done")
         client = None
         if local:
             from alicorn.models.defaults import default_profiles

@@ -65,6 +65,8 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
                     "OTEL_EXPORTER_OTLP_ENDPOINT"
                 )
             endpoint_url(target)
+        if clickhouse is not None:  # checked before the journal is opened, like the collector's URL
+            _check_folder(clickhouse)
         application = open_app(home, read_only=True)
         found = trace(application.store, stream, content=content)
         if as_json:
@@ -72,20 +74,36 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         elif not export and clickhouse is None:
             print_waterfall(found)
         if target is not None and settings is not None:
+            from alicorn.errors import EnvironmentFailure
             from alicorn.observe.export import export_trace
 
-            sent = export_trace(
-                found,
-                target,
-                timeout_s=timeout,
-                compression=settings.compression,
-                metrics_compression=settings.metrics_compression,
-            )
+            try:
+                sent = export_trace(
+                    found,
+                    target,
+                    timeout_s=timeout,
+                    compression=settings.compression,
+                    metrics_compression=settings.metrics_compression,
+                )
+            except ObserveError as exc:
+                # The URL and the settings were checked above: what fails now is the collector (down, or refusing),
+                # a fault of the environment (exit 5), not of the input.
+                raise EnvironmentFailure(str(exc)) from exc
             typer.echo(f"sent {sent} span(s) of {stream} to {target}", err=as_json)
         if clickhouse is not None:
             from alicorn.observe import clickhouse as ch
 
-            db = ch.connect(str(clickhouse))
+            try:
+                db = ch.connect(str(clickhouse))
+            except RuntimeError as exc:  # chdb's engine could not start there: its first line says why
+                from alicorn.errors import EnvironmentFailure
+
+                why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise EnvironmentFailure(
+                    f"the embedded ClickHouse could not open {clickhouse} ({why[:300]}); check that you may "
+                    "write to that folder; nothing was loaded",
+                    path=clickhouse,
+                ) from exc
             try:
                 written = ch.load(db, found.spans)
             finally:
@@ -93,3 +111,17 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             typer.echo(
                 f"loaded {written} span(s) of {stream} into {clickhouse} ({ch.DATABASE}.{ch.TABLE})", err=as_json
             )
+
+
+def _check_folder(folder: Path) -> None:
+    """`--clickhouse` names a folder that exists, or one the engine may create in a folder that exists: a file is
+    refused, and so is a mistyped path whose missing folders the engine would otherwise all create."""
+    from alicorn.observe.errors import ObserveError
+
+    if folder.exists() and not folder.is_dir():
+        raise ObserveError(f"--clickhouse {folder} is a file; give a folder (an existing one, or a new one to create)")
+    parent = folder.absolute().parent
+    if not folder.exists() and not parent.is_dir():
+        if parent.exists():
+            raise ObserveError(f"{parent} is a file, not a folder; fix --clickhouse")
+        raise ObserveError(f"{parent} does not exist; create it first or fix --clickhouse")

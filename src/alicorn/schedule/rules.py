@@ -34,6 +34,8 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _INTERVAL = re.compile(r"^\s*(?:every\s+)?(-?\d+)\s*(m|min|h|d)\s*$", re.IGNORECASE)
 _UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400}
 _HOURS = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$")
+#: The most digits an interval's number may have: 999,999,999 days already lies past the year 9999.
+_MAX_DIGITS = 9
 #: How many candidate slots a search looks at before concluding the rule has no slot there (active hours that a
 #: rule never meets): enough for an every-minute rule over a week.
 SEARCH_LIMIT = 20_000
@@ -129,25 +131,44 @@ def parse_every(text: str, anchor: datetime) -> EveryRule:
     match = _INTERVAL.match(text)
     if match is None:
         raise ScheduleError(
-            f"--every {text!r} is not an interval; write a number and a unit, like 15m, 2h or 1d; nothing was journaled"
+            f"--every {_shown(text)!r} is not an interval; write a number and a unit, like 15m, 2h or 1d; "
+            "nothing was journaled"
         )
-    seconds = int(match.group(1)) * _UNITS[match.group(2).lower()]
+    seconds = _amount("--every", text, match.group(1)) * _UNITS[match.group(2).lower()]
     if seconds < 60:
+        short = "zero" if seconds == 0 else "negative" if seconds < 0 else "under a minute"
         raise ScheduleError(
-            f"--every {text!r} is {'zero' if seconds == 0 else 'negative' if seconds < 0 else 'under a minute'}; "
-            "an interval is at least 1m (like 15m or 1h); nothing was journaled"
+            f"--every {_shown(text)!r} is {short}; an interval is at least 1m (like 15m or 1h); nothing was journaled"
         )
     start = anchor.astimezone(UTC).replace(second=0, microsecond=0)
     return EveryRule(seconds=seconds, anchor=start.isoformat())
 
 
+def _amount(option: str, text: str, number: str) -> int:
+    """The interval's number; a positive one with more digits than any slot a calendar holds is refused (Python would
+    not even read one of thousands of digits). A shorter one that is still too long finds no slot, as `add` says."""
+    if len(number.lstrip("-").lstrip("0")) <= _MAX_DIGITS:
+        return int(number)
+    if number.startswith("-"):
+        return -1  # negative, however long: refused as negative
+    raise ScheduleError(
+        f"{option} {_shown(text)!r} is too long: its number has more than {_MAX_DIGITS} digits, and no slot that far "
+        "away could ever come; write it like 15m, 2h or 30d; nothing was journaled"
+    )
+
+
+def _shown(text: str) -> str:
+    """What a person typed, shortened when it is too long to quote whole."""
+    return text if len(text) <= 40 else f"{text[:20]}…{text[-5:]}"
+
+
 def parse_duration(option: str, text: str) -> int:
     """A duration like 30m, 6h or 2d, in seconds (at least a minute)."""
     match = _INTERVAL.match(text)
-    seconds = int(match.group(1)) * _UNITS[match.group(2).lower()] if match else 0
+    seconds = _amount(option, text, match.group(1)) * _UNITS[match.group(2).lower()] if match else 0
     if seconds < 60:
         raise ScheduleError(
-            f"{option} {text!r} is not a duration of at least a minute; write it like 30m, 6h or 2d; "
+            f"{option} {_shown(text)!r} is not a duration of at least a minute; write it like 30m, 6h or 2d; "
             "nothing was journaled"
         )
     return seconds
@@ -215,10 +236,12 @@ def _raw_after(rule: CronRule | EveryRule | OnceRule, zone: ZoneInfo, after: dat
         for local in CronSim(rule.expr, after.astimezone(zone)):
             yield local.astimezone(UTC)
     elif isinstance(rule, EveryRule):
-        anchor, step = datetime.fromisoformat(rule.anchor), timedelta(seconds=rule.seconds)
+        anchor, step = datetime.fromisoformat(rule.anchor), _step(rule)
+        if step is None:
+            return
         k = max(1, (after - anchor) // step + 1)
-        while True:
-            yield anchor + k * step
+        while (slot := _nth(anchor, k, step)) is not None:
+            yield slot
             k += 1
     else:
         slot = datetime.fromisoformat(rule.at).replace(tzinfo=zone, fold=0).astimezone(UTC)
@@ -232,15 +255,33 @@ def _raw_until(rule: CronRule | EveryRule | OnceRule, zone: ZoneInfo, until: dat
         for local in CronSim(rule.expr, (until + timedelta(seconds=1)).astimezone(zone), reverse=True):
             yield local.astimezone(UTC)
     elif isinstance(rule, EveryRule):
-        anchor, step = datetime.fromisoformat(rule.anchor), timedelta(seconds=rule.seconds)
+        anchor, step = datetime.fromisoformat(rule.anchor), _step(rule)
+        if step is None:
+            return
         k = (until - anchor) // step
-        while k >= 1:
-            yield anchor + k * step
+        while k >= 1 and (slot := _nth(anchor, k, step)) is not None:
+            yield slot
             k -= 1
     else:
         slot = datetime.fromisoformat(rule.at).replace(tzinfo=zone, fold=0).astimezone(UTC)
         if slot <= until:
             yield slot
+
+
+def _step(rule: EveryRule) -> timedelta | None:
+    """The rule's interval, or None when it is longer than a date can count (so it has no slot at all)."""
+    try:
+        return timedelta(seconds=rule.seconds)
+    except OverflowError:
+        return None
+
+
+def _nth(anchor: datetime, k: int, step: timedelta) -> datetime | None:
+    """The k-th slot after the anchor, or None past the last date Python can hold (year 9999): no slot is there."""
+    try:
+        return anchor + k * step
+    except OverflowError:
+        return None
 
 
 def _kept(slots: Iterator[datetime], zone: ZoneInfo, hours: ActiveHours | None) -> Iterator[datetime]:

@@ -662,8 +662,10 @@ def _constraint(text: str, match: re.Match[str]) -> bool:
 
 
 def kind_cue(text: str) -> KindCue | None:
-    """The kind the surface of `text` suggests, or None when it says nothing clear."""
+    """The kind the surface of `text` suggests, or None when it says nothing clear (as empty text says)."""
     stripped = text.strip()
+    if not stripped:
+        return None
     lowered = stripped.lower()
     words = _WORD.findall(lowered)
     first = first_word(stripped)
