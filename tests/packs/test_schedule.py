@@ -136,6 +136,7 @@ def test_parameters_refuse_bad_values() -> None:
         "respect_vacations": True,
         "publish": False,
         "publish_variant": 1,
+        "asked_period": None,
     }
     for bad in (
         {"month": "2026-13"},
@@ -901,3 +902,30 @@ def test_publish_is_keyed_on_the_idempotency_key(tmp_path: Path, loaded: dict[st
     assert found.applied is True and found.output is not None
     other = call("schedule.publish", context(tmp_path, key="run-2/publish/1"), **publish_inputs(loaded))
     assert other["duplicate"] is False and len(list(outbox.iterdir())) == 2
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "asked"),
+    [
+        ("en", "Prepare two variants of the work schedule for the week of 7-13 December", "7-13 December"),
+        ("en", "Work schedule for January and February 2027, two variants", "January and February 2027"),
+        ("pl", "Grafik na styczeń i luty, dwa warianty", "styczeń i luty"),
+        ("pl", "Ułóż grafik od 1 do 15 grudnia", "od 1 do 15 grudnia"),
+        ("ru", "Составь график на январь–февраль", "январь–февраль"),
+    ],
+)
+def test_a_period_other_than_one_whole_month_is_kept_for_the_report(language: str, text: str, asked: str) -> None:
+    assert slot(text, "asked_period", language) == asked
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "Prepare the December rota, Kasia is off 3rd to 10th December"),
+        ("en", "Prepare three variants of next month's work schedule, take vacations into account"),
+        ("ru", "Составь график на декабрь, отпуск Ивана с 7 по 13 декабря"),
+        ("pl", "Grafik na grudzień, Ola ma urlop od 7 do 13 grudnia"),
+    ],
+)
+def test_a_whole_month_named_with_other_dates_beside_it_is_just_that_month(language: str, text: str) -> None:
+    assert slot(text, "asked_period", language) is None

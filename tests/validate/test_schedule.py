@@ -288,3 +288,12 @@ def test_dates_at_the_end_of_the_calendar_do_not_raise() -> None:
     report = validate_schedule(doctored, {})
     assert report.status == "failed"
     assert "cannot be checked" in report.checks[0].detail
+
+
+def test_a_period_asked_that_is_not_the_month_planned_is_said_and_never_passes() -> None:
+    # "the week of 7-13 December", "January and February": the template plans one whole month; the result says so
+    report = validate_schedule(schedule(), {**CRITERIA, "asked_period": "7-13 December"})
+    asked = check(report, "asked")
+    assert not asked.passed and asked.severity == "warning"
+    assert "7-13 December" in asked.detail and "plans one whole month" in asked.detail
+    assert "asked" not in [c.name for c in validate_schedule(schedule(), CRITERIA).checks]

@@ -121,8 +121,8 @@ class OutcomeContract(BaseModel):
             )
         else:
             lines.append(tr(language, "result: {result}", result=self.result))
-        if self.parameters:
-            values = ", ".join(f"{k}={v}" for k, v in sorted(self.parameters.items()))
+        if self.parameters:  # a slot nobody set (None: "since", "asked_period") is not said
+            values = ", ".join(f"{k}={v}" for k, v in sorted(self.parameters.items()) if v is not None)
             lines.append(tr(language, "parameters: {values}", values=values))
         for constraint in self.constraints:
             value = constraint.value

@@ -120,6 +120,9 @@ class _Criteria(BaseModel):
     variants: int | None = Field(None, ge=1, le=100)
     respect_vacations: bool = True
     max_shortfall: int = Field(0, ge=0)
+    #: The period the request named when it is not the one month planned ("the week of 7-13 December", "January
+    #: and February"): the result covers its month only, and says so.
+    asked_period: str | None = Field(None, max_length=200)
 
 
 Phrase = dict[str, Any]
@@ -392,6 +395,18 @@ def validate_schedule(artifact: Mapping[str, Any] | None, criteria: Mapping[str,
         ]
     except (OverflowError, ValueError) as exc:  # dates at the very end of the calendar
         return ValidationReport.unreadable_because(KIND, N_("the artifact cannot be checked: {error}"), error=str(exc))
+    if wanted.asked_period:
+        checks.append(
+            check(
+                "asked",
+                False,
+                N_("the request names {asked}, but this template plans one whole month: the result covers {month}, "
+                   "all of it and nothing else; ask again for another month"),
+                "warning",
+                asked=wanted.asked_period,
+                month=parsed.month,
+            )
+        )  # fmt: skip
     issues = parsed.issues
     checks.append(
         check("data", True, N_("the data loaded without problems"), "warning")

@@ -10,11 +10,12 @@ variant to publish. Negation is handled per clause: "do not publish" / "nie publ
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import datetime
 from typing import Any
 
-from alicorn.periods import InvalidDate, month_of
+from alicorn.periods import InvalidDate, Period, find_periods, month_of
 
 NUMBERS: dict[str, int] = {}
 for _value, _words in enumerate(
@@ -128,6 +129,40 @@ def _clean(text: str) -> str:
     return " ".join(text.lower().replace("ё", "е").replace("’", "'").split())
 
 
+#: What may join two months said as one period: "January and February", "styczeń i luty", "январь, февраль".
+_MONTHS_JOINED = re.compile(r"^\s*(?:,|and|&|i|oraz|и|-|–|—|to|do|по)?\s*$")
+
+
+def _other_period(text: str, language: str, now: datetime, month: str) -> str | None:
+    """The words of the period the request names when the one whole month planned is not it: only part of that month
+    and no whole month ("the week of 7-13 December"), or several months said together ("January and February",
+    "январь–февраль"). None when a whole month is named alone (other dates, such as someone's leave, may be named
+    beside it)."""
+    try:
+        periods = find_periods(text, language, now, prefer="future")
+    except InvalidDate:
+        return None
+    months = [p for p in periods if p.kind == "month" or _whole_months(p) > 1]
+    spans = [p for p in months if _whole_months(p) > 1]
+    if spans:
+        return spans[0].words
+    for first, second in itertools.pairwise(months):
+        between = text[text.find(first.words) + len(first.words) : text.find(second.words)]
+        if first.start != second.start and _MONTHS_JOINED.match(between.lower()):
+            return f"{first.words} {between.strip()} {second.words}".replace("  ", " ")
+    if months:
+        return None
+    inside = [p for p in periods if p.kind in ("week", "range") and f"{p.start:%Y-%m}" == month]
+    return inside[0].words if inside else None
+
+
+def _whole_months(period: Period) -> int:
+    """How many whole calendar months `period` is (0 when it is not whole months)."""
+    if period.start.day != 1 or period.end.day != 1:
+        return 0
+    return (period.end.year - period.start.year) * 12 + period.end.month - period.start.month
+
+
 def _month(text: str, language: str, now: datetime) -> str | None:
     try:
         return month_of(text, language, now)
@@ -203,6 +238,9 @@ def extract(text: str, language: str, now: datetime) -> dict[str, Any]:
     month = _month(text, language, now)
     if month is not None:
         found["month"] = month
+        asked = _other_period(text, language, now, month)
+        if asked is not None:
+            found["asked_period"] = asked
     variants = _variants(clean)
     if variants is not None:
         found["variants"] = variants

@@ -41,6 +41,12 @@ class ScheduleParameters(BaseModel):
     respect_vacations: bool = Field(True, description="keep people off shifts during their vacations")
     publish: bool = Field(False, description="publish a variant to the staff; only when the person asks for it")
     publish_variant: int = Field(1, ge=1, le=5, description="which variant to publish, when publish is true")
+    asked_period: str | None = Field(
+        None,
+        max_length=200,
+        description="the period the words named when it is not the one whole month planned ('7-13 December', "
+        "'January and February'); the result then says what it covers instead",
+    )
 
     @model_validator(mode="after")
     def _known_variant(self) -> ScheduleParameters:
@@ -193,7 +199,8 @@ def build(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
 def criteria(params: BaseModel) -> dict[str, Any]:
     """What the validator checks the artifact against: the month, the variant count, vacations, no shortfall."""
     p = params if isinstance(params, ScheduleParameters) else ScheduleParameters.model_validate(params.model_dump())
-    return {"month": p.month, "variants": p.variants, "respect_vacations": p.respect_vacations, "max_shortfall": 0}
+    found = {"month": p.month, "variants": p.variants, "respect_vacations": p.respect_vacations, "max_shortfall": 0}
+    return {**found, "asked_period": p.asked_period} if p.asked_period else found
 
 
 def _output(state: RunState, node: str) -> dict[str, Any] | None:
