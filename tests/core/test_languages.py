@@ -395,3 +395,25 @@ def test_every_way_the_classifier_decides_a_kind_is_said_in_words(source: str, l
     # "rodzaj: rules(prohibition)" was printed as the code itself in a Polish ask
     said = signals_said({"kind": source}, language)
     assert source not in said and said.split(": ", 1)[1].strip()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bitte erstelle drei Varianten des Dienstplans für Dezember, veröffentliche nichts",
+        "Підготуй три варіанти графіка роботи на грудень, не публікуй нічого",
+    ],
+)
+def test_a_request_in_a_language_core_does_not_read_is_told_so_and_nothing_is_planned(
+    tmp_path: Path, text: str
+) -> None:
+    # it used to get "Hello. Tell me what you need done", as if nothing had been asked
+    from alicorn.core.intake import IntentEnvelope
+    from tests.core.support import core, make_app
+
+    app = make_app(tmp_path)
+    turn = core(app).receive(IntentEnvelope(utterance=text, author="human:ann"))
+    assert turn.report is not None and turn.report.outcome == "answered"
+    assert "I understand English, Polish and Russian" in turn.report.headline
+    assert "Я понимаю английский, польский и русский" in turn.report.headline
+    assert not [s for s in app.store.streams() if s.stream.startswith("run-")]

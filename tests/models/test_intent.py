@@ -29,6 +29,16 @@ SEEDS = [json.loads(line) for line in BENCH.read_text(encoding="utf-8").splitlin
         ("Подготовь отчёт", "ru"),
         ("Підготуй звіт і надішли його", "other"),  # Ukrainian
         ("12345 !!!", "other"),
+        # Latin-script languages Core does not read are not English with unknown words
+        ("Bitte erstelle drei Varianten des Dienstplans für Dezember, veröffentliche nichts", "other"),
+        ("Prépare trois variantes du planning de décembre, ne publie rien", "other"),
+        ("Prepara tres variantes del horario de diciembre, no publiques nada", "other"),
+        ("Připrav tři varianty rozpisu směn na prosinec, nic nezveřejňuj", "other"),
+        # a borrowed word or a name with their letters leaves English and Polish what they are
+        ("Prepare three variants of the schedule at the café, do not publish", "en"),
+        ("Send it to Jürgen and Zoë please", "en"),
+        ("Zrób grafik dla Jürgena, wyślij je do niego", "pl"),
+        ("wyslij im to i nie publikuj ich planu", "pl"),
     ],
 )
 def test_language(text: str, language: str) -> None:

@@ -288,6 +288,12 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
     def _understood(self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap) -> Turn | None:
         kind = (state.classification or {}).get("kind", "task")
         language = self._language(state)
+        if language == "other" and intent.language is None and _has_words(intent.utterance):
+            # words in a language Core does not read: said so, and nothing planned from a misreading
+            tap.append("answer.given", {"text": understand.OTHER_LANGUAGE, "by": "fixed reply", "effects": []})
+            report = Report(conversation=state.id, outcome="answered", headline=understand.OTHER_LANGUAGE)
+            self._write_report(state.id, tap, report)
+            return None
         recurrence = (state.classification or {}).get("recurrence")
         if recurrence or kind == "process":  # recurring work is proposed as a schedule (alicorn.core.recurring)
             once = self._recurring_schedule(state, intent, tap, recurrence or None)
@@ -520,3 +526,8 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
                     f"attachment {sha[:16]}… is not in the artifact store {root}; attach the file itself "
                     '(`alicorn ask --attach FILE "…"`), which stores it first; nothing was journaled'
                 )
+
+
+def _has_words(text: str) -> bool:
+    """Whether `text` holds a word (not only digits, marks or emoji, which say no language)."""
+    return any(ch.isalpha() for ch in text)

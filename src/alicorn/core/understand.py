@@ -40,6 +40,13 @@ _GREETING = {
     "pl": "Dzień dobry. Powiedz, co mam zrobić; przygotuję plan, pokażę jego skutki i zadziałam po zatwierdzeniu.",
     "ru": "Здравствуйте. Скажите, что нужно сделать: я составлю план, покажу его последствия и начну после одобрения.",
 }
+#: The reply to words in a language Core does not read (German, Ukrainian…), said in the three it does: nothing is
+#: planned from words it may misread.
+OTHER_LANGUAGE = (
+    "I understand English, Polish and Russian; please say it again in one of them. "
+    "Rozumiem po angielsku, polsku i rosyjsku; napisz to, proszę, w jednym z tych języków. "
+    "Я понимаю английский, польский и русский; напишите, пожалуйста, на одном из них."
+)
 _NO_MODEL = {
     "en": "No model is configured to answer questions here, so I cannot answer this reliably. I can plan work of "
     "these kinds: {menu}.",

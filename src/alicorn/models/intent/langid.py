@@ -26,6 +26,20 @@ _STOP = {
         "dlaczego ile niczego nic żeby aby też bardzo".split()
     ),
 }
+#: Words and letters of the Latin-script languages Core does not read (German, French, Spanish, Italian, Czech,
+#: Slovak): a request in one of them is "other", not English with unknown words. Not a word English or Polish has
+#: too ("ich", "im", "je", "ani", "per"), and letters English borrows ("café", "naïve") count only beside such words.
+_FOREIGN_WORDS = set(
+    "und der das nicht bitte für ist mit dem den des ein eine einen zu auf vom wir sie auch noch nur "
+    "nichts oder aber wenn kein keine bis zum zur erstelle mach bereite "
+    "le les et est pas pour dans une du que qui avec sur au aux ce cette nous vous merci ne "
+    "el los las y es para por con una del al lo pero sin está gracias favor de la nada "
+    "il della che non sono gli "
+    "ně že jsem prosím není také".split()
+)
+_FOREIGN_LETTERS = set("äöüàâçèéêëîïôùûčšž")
+#: Letters no English or Polish word has (German ß, Spanish ñ, Czech ě ř ů ť ď ň): each counts on its own.
+_FOREIGN_ONLY_LETTERS = set("ßñ¿¡ěřůťďň")
 _POLISH_PATTERNS = re.compile(r"prz|rz|cz|sz|dz|szcz|ow(?:ać|ania|anie)|ości|ego\b|ych\b|iej\b|ię|ąc")
 _ENGLISH_PATTERNS = re.compile(r"th|wh|ing\b|ed\b|tion\b|ould\b|ck|ee|oo")
 Language = str
@@ -62,6 +76,11 @@ def identify(text: str) -> LanguageGuess:
     joined = " ".join(words)
     scores["pl"] += 0.3 * len(_POLISH_PATTERNS.findall(joined))
     scores["en"] += 0.3 * len(_ENGLISH_PATTERNS.findall(joined))
+    foreign = sum(1.0 for w in words if w in _FOREIGN_WORDS)
+    foreign += 0.5 * sum(1 for ch in letters if ch in _FOREIGN_LETTERS) if foreign else 0.0
+    foreign += sum(1.0 for ch in letters if ch in _FOREIGN_ONLY_LETTERS)
+    if foreign >= 2 and foreign > max(scores.values()):
+        return LanguageGuess("other", round(min(1.0, 0.5 + foreign / 20), 3), "another language's words")
     best = max(scores, key=lambda k: scores[k])
     other = min(scores.values())
     total = scores["en"] + scores["pl"]
