@@ -3,6 +3,7 @@ at its top; each command imports what it needs, so `alicorn --help` stays fast."
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,15 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             typer.echo(f"{me} is this home's first person: enrolled as admin (`alicorn people list`)", err=True)
         return me
 
+    def people_now(home: Path) -> set[str]:
+        """The ids of the home's people as they stand, read without creating or changing anything (none when the
+        home has no journal yet)."""
+        from alicorn.config import load_config
+
+        if load_config(home).journal_url is None and not (home / "journal.db").exists():
+            return set()
+        return set(open_app(home, read_only=True).people.roster().people)
+
     @app.command()
     @guard
     def serve(
@@ -58,14 +68,25 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         from alicorn.clock import default_clock
         from alicorn.core.access import UnknownModelChoiceError, choose_models
         from alicorn.service.app import create_app
+        from alicorn.service.listen import listening_socket
 
         try:  # a bad --model or a broken models.toml refuses to start, before anything is journaled
             choose_models(model, home)
         except UnknownModelChoiceError as exc:
             raise typer.BadParameter(str(exc)) from None
-        api = create_app(home, clock=default_clock(), workers=workers, models=model, queue=queue)
-        typer.echo(f"alicorn serve: http://{host}:{port}/docs (Ctrl-C stops it)", err=True)
-        uvicorn.run(api, host=host, port=port, log_level="warning")
+        # The address is bound before the home is opened: a port in use or a bad --host refuses the command before
+        # the service creates its files or resumes the home's interrupted runs.
+        sock = listening_socket(host, port)
+        try:
+            api = create_app(home, clock=default_clock(), workers=workers, models=model, queue=queue)
+            shown = f"[{host}]" if ":" in host else host
+            typer.echo(f"alicorn serve: http://{shown}:{port}/docs (Ctrl-C stops it)", err=True)
+            server = uvicorn.Server(uvicorn.Config(api, host=host, port=port, log_level="warning"))
+            # uvicorn stops gracefully on Ctrl-C, then raises it again: it ends the command quietly, as uvicorn.run
+            with contextlib.suppress(KeyboardInterrupt):
+                server.run(sockets=[sock])
+        finally:
+            sock.close()
 
     @tokens_app.command("create")
     @guard
@@ -77,9 +98,16 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         who: AsOption = None,
     ) -> None:
         """Create a token (an admin only); it is printed once, and only its SHA-256 is stored."""
+        from alicorn.anvil.identity import acting_human
         from alicorn.clock import default_clock
-        from alicorn.service.tokens import Tokens
+        from alicorn.service.tokens import Tokens, check_request, not_enrolled
 
+        # Everything that can be refused is refused before the home is opened for writing, where a new home
+        # enrols the OS user as its first admin: the caller may be enrolled by this command, anyone else must be
+        # one of the home's people already.
+        target = check_request(person, scope=scope, expires_days=expires)
+        if target != acting_human(who) and target.id not in people_now(home):
+            raise not_enrolled(target)
         application = open_app(home, create=True)
         me = admin(application, who, "create API tokens")
         made = Tokens(application.people, default_clock()).create(person, scope=scope, expires_days=expires, by=me)

@@ -113,6 +113,24 @@ def match(found: TokenSet, presented: str) -> TokenRecord | None:
     return record if same and record is not None else None
 
 
+def check_request(person: str, *, scope: str, expires_days: int | None) -> Principal:
+    """The person a token is asked for, once the request's own values are checked (scope, days, a human): what
+    needs no journal, so the command line refuses it before anyone is enrolled or anything is opened."""
+    if scope not in SCOPES:
+        raise TokenError(f"--scope {scope!r}: choose read or write; nothing was changed")
+    if expires_days is not None and not 1 <= expires_days <= MAX_DAYS:
+        raise TokenError(f"--expires {expires_days}: give a number of days from 1 to {MAX_DAYS}; nothing was changed")
+    return person_id(person)  # an agent is refused here: agents never hold tokens
+
+
+def not_enrolled(who: Principal) -> TokenError:
+    """The refusal of a token for someone who is not one of the home's people."""
+    return TokenError(
+        f"{who} is not one of this home's people; enrol them first (`alicorn people add {who.name} --role viewer`); "
+        "nothing was changed"
+    )
+
+
 @dataclass(frozen=True)
 class Created:
     """A new token: its record, and the secret, which exists only here (print it once)."""
@@ -137,20 +155,11 @@ class Tokens:
 
     def create(self, person: str, *, scope: str, expires_days: int | None, by: Principal) -> Created:
         """`by` (an admin) makes a token for `person` (enrolled, a human)."""
-        if scope not in SCOPES:
-            raise TokenError(f"--scope {scope!r}: choose read or write; nothing was changed")
-        if expires_days is not None and not 1 <= expires_days <= MAX_DAYS:
-            raise TokenError(
-                f"--expires {expires_days}: give a number of days from 1 to {MAX_DAYS}; nothing was changed"
-            )
-        who = person_id(person)  # an agent is refused here: agents never hold tokens
+        who = check_request(person, scope=scope, expires_days=expires_days)
         roster = self.people.roster()
         self._require_admin(roster.people.get(by.id), by, f"create a token for {who}")
         if who.id not in roster.people:
-            raise TokenError(
-                f"{who} is not one of this home's people; enrol them first (`alicorn people add {who.name} --role "
-                "viewer`); nothing was changed"
-            )
+            raise not_enrolled(who)
         now = self.clock.now()
         expires = format_time(parse_time(now) + timedelta(days=expires_days)) if expires_days is not None else None
         token_id = secrets.token_hex(8)
