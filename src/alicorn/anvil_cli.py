@@ -206,10 +206,14 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
     ) -> None:
         """Explain a decision: the rules that made it, its inputs, where the proposer's rights came from, and a
         sentence a person understands."""
+        from alicorn.anvil.errors import AnvilError
         from alicorn.anvil.explain import explain_node, explain_run
         from alicorn.render import print_explanation
 
         store = open_app(home, read_only=True).store  # reads the journal only: no registry, no Anvil
+        if node is None and "#" not in decision and store.head(decision) is None:
+            # not RUN#SEQ, so a run id: one the journal does not have is said as every command says it
+            raise AnvilError(f"no run {decision!r}; `alicorn runs` lists the runs (or name a decision as RUN#SEQ)")
         found = explain_run(store, decision) if node is None else explain_node(store, decision, node)
         for item in found:
             print_explanation(item)
@@ -267,8 +271,9 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
                     }
                 )
             except ValidationError as exc:
-                raise AnvilError(f"cannot read the rights: {exc.errors()[0]['msg']}") from None
+                raise AnvilError(_rights_refusal(exc.errors()[0])) from None
             application = open_app(home)
+            _require_used(application.anvil.agents, agent)
             application.anvil.agents.check_change(agent, delta, cause)  # before anyone is signed in (or enrolled)
             wide = [c for c in delta.effects if needs_grant(c)]
             # Reputation never gives a class above local_write: a person with the approver role does, signed in.
@@ -305,9 +310,12 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         who: AsOption = None,
     ) -> None:
         """Enrol a person with a role and a new signing key (an admin only; again: a new role and key)."""
+        from alicorn.anvil.identity import parse_principal
+        from alicorn.anvil.people import check_enrolment
+
+        check_enrolment(name, role)  # refused before a new home enrols its first admin
         application = open_app(home, create=True)
         me = _person(application, who, "admin", "manage people")
-        from alicorn.anvil.identity import parse_principal
 
         person = application.people.add(name, role, by=parse_principal(me))
         key = application.people.key_file(person.id)
@@ -409,6 +417,49 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         policies = policy_home(home).anvil.policies
         typer.echo(f"// {policies.source}  sha256 {policies.digest}")
         typer.echo(policies.text, nl=False)
+
+
+#: The option of `agent grant|revoke` that gives each field of a RightsChange.
+_RIGHTS_OPTIONS = {
+    "effects": "--effect",
+    "operations": "--operation",
+    "projects": "--project",
+    "hosts": "--host",
+    "paths": "--path",
+    "max_amount": "--max-amount",
+}
+
+
+def _rights_refusal(error: Any) -> str:
+    """A rights option pydantic refused, as a sentence naming the option, the value and what it accepts."""
+    from typing import get_args
+
+    from alicorn.plan.dsl import EffectClass
+
+    field = str(error["loc"][0]) if error["loc"] else ""
+    option = _RIGHTS_OPTIONS.get(field, "the rights")
+    value = error.get("input")
+    if field == "effects":
+        choices = ", ".join(get_args(EffectClass))
+        return f"{option} {value!r} is not an effect class; choose one of {choices}; nothing was changed"
+    if field == "max_amount":
+        return f"{option} {value!r}: give an amount of 0 or more; nothing was changed"
+    return f"{option} {value!r}: {error['msg']}; nothing was changed"
+
+
+def _require_used(agents: Any, agent: str) -> None:
+    """Refuse a change of rights of a built-in role (agent:planner…) that has not registered itself yet (it does
+    on its first run), saying how to register it now; other unknown agents are refused by `check_change`."""
+    from alicorn.anvil.errors import AnvilError
+    from alicorn.anvil.identity import parse_principal
+
+    principal = parse_principal(agent)
+    if principal.is_builtin_role and not agents.record(principal.id).registered:
+        raise AnvilError(
+            f"{principal} has not been used yet, so it is not registered and has no rights to change; register it "
+            f"with `alicorn agent register {principal} --role {principal.name}`, then run this again; nothing was "
+            "changed"
+        )
 
 
 def _moment(text: str) -> str:

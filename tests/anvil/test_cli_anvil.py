@@ -272,3 +272,30 @@ def test_alicorn_why_explains_every_decision_of_the_demo(tmp_path: Path) -> None
         ):
             explained += 1
     assert explained == len(found)  # 100 %
+
+
+def test_why_an_unknown_run_is_no_run_as_everywhere(tmp_path: Path) -> None:
+    """A well-formed run id the journal does not have is "no run", not a decision written wrongly."""
+    home = tmp_path / "home"
+    cli(home, "run", str(write_plan(tmp_path / "w.json", [write_node()])), "-q")
+    result = cli(home, "why", "run-20261130-000000000000")
+    assert result.exit_code == 1
+    assert "no run 'run-20261130-000000000000'; `alicorn runs` lists the runs" in result.stderr
+    assert "is not a decision" not in result.stderr
+
+
+def test_a_grant_to_an_unused_built_in_role_or_a_bad_option_says_what_to_do(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cli(home, "run", str(write_plan(tmp_path / "w.json", [write_node()])), "-q")
+    unused = cli(home, "agent", "grant", "agent:planner", "--cause", "x", "--max-amount", "5")
+    said = " ".join(unused.stderr.split())
+    assert unused.exit_code == 1 and "agent:planner has not been used yet" in said
+    assert "`alicorn agent register agent:planner --role planner`" in said and "register themselves" not in said
+    assert cli(home, "agent", "register", "agent:scout").exit_code == 0
+    for args, message in (
+        (("--effect", "bogus"), "--effect 'bogus' is not an effect class; choose one of none, read, local_write"),
+        (("--max-amount", "-1"), "--max-amount -1.0: give an amount of 0 or more"),
+    ):
+        result = cli(home, "agent", "grant", "agent:scout", "--cause", "x", *args)
+        assert result.exit_code == 1 and message in " ".join(result.stderr.split()), result.output
+    assert [e.kind for e in events(home, "agent:scout")] == ["agent.registered"]

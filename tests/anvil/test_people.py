@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,8 @@ from alicorn.anvil.errors import PeopleError, RoleError, UnknownPersonError
 from alicorn.anvil.identity import claimed
 from alicorn.anvil.people import PEOPLE_STREAM, People, authenticate
 from alicorn.cli import app
+from alicorn.errors import ReadOnlyStorageError, StorageIOError
+from alicorn.journal.events import Draft, Event
 from alicorn.journal.memory import InMemoryStore
 from alicorn.testing.people import act_as
 
@@ -119,3 +123,99 @@ def test_the_people_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert "human:bob" not in _cli(home, "list").stdout
     mismatch = _cli(home, "add", "carol", "--as", "bob")
     assert mismatch.exit_code == 1 and "runs as the OS user 'alice'" in mismatch.stderr
+
+
+class _Failing(InMemoryStore):
+    """A journal whose appends fail while `failing` says how: "refused" (nothing written: a read-only or locked
+    journal) or "in doubt" (written, then the answer lost: a PostgreSQL commit whose reply never came)."""
+
+    failing: str | None = None
+
+    def append(self, stream: str, drafts: Sequence[Draft], *, expect: int) -> list[Event]:
+        if self.failing == "refused":
+            raise ReadOnlyStorageError("journal.db is read-only; nothing was written")
+        events = super().append(stream, drafts, expect=expect)
+        if self.failing == "in doubt":
+            raise StorageIOError("the commit's answer was lost; the append is in doubt")
+        return events
+
+
+def _key_files(keys: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in keys.iterdir()} if keys.exists() else {}
+
+
+def test_a_refused_enrolment_writes_no_key_and_keeps_the_current_one(tmp_path: Path) -> None:
+    """The new key is put in place only once the journal has the enrolment: a refused append (a read-only or
+    locked journal) leaves no file, and a re-enrolment that fails leaves the journaled key as it was."""
+    store = _Failing()
+    store.failing = "refused"
+    people = People(store, tmp_path / "keys")
+    with pytest.raises(ReadOnlyStorageError):
+        people.bootstrap(ROOT)
+    assert not (tmp_path / "keys").exists()  # not even the folder
+    store.failing = None
+    people.bootstrap(ROOT)
+    before = _key_files(tmp_path / "keys")
+    store.failing = "refused"
+    for attempt in (lambda: people.add("alice", "approver", by=ROOT), lambda: people.add("root", "admin", by=ROOT)):
+        with pytest.raises(ReadOnlyStorageError):
+            attempt()
+        assert _key_files(tmp_path / "keys") == before  # root's journaled key, and nothing else
+    store.failing = None
+    people.authorize("human:root", "run-x", "approve")  # root's key still matches the journal
+
+
+def test_an_enrolment_the_journal_took_never_loses_its_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An append in doubt that the journal did take keeps its key in place; a crash between the append and the
+    key's rename leaves it beside its place, and the next use of the key puts it there."""
+    store = _Failing()
+    people = People(store, tmp_path / "keys")
+    people.bootstrap(ROOT)
+    store.failing = "in doubt"
+    with pytest.raises(StorageIOError):
+        people.add("alice", "approver", by=ROOT)
+    store.failing = None
+    assert sorted(_key_files(tmp_path / "keys")) == ["alice.ed25519", "root.ed25519"]
+    people.authorize("human:alice", "run-x", "approve")  # the key file is the journaled one
+
+    rename = os.replace
+
+    def crash_at_the_key(source: Any, target: Any) -> None:
+        if str(target).endswith("bob.ed25519"):
+            raise KeyboardInterrupt  # the process dies here: the journal has bob, his key is still pending
+        rename(source, target)
+
+    monkeypatch.setattr(os, "replace", crash_at_the_key)
+    with pytest.raises(KeyboardInterrupt):
+        people.add("bob", "approver", by=ROOT)
+    monkeypatch.setattr(os, "replace", rename)
+    assert "human:bob" in people.roster().people and "bob.ed25519" not in _key_files(tmp_path / "keys")
+    people.authorize("human:bob", "run-x", "approve")  # settled: the pending key was the journaled one
+    assert sorted(_key_files(tmp_path / "keys")) == ["alice.ed25519", "bob.ed25519", "root.ed25519"]
+    stale = tmp_path / "keys" / "carol.ed25519.0123456789abcdef.new"  # died before its append: named by no journal
+    stale.write_bytes(b"-----BEGIN PRIVATE KEY-----")
+    people.add("carol", "viewer", by=ROOT)
+    assert sorted(_key_files(tmp_path / "keys")) == ["alice.ed25519", "bob.ed25519", "carol.ed25519", "root.ed25519"]
+
+
+def test_an_enrolment_in_progress_keeps_its_pending_key(tmp_path: Path) -> None:
+    """Settling removes only the pending keys it can lock: one held by an enrolment in progress (this process or
+    another) is not taken for the leftover of a dead one."""
+    from alicorn.anvil import keyfiles, signing
+
+    final = tmp_path / "keys" / "dave.ed25519"
+    with keyfiles.PendingKey(final, signing.new_key()[0]) as pending:
+        keyfiles.settle(final, None)
+        assert pending.path.exists()
+    assert not pending.path.exists() and not (tmp_path / "keys").exists()  # left without a commit: discarded
+
+
+def test_a_bad_role_or_person_is_refused_before_a_new_home_enrols_anyone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    act_as(monkeypatch, "alice")
+    for args, said in ((("zed", "--role", "boss"), "choose viewer, requester"), (("agent:x",), "is an agent")):
+        refused = _cli(home, "add", *args)
+        assert refused.exit_code == 1 and said in refused.stderr and "first person" not in refused.stderr
+    assert not home.exists()

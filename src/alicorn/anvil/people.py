@@ -11,20 +11,27 @@ without setup. A stream that had people and has none left never bootstraps again
 `People` is also what the executor asks before journaling a human decision (`authorize`) and what signs it
 (`seal`): the person must be enrolled with a role that decides, and their private key file must be the key the
 stream journaled.
+
+A new key never replaces a person's key file before the journal has their enrolment, and a key the journal names
+is never lost: it is written beside its place, the enrolment is appended, and only then is it put in place; a
+refused enrolment leaves no file (alicorn.anvil.keyfiles says how, crashes included).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
-from alicorn.anvil import signing
+from alicorn.anvil import keyfiles, signing
 from alicorn.anvil.errors import PeopleError, RoleError, SigningKeyError, UnknownPersonError
 from alicorn.anvil.identity import Principal, claimed, parse_principal
 from alicorn.clock import Clock, default_clock
 from alicorn.journal.events import Draft, Event
 from alicorn.journal.store import JournalStore
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 PEOPLE_STREAM = "control:people"
 Role = Literal["viewer", "requester", "approver", "admin"]
@@ -112,6 +119,14 @@ def person_id(name: str) -> Principal:
     return principal
 
 
+def check_enrolment(name: str, role: str) -> Principal:
+    """The person `name` names, once `role` is a role: what an enrolment can be refused for without the journal
+    (the command line asks it before a new home enrols its first admin)."""
+    if role not in ROLE_NAMES:
+        raise PeopleError(f"--role {role!r}: choose {ROLE_CHOICE}; nothing was changed")
+    return person_id(name)
+
+
 class People:
     """The home's people over its journal; private keys under `keys_dir` (see the module docstring)."""
 
@@ -132,6 +147,20 @@ class People:
     def key_file(self, person: str) -> Path:
         return signing.key_path(self.keys_dir, parse_principal(person).name)
 
+    def _settle(self, person: str, roster: Roster | None = None) -> None:
+        """Put in place a pending key of `person` the journal enrolled (a crash came between the append and the
+        rename), and remove pending keys no journal names (alicorn.anvil.keyfiles)."""
+        final = self.key_file(person)
+        if not keyfiles.pending(final):
+            return
+        current = (roster or self.roster()).people.get(parse_principal(person).id)
+        keyfiles.settle(final, current.fingerprint if current is not None else None)
+
+    def _private(self, person: Person, roster: Roster | None = None) -> Ed25519PrivateKey:
+        """The private key file of `person` (a pending one the journal enrolled is put in place first)."""
+        self._settle(person.id, roster)
+        return signing.load_private(self.key_file(person.id), person.id)
+
     # ---- changing who is who -----------------------------------------------------------------------------------
 
     def bootstrap(self, who: Principal) -> Person | None:
@@ -142,9 +171,7 @@ class People:
 
     def add(self, name: str, role: str, *, by: Principal) -> Person:
         """`by` (an admin) enrols `name` with `role` and a new key pair (or changes their role, with a new key)."""
-        if role not in ROLE_NAMES:
-            raise PeopleError(f"--role {role!r}: choose {ROLE_CHOICE}; nothing was changed")
-        who = person_id(name)
+        who = check_enrolment(name, role)
         roster = self.roster()
         self._require_admin(roster, by, f"add {who}")
         current = roster.people.get(who.id)
@@ -168,11 +195,13 @@ class People:
         data = {"person": who.id, "fingerprint": person.fingerprint, "by": by.id}
         self.store.append(PEOPLE_STREAM, [Draft("person.removed", self._now(), data)], expect=roster.seq)
         self.key_file(who.id).unlink(missing_ok=True)
+        keyfiles.settle(self.key_file(who.id), None)  # a pending key of theirs is no one's now
         return person
 
     def _add(self, who: Principal, role: str, *, by: Principal, bootstrap: bool, expect: int = 0) -> Person:
+        """Journal `who`'s enrolment with a new key; the key file is put in place only once the journal has it."""
+        self._settle(who.id)
         private, public = signing.new_key()
-        signing.write_private(self.key_file(who.id), private)
         data: dict[str, Any] = {
             "person": who.id,
             "role": role,
@@ -182,8 +211,27 @@ class People:
         }
         if bootstrap:
             data["bootstrap"] = True
-        self.store.append(PEOPLE_STREAM, [Draft("person.added", self._now(), data)], expect=expect)
+        with keyfiles.PendingKey(self.key_file(who.id), private) as pending:
+            try:
+                self.store.append(PEOPLE_STREAM, [Draft("person.added", self._now(), data)], expect=expect)
+            except BaseException:
+                taken = self._journaled(who.id, pending.fingerprint)
+                if taken:  # an append in doubt that the journal did take
+                    pending.commit()
+                elif taken is None:
+                    pending.keep()
+                raise  # not taken: leaving the block removes the pending key
+            pending.commit()
         return self.roster().people[who.id]
+
+    def _journaled(self, person: str, fingerprint: str) -> bool | None:
+        """Whether the journal enrolled `person` with the key `fingerprint`, asked after an append that failed; None
+        when the journal cannot be read to say."""
+        try:
+            current = self.roster().people.get(person)
+        except Exception:
+            return None
+        return current is not None and current.fingerprint == fingerprint
 
     def _require_admin(self, roster: Roster, by: Principal, doing: str) -> None:
         person = roster.people.get(by.id)
@@ -215,7 +263,7 @@ class People:
         """Refuse, before anything is journaled, a decision by someone who may not make it or cannot sign it."""
         principal = parse_principal(who)
         person = self.require(principal, "approver", doing=f"{action} run {run_id}")
-        key = signing.load_private(self.key_file(person.id), person.id)
+        key = self._private(person)
         if signing.fingerprint(signing.public_of(key)) != person.fingerprint:
             raise SigningKeyError(
                 f"{self.key_file(person.id)} is not the key journaled for {person.id} (fingerprint "
@@ -230,7 +278,7 @@ class People:
         person = roster.people.get(principal.id)
         if person is None:
             raise UnknownPersonError(f"{principal} is not one of this home's people; nothing was done")
-        key = signing.load_private(self.key_file(person.id), person.id)
+        key = self._private(person, roster)
         message = signing.decision_message(**body, fingerprint=person.fingerprint, people_seq=roster.seq)
         return {
             "signer": person.id,
