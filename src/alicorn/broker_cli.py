@@ -34,15 +34,68 @@ Schema = Annotated[
 ]
 
 
+#: libpq's connection parameters that take one of a few words, and those words: a URL naming another is bad input,
+#: refused before anything connects (libpq itself only says so when connecting, as if the server had failed).
+_PARAMETER_WORDS = {
+    "sslmode": ("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
+    "gssencmode": ("disable", "prefer", "require"),
+    "channel_binding": ("disable", "prefer", "require"),
+    "target_session_attrs": ("any", "read-write", "read-only", "primary", "standby", "prefer-standby"),
+    "load_balance_hosts": ("disable", "random"),
+    "sslnegotiation": ("postgres", "direct"),
+}
+
+
 def _check_url(url: str | None) -> None:
+    """Refuse a --journal that is not a usable PostgreSQL URL (bad input, exit 1), before anything connects."""
     from alicorn.errors import JournalError
     from alicorn.journal.postgres import is_postgres_url, redact
 
-    if url is not None and not is_postgres_url(url):
+    if url is None:
+        return
+    if not is_postgres_url(url):
         raise JournalError(
             f"--journal {redact(url)!r} is not a PostgreSQL URL: give postgresql://USER@HOST:PORT/DATABASE (with the "
             "password after USER and a colon); workers of an SQLite journal share its home instead (--home)"
         )
+    import psycopg
+
+    try:
+        given = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.Error:
+        return  # the journal's own check names what libpq cannot parse
+    for name, words in _PARAMETER_WORDS.items():
+        value = given.get(name)
+        if value is not None and str(value) not in words:
+            raise JournalError(
+                f"--journal {redact(url)!r}: {name}={value} is not a value PostgreSQL takes; write {name}= one of "
+                f"{', '.join(words)}; nothing was changed"
+            )
+    for port in str(given.get("port") or "5432").split(","):
+        if not (port.isdigit() and 1 <= int(port) <= 65535):
+            raise JournalError(
+                f"--journal {redact(url)!r}: port {port} is not a port number; give one from 1 to 65535; nothing was "
+                "changed"
+            )
+
+
+def _open_journal(open_app: Callable[..., Any], home: Path, journal: str | None, **options: Any) -> Any:
+    """The app over the home, or over the --journal URL; the journal's refusals of a --journal name that option
+    (they are written for `[journal] url` in alicorn.toml, where a home's URL usually comes from)."""
+    from alicorn.errors import AlicornError, EnvironmentFailure, JournalError
+
+    try:
+        return open_app(home, journal_url=journal, **options)
+    except AlicornError as exc:
+        said = str(exc)
+        if journal is None or "[journal] url in alicorn.toml" not in said:
+            raise
+        said = said.replace("([journal] url in alicorn.toml)", "(--journal)").replace(
+            "[journal] url in alicorn.toml", "--journal"
+        )
+        if isinstance(exc, EnvironmentFailure):
+            raise EnvironmentFailure(said, path=exc.path) from None
+        raise JournalError(said) from None
 
 
 def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[..., Any]) -> None:
@@ -74,7 +127,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         from alicorn.broker.worker import Outcome, Worker, default_name
 
         _check_url(journal)
-        application = open_app(home, create=journal is None, journal_url=journal, journal_schema=schema)
+        application = _open_journal(open_app, home, journal, create=journal is None, journal_schema=schema)
         base = application.executor(Path.cwd(), max_parallel=parallel)
 
         def executor_for(state: Any) -> Any:
@@ -139,7 +192,8 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         _check_url(journal)
         changes = [_parse_limit(spec) for spec in limit or []]  # all checked before anything is stored
         # a listing writes nothing, not even the broker's tables; setting a limit opens them for writing
-        application = open_app(home, create=False, journal_url=journal, journal_schema=schema, read_only=not changes)
+        application = _open_journal(open_app, home, journal, create=False, journal_schema=schema, read_only=not changes)
+        _check_operations(application, changes)
         broker = broker_for(application.store, read_only=not changes)
         try:
             for kind, name, value in changes:
@@ -176,6 +230,9 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
 
 def _parse_limit(spec: str) -> tuple[str, str, int | None]:
     """`project:NAME=N`, `operation:NAME=N` or `…=none`, as (kind, name, limit or None)."""
+    import re
+
+    from alicorn.anvil.terms import PROJECT_PATTERN
     from alicorn.broker.jobs import LIMIT_KINDS, BrokerError
 
     target, sep, value = spec.partition("=")
@@ -184,6 +241,11 @@ def _parse_limit(spec: str) -> tuple[str, str, int | None]:
         raise BrokerError(
             f"--limit {spec!r}: write project:NAME=N or operation:NAME=N (a whole number of at least 1), or =none to "
             "remove a limit; nothing was changed"
+        )
+    if kind == "project" and not re.fullmatch(PROJECT_PATTERN, name):
+        raise BrokerError(
+            f"--limit {spec!r}: {name!r} is not a project name (lower-case letters, digits and _ . -, at most 64, "
+            "starting with a letter or digit, as `alicorn run --project` takes it); nothing was changed"
         )
     if value.strip().lower() == "none":
         return kind, name, None
@@ -196,6 +258,23 @@ def _parse_limit(spec: str) -> tuple[str, str, int | None]:
             f"--limit {spec!r}: the limit must be a whole number of at least 1 (or none); nothing was changed"
         )
     return kind, name, number
+
+
+def _check_operations(application: Any, changes: list[tuple[str, str, int | None]]) -> None:
+    """Refuse a limit for an operation this home does not know, before anything is stored (removing one, `=none`,
+    is always allowed: it may be a limit left from operations the home no longer has)."""
+    from alicorn.broker.jobs import BrokerError
+
+    asked = [name for kind, name, value in changes if kind == "operation" and value is not None]
+    if not asked:
+        return
+    known = set(application.registry.names())
+    for name in asked:
+        if name not in known:
+            raise BrokerError(
+                f"--limit operation:{name}: this home has no operation {name!r} (`alicorn schema operations` lists "
+                "them); nothing was changed"
+            )
 
 
 def _job_json(job: Any, now: float) -> dict[str, Any]:

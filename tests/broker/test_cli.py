@@ -115,3 +115,31 @@ def test_listing_jobs_on_a_postgres_journal_creates_no_tables(tmp_path: Path, pg
     with psycopg.connect(pg_url) as conn:
         found = conn.execute("SELECT to_regclass(%s)", (f"{schema}.broker_jobs",)).fetchone()
     assert found is not None and found[0] is None
+
+
+def test_a_mistyped_limit_or_journal_url_is_bad_input_that_names_the_option(tmp_path: Path) -> None:
+    """A limit for an operation the home does not have or for a project name `run --project` refuses is never
+    stored; a --journal URL whose parameter PostgreSQL refuses is bad input (exit 1), not a server fault; and what
+    --journal gave is fixed with --journal, not in alicorn.toml."""
+    home = tmp_path / "home"
+    assert alicorn("run", str(ALARMS), "--queue", home=home).returncode == 0
+    before = (home / "journal.db").read_bytes()
+    bogus = "postgresql://me:secret@127.0.0.1:1/x?sslmode=bogus"
+    for args, code, said in [
+        (("jobs", "--limit", "operation:nope.op=2"), 1, "this home has no operation 'nope.op' (`alicorn schema"),
+        (("jobs", "--limit", "project:ÜNI=2"), 1, "'ÜNI' is not a project name"),
+        (("jobs", "--journal", bogus), 1, "sslmode=bogus is not a value PostgreSQL takes"),
+        (("worker", "--journal", bogus, "--until-idle"), 1, "sslmode=bogus is not a value PostgreSQL takes"),
+        (("jobs", "--journal", "postgresql://me:secret@127.0.0.1:1/x"), 5, "user and password (--journal)"),
+    ]:
+        done = alicorn(*args, home=home)
+        assert done.returncode == code, (args, done.stdout, done.stderr)
+        assert said in " ".join(done.stderr.split()) and "alicorn.toml" not in done.stderr, (args, done.stderr)
+        assert "secret" not in done.stderr and "Traceback" not in done.stderr
+    assert (home / "journal.db").read_bytes() == before
+    assert (
+        alicorn("jobs", "--limit", "operation:util.noop=2", "--limit", "operation:gone.op=none", home=home).returncode
+        == 0
+    )
+    limits = json.loads(alicorn("jobs", "--json", home=home).stdout)["limits"]
+    assert limits == {"project": {}, "operation": {"util.noop": 2}}

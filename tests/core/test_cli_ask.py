@@ -169,3 +169,32 @@ def test_attachments_deadline_and_constraints_reach_the_contract(tmp_path: Path)
     missing = ask(tmp_path / "h2", text, "--attach", str(tmp_path / "nope.txt"))
     assert missing.exit_code == 1 and "no such file" in missing.output
     assert not (tmp_path / "h2" / "artifacts").exists()
+
+
+def test_a_refused_request_creates_no_file_in_the_home(tmp_path: Path) -> None:
+    """Bad input is refused before the home is opened: a deadline that has a date's shape but is no date, an
+    attachment that is a folder or is missing, an empty request; each says what to write instead."""
+    home = tmp_path / "home"
+    folder = tmp_path / "alarms"
+    folder.mkdir()
+    cases = [
+        (
+            ["hi", "--deadline", "2026-13-45"],
+            "--deadline 2026-13-45 is not a date; write YYYY-MM-DD or YYYY-MM-DDTHH:MM",
+        ),
+        (["hi", "--deadline", "2026-02-30"], "--deadline 2026-02-30 is not a date"),
+        (["hi", "--deadline", "2026-12-01T25:00"], "--deadline 2026-12-01T25:00 is not a date"),
+        (["hi", "--deadline", "tomorrow"], "--deadline tomorrow is not a date"),
+        (
+            ["hi", "--attach", str(folder)],
+            f"--attach {folder} is a folder; attach a file (or pass the folder with --data)",
+        ),
+        (["hi", "--attach", str(tmp_path / "nope.txt")], "no such file; nothing was stored or journaled"),
+        (["   "], "the request is empty"),
+    ]
+    for args, message in cases:
+        result = ask(home, *args, "--no-input")
+        assert result.exit_code == 1 and message in " ".join(result.output.split()), (args, result.output)
+        assert sorted(p.name for p in home.iterdir()) == ["alicorn.toml"], args  # the test's own settings only
+    due = ask(home, "hi", "--deadline", "2026-12-01T18:30", "--no-input")
+    assert "is not a date" not in due.output and (home / "journal.db").exists()

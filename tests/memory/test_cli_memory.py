@@ -105,3 +105,32 @@ def test_a_file_becomes_document_chunks_and_a_broken_store_is_reported(tmp_path:
     junk.write_bytes(b"not a database at all" * 10)
     broken = runner.invoke(app, ["memory", "search", "x", "--store", str(junk)])
     assert broken.exit_code == 1 and "not an Alicorn memory store" in broken.output
+
+
+def test_a_refused_add_creates_no_file_and_no_folder(tmp_path: Path) -> None:
+    """Input is checked before the store or the home is opened: a mistyped --store does not create the folders of
+    its path, and refused text or a missing --file leave the home as it was (no journal.db, no memory.db)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    missing = tmp_path / "no" / "such" / "m.db"
+    result = cli(home, "add", "hi", "--store", str(missing), "--embedder", "hashing")
+    assert result.exit_code == 1
+    assert f"the folder {missing.parent} does not exist; create it first or fix --store" in result.output
+    assert not (tmp_path / "no").exists()
+    for args, message in (
+        (["add", ""], "at least 1 character"),
+        (["add", "--file", str(tmp_path / "absent.txt")], "No such file or directory; nothing was written"),
+        (["add", "x", "--valid-from", "soon"], "not an ISO 8601"),
+    ):
+        refused = cli(home, *args)
+        assert refused.exit_code in (1, 2) and message in " ".join(refused.output.split()), (args, refused.output)
+    assert list(home.iterdir()) == []
+
+
+def test_mcp_serve_refuses_a_port_out_of_range_before_opening_anything(tmp_path: Path) -> None:
+    # a port uvicorn cannot bind was a traceback, after journal.db and memory.db were made
+    home = tmp_path / "home"
+    for port in ("-1", "0", "65536", "99999"):
+        result = runner.invoke(app, ["mcp", "serve", "--transport", "http", "--port", port, "--home", str(home)])
+        assert result.exit_code == 2 and "is not in the range 1<=x<=65535" in result.output, result.output
+        assert "Traceback" not in result.output and not home.exists()

@@ -104,6 +104,20 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             models = choose_models(model, home)
         except UnknownModelChoiceError as exc:
             raise typer.BadParameter(str(exc)) from None
+        person = acting_human(who).id  # the OS user: who asks, and who approves at the prompt
+        if close is not None and conversation is None:
+            raise typer.BadParameter("--close needs the conversation: --conversation CONV --close WHY")
+        request = None
+        if close is None and conversation is None:
+            if not text:
+                raise typer.BadParameter('say what you want done: alicorn ask "…" (or continue with --conversation)')
+            due = _deadline(deadline)
+            request = _Request(
+                text, person, project, provenance, channel, forbid or [], constraint or [], due, data or []
+            )
+            # A request and its files are checked before the home is opened: a refused one creates no file.
+            _envelope(request, [])
+            _check_attachments(attach or [])
         application = open_app(home, create=True)
         notes = ModelNotes(application.store)
         # Live progress read from the journal as Core commits it; shown only while a Core call works (never at a
@@ -117,20 +131,13 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             broker = broker_for(application.store)  # a journal with no broker (in memory) is refused here
             ctx.call_on_close(broker.close)
         core = progress.around(_core(application, models, broker))
-        person = acting_human(who).id  # the OS user: who asks, and who approves at the prompt
         interactive = not no_input
-        if close is not None:
-            if conversation is None:
-                raise typer.BadParameter("--close needs the conversation: --conversation CONV --close WHY")
+        if close is not None and conversation is not None:
             turn = core.close(conversation, reason=close)
             print_turn(turn, application.registry, source=None)
             raise typer.Exit(_exit_code(turn))
         if conversation is None:
-            if not text:
-                raise typer.BadParameter('say what you want done: alicorn ask "…" (or continue with --conversation)')
-            request = _Request(
-                text, person, project, provenance, channel, forbid or [], constraint or [], deadline, data or []
-            )
+            assert request is not None  # built and checked above, before the home was opened
             turn = core.receive(_envelope(request, _attachments(application.artifacts(project), attach or [])))
         else:
             state = core.state(conversation)
@@ -257,15 +264,51 @@ def _envelope(request: _Request, attachments: list[str]) -> Any:
         raise CoreError(f"the request is not valid: {where}: {err['msg']}; nothing was journaled") from None
 
 
+#: The deadline's forms: a day, or a day and a time (seconds and a Z allowed), as the envelope takes it.
+_DEADLINE = r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?"
+
+
+def _deadline(text: str | None) -> str | None:
+    """--deadline, refused unless it is a day (and time) that exists: 2026-13-45 and 2026-02-30 have the shape of a
+    date but are none."""
+    import re
+    from datetime import datetime
+
+    from alicorn.core.norbi import CoreError
+
+    if text is None:
+        return None
+    try:
+        if not re.fullmatch(_DEADLINE, text):
+            raise ValueError(text)
+        datetime.fromisoformat(text.removesuffix("Z"))
+    except ValueError:
+        raise CoreError(
+            f"--deadline {text} is not a date; write YYYY-MM-DD or YYYY-MM-DDTHH:MM; nothing was journaled"
+        ) from None
+    return text
+
+
+def _check_attachments(files: list[Path]) -> None:
+    """Refuse an --attach that is not a file, before anything is stored or the home is opened."""
+    from alicorn.core.norbi import CoreError
+
+    for path in files:
+        if path.is_dir():
+            raise CoreError(
+                f"--attach {path} is a folder; attach a file (or pass the folder with --data); nothing was stored "
+                "or journaled"
+            )
+        if not path.is_file():
+            raise CoreError(f"--attach {path}: no such file; nothing was stored or journaled")
+
+
 def _attachments(root: Path, files: list[Path]) -> list[str]:
     """Store each file in the home's artifact store (content-addressed: storing twice is storing once); their
     digests go in the envelope. A file that cannot be read is refused before anything is stored."""
     from alicorn.context.artifacts import ArtifactStore
-    from alicorn.core.norbi import CoreError
 
-    for path in files:
-        if not path.is_file():
-            raise CoreError(f"--attach {path}: no such file; nothing was stored or journaled")
+    _check_attachments(files)
     store = ArtifactStore(root)
     digests = []
     for path in files:

@@ -96,9 +96,39 @@ def _time(text: str | None, option: str) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _check_store(store: str | None) -> None:
+    """Refuse a --store file whose folder does not exist (a mistyped path), before anything is opened: opening it
+    would create every missing folder of the path."""
+    if store is None or "://" in store:
+        return
+    folder = Path(store).expanduser().parent
+    if not folder.exists():
+        _fail(
+            f"--store {store}: the folder {folder} does not exist; create it first or fix --store; nothing was written"
+        )
+    if not folder.is_dir():
+        _fail(f"--store {store}: {folder} is a file, not a folder; fix --store; nothing was written")
+
+
+def _read(file: Path) -> str:
+    """The --file to remember, as UTF-8 text; a clear refusal (or the environment's failure) otherwise."""
+    from alicorn.errors import environment_failure
+
+    try:
+        return file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        _fail(f"--file {file} is not UTF-8 text (byte {exc.start}: {exc.reason}); nothing was written")
+    except OSError as exc:
+        failure = environment_failure(exc, path=file)
+        if failure is not None:
+            raise failure from None
+        _fail(f"cannot read --file {file}: {exc.strerror or exc}; nothing was written")
+
+
 def _open(home: Path, store: str | None, project: str, journal: bool = False, **embed: Any) -> MemoryStore:
     from alicorn.memory.open import open_memory
 
+    _check_store(store)
     location = store or str(home / "memory.db")
     embedder = _embedder(**embed) if embed.get("kind") else None
     journal_store = None
@@ -162,32 +192,33 @@ def add(
 
     if (text is None) == (file is None):
         _fail("give the text to remember, or --file PATH (not both)", 2)
+    # The input is read and checked before the store (or the home) is opened: a refusal creates no file.
+    content = _read(file) if file is not None else None
+    draft = None
+    if content is None:
+        draft = NewRecord.model_validate(
+            {
+                "text": text,
+                "kind": kind,
+                "key": key,
+                "name": name if name is not None else (text if kind == "entity" else None),
+                "entities": entity or [],
+                "tags": tag or [],
+                "trust": trust,
+                "classification": classification,
+                "valid_from": _time(valid_from, "--valid-from"),
+                "valid_to": _time(valid_to, "--valid-to"),
+                "provenance": _operator(source),
+            }
+        )
     memory = _open(home, store, project, journal, kind=embedder, url=embed_url, model=embed_model, dim=embed_dim)
     with memory:
-        if file is not None:
-            try:
-                content = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                _fail(f"cannot read {file} as UTF-8 text: {exc}")
+        if draft is None:
+            assert file is not None and content is not None  # read above
             results = memory.add_document(
                 content, provenance=_operator(source or f"file:{file}"), title=file.name, tags=tag or ()
             )
         else:
-            draft = NewRecord.model_validate(
-                {
-                    "text": text,
-                    "kind": kind,
-                    "key": key,
-                    "name": name if name is not None else (text if kind == "entity" else None),
-                    "entities": entity or [],
-                    "tags": tag or [],
-                    "trust": trust,
-                    "classification": classification,
-                    "valid_from": _time(valid_from, "--valid-from"),
-                    "valid_to": _time(valid_to, "--valid-to"),
-                    "provenance": _operator(source),
-                }
-            )
             results = [memory.add(draft, supersede=supersede)]
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in results], ensure_ascii=False, indent=2))
@@ -352,7 +383,9 @@ def mcp_serve(
         str, typer.Option(help="stdio (a client starts this process) or http (streamable HTTP).")
     ] = "stdio",
     host: Annotated[str, typer.Option(help="Address for http (keep it on loopback unless you mean it).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port for http; the endpoint is http://HOST:PORT/mcp.")] = 8765,
+    port: Annotated[
+        int, typer.Option(min=1, max=65535, help="Port for http; the endpoint is http://HOST:PORT/mcp.")
+    ] = 8765,
     home: Home = Path(".alicorn"),
     store: Store = None,
     project: Project = "default",
