@@ -185,3 +185,19 @@ def test_numbers_as_people_write_them(written: str, plain: str) -> None:
 @pytest.mark.parametrize("value", ["", "abc", "1,234.5", "0.9.1", "%"])
 def test_what_is_not_plainly_a_number_is_left_for_the_plans_own_check(value: str) -> None:
     assert plain_number(value) is None
+
+
+def test_a_table_that_may_be_empty_fits_with_its_header_alone(tmp_path: Path) -> None:
+    # "nobody is on vacation": a vacations file with its header alone is data of none, not a question without end;
+    # an alarm log with its header alone is still no log
+    from alicorn.packs.catalog import bundled_workflows
+
+    inputs = {i.name: i for w in bundled_workflows() for i in w.inputs}
+    vacations = tmp_path / "vacations.csv"
+    vacations.write_text("employee,from,to\n", encoding="utf-8")
+    found = inspect(vacations, inputs["vacations"])
+    assert found.problem is None and found.rows == 0
+    alarms = tmp_path / "alarms.csv"
+    alarms.write_text("id,ts,camera,zone,type,confidence,note\n", encoding="utf-8")
+    empty = inspect(alarms, inputs["alarms"])
+    assert empty.problem is not None and "header but no rows" in empty.problem.english()

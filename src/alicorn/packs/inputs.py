@@ -72,6 +72,7 @@ class DataInput:
     - `captions`: a `json_files` input of transcripts that also takes what meeting tools and people write (WebVTT,
       SubRip, "Name: words" lines; `alicorn.packs.captions`): such a file fits with its speakers named, and Core
       asks for their consent and stages it as the pack's JSON.
+    - `may_be_empty`: a CSV whose header alone is data of none (the vacations when nobody is away), not a problem.
     """
 
     name: str
@@ -88,6 +89,8 @@ class DataInput:
     values: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     number_fields: tuple[str, ...] = ()
     captions: bool = False
+    #: A table that may hold no rows (nobody is on vacation): its header alone fits, as data of none.
+    may_be_empty: bool = False
 
     def value_of(self, name: str, value: str) -> str | None:
         """The plan's word for `value` of field `name` (itself when it is one), None when it knows none."""
@@ -326,7 +329,7 @@ def _csv(path: Path, want: DataInput) -> Finding:
         shape: ProblemKind = "unfit" if len(columns) > len(missing) else "other"
         return _bad(path, N_("{file} lacks the column(s) {missing} that {what} needs; its header is: {header}"),
                     shape, missing=", ".join(missing), what=want.name, header=", ".join(header)[:300])  # fmt: skip
-    if not rows:
+    if not rows and not want.may_be_empty:
         return _bad(path, N_("{file} has a header but no rows"), "empty")
     first = last = None
     redated = 0

@@ -191,6 +191,7 @@ WORKFLOW = Workflow(
             format="csv",
             fields=("employee", "from", "to"),
             day_fields=("from", "to"),
+            may_be_empty=True,  # a header alone: nobody is on vacation
             aliases={
                 "employee": ("employee_id", "id", "person", "pracownik", "сотрудник"),
                 "from": ("start", "starts", "first_day", "od", "с", "начало"),
