@@ -73,3 +73,23 @@ def test_a_workflow_says_what_its_slots_cannot_be_in_each_language() -> None:
     both = {**fine, "variants": 9, "publish_variant": 0}
     said = schedule.conflict(both, "ru")
     assert said is not None and "«variants» = 9, больше" in said and "«publish_variant» = 0, меньше" in said
+
+
+@pytest.mark.slow
+def test_after_a_rejected_publication_another_variant_may_be_picked(tmp_path: Path) -> None:
+    # "its run ended rejected, so there is no result to act on": the schedule itself was there all along
+    from alicorn.testing.people import enrol
+
+    data = _schedule_data(tmp_path / "hr")
+    app, core = _core(tmp_path / "home", workdir=tmp_path)
+    turn = _ask(core, "Prepare two variants of next month's work schedule, do not publish", data=(str(data),))
+    assert turn.report is not None and turn.report.outcome == "complete", turn.report
+    picked = core.reply(turn.conversation, "I pick variant 2", by="human:ann")
+    assert picked.phase == "waiting"
+    enrol(app, "bob")
+    rejected = core.reject(turn.conversation, by="human:bob", reason="not this one")
+    assert rejected.report is not None and rejected.report.outcome == "stopped_safely"
+    again = core.reply(turn.conversation, "I pick variant 1", by="human:ann")
+    assert again.phase == "waiting" and again.plan is not None, again.answer
+    assert [n.node_id for n in again.plan.nodes] == ["publish"]
+    assert "variant 1" in again.plan.nodes[0].description.lower()

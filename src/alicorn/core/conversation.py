@@ -74,6 +74,8 @@ class ConversationState:
     plans: list[dict[str, Any]] = field(default_factory=list)
     predictions: list[dict[str, Any]] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
+    #: Each run's plan's source ("template", "model", "replan", "follow-up:RUN"): the plan proposed before it.
+    run_sources: dict[str, str] = field(default_factory=dict)
     observations: list[dict[str, Any]] = field(default_factory=list)
     validations: list[dict[str, Any]] = field(default_factory=list)
     replans: list[dict[str, Any]] = field(default_factory=list)
@@ -154,6 +156,7 @@ def apply(state: ConversationState, event: Event) -> ConversationState:
         state.predictions.append(data)
     elif kind == "run.linked":
         state.runs.append(data["run"])
+        state.run_sources[data["run"]] = str(state.plans[-1].get("source", "")) if state.plans else ""
         _phase(state, "running")
     elif kind == "world.observed":
         state.observations.append(data)

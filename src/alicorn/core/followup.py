@@ -55,7 +55,8 @@ class FollowUps:
         message = state.messages[-1]["text"]
         contract = OutcomeContract.model_validate(state.contract) if state.contract else None
         workflow = self.workflows.get(contract.workflow or "") if contract is not None else None
-        run = fold_run(self.app.store.read(state.run), state.run) if state.run else None
+        base = result_run(state)
+        run = fold_run(self.app.store.read(base), base) if base else None
         if contract is None or workflow is None or run is None or not run.finished or workflow.follow_up is None:
             how = how_to_start_anew(language, intent.channel)  # worded for where the person is (core.advice)
             return self._decline(state, tap, message, tr(language, "this conversation has no result a next step "
@@ -72,7 +73,7 @@ class FollowUps:
         conflict = workflow.conflict(parameters, language)
         if conflict is not None:  # "I pick variant 5" of two: said, and the conversation stays open for the next
             return self._decline(state, tap, message, conflict)
-        refusal = self._refused_by_checks(state, workflow, parameters, language)
+        refusal = self._refused_by_checks(state, run.run_id, workflow, parameters, language)
         if refusal is not None:
             return self._decline(state, tap, message, refusal)
         forbidden: set[EffectClass] = set(forbidden_effects(message))
@@ -103,11 +104,11 @@ class FollowUps:
         return fold(self.app.store.read(state.id))
 
     def _refused_by_checks(
-        self, state: ConversationState, workflow: Workflow, parameters: dict[str, Any], language: str
+        self, state: ConversationState, run_id: str, workflow: Workflow, parameters: dict[str, Any], language: str
     ) -> str | None:
-        """Why an effect may not act on this result: a check of the run failed for the item it acts on (a broken
-        constraint naming that item, or any other failed check)."""
-        validated = [v for v in state.validations if v.get("run") == state.run]
+        """Why an effect may not act on the result of `run_id`: a check of the run failed for the item it acts on (a
+        broken constraint naming that item, or any other failed check)."""
+        validated = [v for v in state.validations if v.get("run") == run_id]
         if not validated:
             return tr(language, "the result was never validated")
         item = workflow.item_of(parameters) if workflow.item_of is not None else None
@@ -153,6 +154,15 @@ class FollowUps:
                     raw["description"] = said[:1000]
             nodes.append(Node.model_validate(raw))
         return nodes
+
+
+def result_run(state: ConversationState) -> str | None:
+    """The run whose result a next step builds on: the latest one that was not itself a next step's (a picked
+    variant's publication, approved, rejected or failed, leaves the schedule it picked from to pick from again)."""
+    for run in reversed(state.runs):
+        if not state.run_sources.get(run, "").startswith(FOLLOW_UP):
+            return run
+    return None
 
 
 def _kept(stated: tuple[Constraint, ...], contract: OutcomeContract) -> tuple[Constraint, ...]:
