@@ -15,6 +15,7 @@ from typing import Any
 
 from alicorn import canonical
 from alicorn.errors import JournalIntegrityError
+from alicorn.records import quick_init
 
 JsonObject = dict[str, Any]
 
@@ -24,6 +25,7 @@ def genesis_hash(stream: str) -> str:
     return hashlib.sha256(f"alicorn-genesis:{stream}".encode()).hexdigest()
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Draft:
     """An event not yet appended: the store gives it a sequence number, the previous hash and its own hash.
@@ -37,6 +39,7 @@ class Draft:
     data: JsonObject
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Event:
     """An appended, hash-chained event. `line` is its exact stored form (canonical JSON)."""

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from alicorn.crashpoints import DISARMED, CrashPoints
 from alicorn.errors import OperationError
 from alicorn.ops.registry import LookupResult, OperationContext, Registry
+from alicorn.records import quick_init
 from alicorn.runtime.world import Clock, parse_time
 
 Purpose = Literal["run", "lookup", "compensate"]
@@ -34,7 +35,8 @@ CERTAIN_FAILURES = frozenset({"operation_error", "invalid_inputs", "cancelled"})
 OUTCOME_UNKNOWN = "outcome_unknown"
 
 
-@dataclass(frozen=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class Call:
     """One attempt of one node (or one lookup or compensation), as the executor journaled it."""
 
@@ -52,7 +54,8 @@ class Call:
         return (self.purpose, self.node, self.attempt)
 
 
-@dataclass(frozen=True)
+@quick_init
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What came back from a call: an output, or an error {type, message, retryable}."""
 
