@@ -194,6 +194,15 @@ def test_the_event_stream_resumes_from_last_event_id_without_loss_or_repeat(acti
     assert first == expected
     middle = expected[len(expected) // 2]
     assert ids(middle) == [s for s in expected if s > middle]
+    # `?after=` as a run's stream takes it (it was ignored: the stream started again at #1)
+    with (
+        acting.client("vic-read") as client,
+        client.stream("GET", f"/api/v1/conversations/{conv}/events", params={"after": middle}) as response,
+    ):
+        first_id = next(int(line[4:]) for line in response.iter_lines() if line.startswith("id: "))
+    assert first_id == middle + 1
+    with acting.client("vic-read") as client:
+        assert client.get(f"/api/v1/conversations/{conv}/events", params={"after": -1}).status_code == 422
 
 
 def test_a_question_is_answered_by_a_message_and_core_goes_on(acting: Acting) -> None:

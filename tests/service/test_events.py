@@ -117,5 +117,10 @@ def test_refusals_are_problems(served: Served) -> None:
         _problem(client.get("/api/v1/runs/run-nope/events"), 404, "unknown-run")
         bad = client.get(f"/api/v1/runs/{served.runs[0]}/events", headers={"Last-Event-ID": "seven"})
         _problem(bad, 422, "invalid-last-event-id")
+        # a start point past the largest seq a journal holds was a 200 cut short by the journal's OverflowError
+        huge = client.get(f"/api/v1/runs/{served.runs[0]}/events", headers={"Last-Event-ID": "9" * 23})
+        _problem(huge, 422, "invalid-last-event-id")
+        too_far = client.get(f"/api/v1/runs/{served.runs[0]}/events", params={"after": 2**63})
+        assert too_far.status_code == 422, too_far.text
     with served.client(None) as anonymous:
         _problem(anonymous.get(f"/api/v1/runs/{served.runs[0]}/events"), 401, "not-signed-in")

@@ -21,7 +21,7 @@ from alicorn.clock import Clock, ClockError, format_time, parse_instant
 from alicorn.service import control, conversations, problems, proposals, uploads
 from alicorn.service.actions import Actions
 from alicorn.service.auth import Caller, needs
-from alicorn.service.events import event_stream, resume_point
+from alicorn.service.events import MAX_SEQ, event_stream, resume_point
 from alicorn.service.index import CursorError, RunFilter
 from alicorn.service.problems import Problem, invalid_cursor
 from alicorn.service.shared import API, Service
@@ -133,7 +133,7 @@ def create_app(
     def get_journal(
         run_id: str,
         _: Annotated[Caller, Depends(reader)],
-        after: Annotated[int, Query(ge=0, description="Only events with a greater seq.")] = 0,
+        after: Annotated[int, Query(ge=0, le=MAX_SEQ, description="Only events with a greater seq.")] = 0,
         kind: Annotated[list[str] | None, Query(description="Only kinds starting with one of these.")] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict[str, Any]:
@@ -156,7 +156,7 @@ def create_app(
         request: Request,
         _: Annotated[Caller, Depends(reader)],
         last_event_id: Annotated[str | None, Header()] = None,
-        after: Annotated[int, Query(ge=0, description="Start after this seq (Last-Event-ID wins).")] = 0,
+        after: Annotated[int, Query(ge=0, le=MAX_SEQ, description="Start after this seq (Last-Event-ID wins).")] = 0,
     ) -> StreamingResponse:
         service.run_events(run_id)
         start = resume_point(last_event_id, after)

@@ -25,7 +25,7 @@ from alicorn.plan.dsl import EffectClass
 from alicorn.runtime.state import fold
 from alicorn.service.actions import Actions
 from alicorn.service.auth import Caller, needs
-from alicorn.service.events import event_stream, resume_point
+from alicorn.service.events import MAX_SEQ, event_stream, resume_point
 from alicorn.service.index import CursorError
 from alicorn.service.problems import Problem, invalid_cursor
 from alicorn.service.shared import API
@@ -154,9 +154,10 @@ def router(actions: Actions, signed_in: Any) -> APIRouter:
         request: Request,
         _: Annotated[Caller, Depends(reader)],
         last_event_id: Annotated[str | None, Header()] = None,
+        after: Annotated[int, Query(ge=0, le=MAX_SEQ, description="Start after this seq (Last-Event-ID wins).")] = 0,
     ) -> StreamingResponse:
         actions.conversation(conversation)
-        start = resume_point(last_event_id)
+        start = resume_point(last_event_id, after)
         return event_stream(actions.service, conversation, start, request.is_disconnected)
 
     return routes

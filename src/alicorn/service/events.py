@@ -20,6 +20,8 @@ from alicorn.journal.store import JournalStore
 from alicorn.service.problems import Problem
 
 RETRY_MS = 1000
+#: The largest seq a journal holds (SQLite's and PostgreSQL's 64-bit integers): a start point past it is no seq.
+MAX_SEQ = 2**63 - 1
 #: What every event stream answers with: never cached, never buffered by a proxy.
 STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
@@ -29,9 +31,12 @@ def resume_point(last_event_id: str | None, default: int = 0) -> int:
     Problem(422) when the header is not a seq."""
     if last_event_id is None or not last_event_id.strip():
         return default
-    if not last_event_id.strip().isdigit():
-        raise Problem(422, "invalid-last-event-id", f"Last-Event-ID {last_event_id!r} is not an event seq (a number)")
-    return int(last_event_id.strip())
+    said = last_event_id.strip()
+    if not said.isdigit() or int(said) > MAX_SEQ:
+        raise Problem(
+            422, "invalid-last-event-id", f"Last-Event-ID {said[:40]!r} is not an event seq (a number up to {MAX_SEQ})"
+        )
+    return int(said)
 
 
 async def run_events(

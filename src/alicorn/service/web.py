@@ -22,6 +22,7 @@ from alicorn.runtime.humans import Approval, Rejection, check_approvals, check_r
 from alicorn.runtime.state import fold
 from alicorn.service.artifacts import listing, workspace_of
 from alicorn.service.dag import draw
+from alicorn.service.events import MAX_SEQ
 from alicorn.service.index import CursorError, RunFilter
 from alicorn.service.pages import HERE, NeedsSignIn, PageError, Pages, secure, words_for
 from alicorn.service.problems import Problem
@@ -168,7 +169,7 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
         request: Request,
         run_id: str,
         kind: Annotated[str, Query(max_length=64)] = "",
-        after: Annotated[int, Query(ge=0)] = 0,
+        after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
     ) -> Response:
         signed = pages.signed(request)
         found = run_context(run_id)

@@ -18,7 +18,7 @@ from fastapi import FastAPI, Header, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from alicorn.i18n import tr
-from alicorn.service.events import event_stream, resume_point
+from alicorn.service.events import MAX_SEQ, event_stream, resume_point
 from alicorn.service.problems import Problem
 from alicorn.service.sessions import COOKIE
 from alicorn.service.words import page_words
@@ -47,7 +47,7 @@ def install(api: FastAPI, service: Any, *, poll_s: float = 0.05, keepalive_s: fl
         request: Request,
         run_id: str,
         last_event_id: Annotated[str | None, Header()] = None,
-        after: Annotated[int, Query(ge=0)] = 0,
+        after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
     ) -> Response:
         if pages.sessions.read(request.cookies.get(COOKIE)) is None:
             return _refusal(401, "this event stream is for signed-in people; sign in again and reload the run page")
