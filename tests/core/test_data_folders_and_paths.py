@@ -169,6 +169,19 @@ def test_an_answer_that_is_a_path_with_spaces_is_the_data(tmp_path: Path) -> Non
     assert "of 6 alarms" in done.report.headline
 
 
+def test_an_answer_that_is_a_bare_folder_name_is_the_data(tmp_path: Path) -> None:
+    # "logs" alone, the name of a folder beside the request: the question was asked again, word for word
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    alarm_log(folder / "cams.csv", ["2026-11-30"])
+    _app, core = _core(tmp_path / "home", workdir=tmp_path)
+    turn = _ask(core, ALARMS)
+    assert turn.phase == "asking"
+    done = core.reply(turn.conversation, "logs", by="human:ann")
+    assert done.report is not None and done.report.outcome == "complete", done.question
+    assert "of 6 alarms" in done.report.headline
+
+
 def test_an_attached_pdf_beside_the_log_is_not_the_log(tmp_path: Path) -> None:
     # an attachment of another kind than the input's is no reason to ask: it is said skipped, the log is read
     log = alarm_log(tmp_path / "cams.csv", ["2026-11-30"])

@@ -108,8 +108,9 @@ def named_paths(text: str, roots: Sequence[Path]) -> list[Named]:
     found: list[Named] = []
     words: list[str] = []
     whole = text.strip().strip("\"'“”„«»‘’").rstrip(".,;:!?").strip()
-    if "\n" not in whole and ("/" in whole or _EXTENSION.search(whole)) and _there(whole, roots) is not None:
-        words.append(whole)  # an answer that is nothing but a path (it may hold spaces)
+    pathlike = "/" in whole or _EXTENSION.search(whole) or " " not in whole  # one word: a folder's name ("app")
+    if "\n" not in whole and pathlike and _there(whole, roots) is not None:
+        words.append(whole)  # an answer that is nothing but a path (it may hold spaces, or be a bare folder name)
         text = ""
     rest = text
     for match in _QUOTED.finditer(text):
