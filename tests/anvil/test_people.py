@@ -219,3 +219,10 @@ def test_a_bad_role_or_person_is_refused_before_a_new_home_enrols_anyone(
         refused = _cli(home, "add", *args)
         assert refused.exit_code == 1 and said in refused.stderr and "first person" not in refused.stderr
     assert not home.exists()
+
+
+def test_a_role_is_said_with_its_article() -> None:
+    # "human:abe is a approver" was the service's refusal
+    from alicorn.anvil.people import ROLE_NAMES, a_role
+
+    assert [a_role(r) for r in ROLE_NAMES] == ["a viewer", "a requester", "an approver", "an admin"]

@@ -93,3 +93,11 @@ def test_malformed_json_oversized_and_invalid_bodies_change_nothing(served: Serv
         _problem(client.post("/api/v1/tokens", json={"person": "vic", "extra": 1}), 422, "invalid-input")
         _problem(client.post("/api/v1/tokens", json={"person": "agent:planner"}), 422, "token-refused")
     assert served.heads() == before
+
+
+def test_every_status_a_refusal_has_has_its_own_title() -> None:
+    # a 409 (a stale plan hash, a conversation that ended) was titled "Error"
+    from alicorn.service.problems import problem_body
+
+    for status, title in ((409, "Conflict"), (415, "Unsupported media type"), (422, "Invalid input")):
+        assert problem_body(status, "x", "a sentence long enough to read", "/")["title"] == title

@@ -119,6 +119,11 @@ def person_id(name: str) -> Principal:
     return principal
 
 
+def a_role(role: str) -> str:
+    """The role with its article, as a sentence says it: "a viewer", "a requester", "an approver", "an admin"."""
+    return f"an {role}" if role[:1] in "aeiou" else f"a {role}"
+
+
 def check_enrolment(name: str, role: str) -> Principal:
     """The person `name` names, once `role` is a role: what an enrolment can be refused for without the journal
     (the command line asks it before a new home enrols its first admin)."""
@@ -254,8 +259,8 @@ class People:
             )
         if not person.may(role):
             raise RoleError(
-                f"{who} is a {person.role} (may {_MAY[person.role]}), and to {doing} needs the role {role}; {fix}. "
-                "Nothing was done"
+                f"{who} is {a_role(person.role)} (may {_MAY[person.role]}), and to {doing} needs the role {role}; "
+                f"{fix}. Nothing was done"
             )
         return person
 

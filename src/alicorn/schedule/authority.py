@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from alicorn.anvil.labels import glob_match
-from alicorn.anvil.people import Roster
+from alicorn.anvil.people import Roster, a_role
 from alicorn.anvil.rights import HUMAN_RIGHTS, Rights
 from alicorn.schedule.errors import ScheduleError
 from alicorn.schedule.spec import ALWAYS_ALLOWED, ScheduleSpec
@@ -72,12 +72,12 @@ class Authority:
             )
         if _RANK[person.role] < _RANK["requester"]:
             raise ScheduleError(
-                f"{spec.author} is a {person.role}, and adding a schedule needs the role requester; nothing was "
+                f"{spec.author} is {a_role(person.role)}, and adding a schedule needs the role requester; nothing was "
                 "journaled"
             )
         if beyond and _RANK[person.role] < _RANK["approver"]:
             raise ScheduleError(
-                f"--allow {', '.join(beyond)}: {spec.author} is a {person.role} and may not approve effects, so their "
-                "schedule may only look (none, read); an approver adds it, or drop it from --allow; nothing was "
+                f"--allow {', '.join(beyond)}: {spec.author} is {a_role(person.role)} and may not approve effects, so "
+                "their schedule may only look (none, read); an approver adds it, or drop it from --allow; nothing was "
                 "journaled"
             )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from fastapi import Depends
 
-from alicorn.anvil.people import PEOPLE_STREAM, ROLE_NAMES, Role, Roster, fold_people
+from alicorn.anvil.people import PEOPLE_STREAM, ROLE_NAMES, Role, Roster, a_role, fold_people
 from alicorn.clock import Clock
 from alicorn.journal.store import Head, JournalStore
 from alicorn.service.problems import Problem
@@ -94,8 +94,8 @@ class Authenticator:
             raise Problem(
                 403,
                 "role-not-allowed",
-                f"{caller.person} is a {caller.role}, and to {doing} needs the role {role}; an admin changes roles "
-                f"with `alicorn people add NAME --role {role}`. Nothing was done",
+                f"{caller.person} is {a_role(caller.role)}, and to {doing} needs the role {role}; an admin changes "
+                f"roles with `alicorn people add NAME --role {role}`. Nothing was done",
             )
         if scope == "write" and caller.scope != "write":
             raise Problem(

@@ -27,6 +27,8 @@ _TITLES = {
     403: "Not allowed",
     404: "Not found",
     405: "Method not allowed",
+    409: "Conflict",
+    415: "Unsupported media type",
     413: "Request body too large",
     422: "Invalid input",
     500: "Internal error",

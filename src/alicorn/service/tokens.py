@@ -24,7 +24,7 @@ from typing import Literal, get_args
 
 from alicorn.anvil.errors import AnvilError
 from alicorn.anvil.identity import Principal
-from alicorn.anvil.people import People, person_id
+from alicorn.anvil.people import People, a_role, person_id
 from alicorn.clock import Clock, format_time, parse_time
 from alicorn.journal.events import Draft, Event
 
@@ -187,5 +187,5 @@ class Tokens:
     def _require_admin(person: object, by: Principal, doing: str) -> None:
         role = getattr(person, "role", None)
         if role != "admin":
-            said = f"is a {role}" if role else "is not one of this home's people"
+            said = f"is {a_role(role)}" if role else "is not one of this home's people"
             raise TokenError(f"only an admin may {doing}, and {by} {said}; ask an admin; nothing was changed")

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Depends, FastAPI, Form, Header, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from alicorn.anvil.people import a_role
 from alicorn.i18n import tr
 from alicorn.runtime.state import RunState, fold
 from alicorn.service.auth import Caller
@@ -205,7 +206,7 @@ def install(api: FastAPI, service: Any, pages: Pages) -> Passkeys:
         pages.check_form(session, csrf)
         if person.role != "admin":
             raise PageError(
-                403, f"{person.id} is a {person.role}; only an admin sets the home's rule; nothing was done"
+                403, f"{person.id} is {a_role(person.role)}; only an admin sets the home's rule; nothing was done"
             )
         try:
             passkeys.set_required(required == "yes", person.id)

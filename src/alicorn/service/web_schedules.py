@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from alicorn.anvil.people import ROLE_NAMES
+from alicorn.anvil.people import ROLE_NAMES, a_role
 from alicorn.i18n import tr
 from alicorn.schedule import book, heartbeat
 from alicorn.schedule.errors import ScheduleError
@@ -89,8 +89,8 @@ def add_schedule_pages(api: FastAPI, service: Any, loop: Any, view: Callable[[An
         pages.check_form(session, csrf)
         if ROLE_NAMES.index(person.role) < ROLE_NAMES.index("approver"):
             raise PageError(
-                403, f"{person.id} is a {person.role}, and pausing or resuming a schedule needs the role approver; "
-                "nothing was done",
+                403, f"{person.id} is {a_role(person.role)}, and pausing or resuming a schedule needs the role "
+                "approver; nothing was done",
             )  # fmt: skip
         try:
             if kind == "pause":
