@@ -125,3 +125,17 @@ def test_an_unknown_effect_is_resolved_from_the_run_page(tmp_path: Path) -> None
 def _runs(html: str) -> list[str]:
     """The runs a list page shows, in order."""
     return [cell.split('"', 1)[0] for cell in html.split('<td><a href="/runs/')[1:]]
+
+
+def test_a_form_past_its_limit_is_a_refusal_page_not_json(web: WebHome) -> None:
+    # a rejection reason of 10,000 characters showed the raw problem JSON to the person
+    with browser(web) as client:
+        sign_in(client, "abe")
+        inbox = client.get("/inbox")
+        assert 'maxlength="4000"' in inbox.text  # the page says its limit too
+        before = heads(web)
+        csrf = hidden(inbox.text, "csrf")
+        refused = client.post(f"/inbox/{WAITING}/reject", data={"reason": "x" * 10_000, "csrf": csrf})
+        assert refused.status_code == 422 and refused.headers["content-type"].startswith("text/html")
+        assert "“reason” is longer than 4000 characters" in refused.text and '"type":' not in refused.text
+        assert heads(web) == before

@@ -9,10 +9,12 @@ run) goes to the service's workers, never into the request.
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import FastAPI, Form, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
@@ -49,6 +51,17 @@ DECISIONS = ("allow", "needs_approval", "deny")
 PAGE = 25
 JOURNAL_PAGE = 50
 Text = Annotated[str, Form(max_length=4000)]
+
+
+def _field_said(error: Any) -> str:
+    """One of a form's validation errors as a person reads it: the field and what is wrong with it."""
+    field = str(error.get("loc", ("", "?"))[-1])
+    limit = (error.get("ctx") or {}).get("max_length")
+    if error.get("type") == "string_too_long" and limit is not None:
+        return f"“{field}” is longer than {limit} characters; shorten it"
+    return f"“{field}”: {error.get('msg', 'not valid')}"
+
+
 Token = Annotated[str | None, Form()]
 
 
@@ -74,6 +87,19 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
 
     api.add_exception_handler(NeedsSignIn, signin_first)
     api.add_exception_handler(PageError, refused)
+    as_problem = api.exception_handlers.get(RequestValidationError)
+
+    async def invalid_form(request: Request, exc: Exception) -> Response:
+        """A page's form that does not validate (a reason past its limit, sent around the page's own limits) is a
+        refusal page with a sentence, as every page's refusal is; the API's routes keep their problem details."""
+        assert isinstance(exc, RequestValidationError)
+        if request.url.path.startswith("/api/") and as_problem is not None:
+            answered = as_problem(request, exc)
+            return await answered if inspect.isawaitable(answered) else answered
+        said = "; ".join(_field_said(error) for error in exc.errors()[:3])
+        return pages.error_page(request, PageError(422, f"the form was not taken: {said}; nothing was done"))
+
+    api.add_exception_handler(RequestValidationError, invalid_form)
 
     @api.get("/", include_in_schema=False)
     def home() -> Response:
