@@ -108,3 +108,23 @@ def test_each_part_s_words_are_one_read_only_table_per_language() -> None:
         with pytest.raises(TypeError):
             polish["runs"] = "changed"  # type: ignore[index]
     assert (words("pl")["runs"], knowledge_words("ru")["memory"]) == ("Przebiegi", "Память")
+
+
+def test_only_a_person_who_may_decide_is_offered_the_approval_form(tmp_path: Path) -> None:
+    # a requester saw Approve on her own conversation's waiting plan, and pressing it was refused
+    from types import SimpleNamespace
+
+    from alicorn.core.conversation import ConversationState
+
+    application = open_app(tmp_path / "home")
+    pages = Pages(Sessions(application.people, load_key(application.home), StepClock()))
+    template = pages.env.get_template("conversation.html")
+    state = ConversationState(id="conv-1", phase="running", envelope={"utterance": "Publish variant 2"},
+                              runs=["run-1"])  # fmt: skip
+    run = SimpleNamespace(status="awaiting_approval", plan_hash="a" * 64)
+    for may_decide, shown in ((True, 'action="/inbox/run-1/approve"'), (False, "waits for a decision")):
+        html = template.render(w=words("en"), c=state, run=run, working=False, may_decide=may_decide, csrf="x",
+                               lang="en", languages={}, path="/chat/conv-1", person=None)  # fmt: skip
+        assert shown in html
+        assert ('action="/inbox/run-1/approve"' in html) is may_decide
+    application.close()

@@ -147,7 +147,7 @@ def add_chat_routes(api: FastAPI, pages: Pages, chat: Chat) -> None:
         working = chat.busy(conversation)
         return pages.render(
             request, "conversation.html", signed=signed, c=state, run=run, svg=svg, working=working,
-            failure=chat.failure(conversation), job=job,
+            failure=chat.failure(conversation), job=job, may_decide=signed[1].may("approver"),
         )  # fmt: skip
 
     @api.post("/chat/{conversation}/answer", include_in_schema=False)

@@ -91,6 +91,9 @@ def words(lang: str) -> dict[str, str]:
         "reasons": tr(lang, "Why approval is needed"),
         "comment": tr(lang, "Comment (journaled)"),
         "approve": tr(lang, "Approve"),
+        "waits_for_approver": tr(
+            lang, "The plan waits for a decision: an approver or an admin of this home decides in the Inbox."
+        ),
         "reject": tr(lang, "Reject"),
         "reject_reason": tr(lang, "Reason for rejecting (journaled)"),
         "chat_title": tr(lang, "Ask Alicorn"),
