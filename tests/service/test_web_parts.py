@@ -128,3 +128,28 @@ def test_only_a_person_who_may_decide_is_offered_the_approval_form(tmp_path: Pat
         assert shown in html
         assert ('action="/inbox/run-1/approve"' in html) is may_decide
     application.close()
+
+
+def test_an_answer_is_shown_once(tmp_path: Path) -> None:
+    # a reply to small talk was shown twice, under two "Report" headings: the answer, then the report saying it
+    from alicorn.core.conversation import ConversationState
+
+    application = open_app(tmp_path / "home")
+    pages = Pages(Sessions(application.people, load_key(application.home), StepClock()))
+    said = "Hello. Tell me what you need done."
+    state = ConversationState(id="conv-1", phase="answered", envelope={"utterance": "hi"},
+                              answer={"text": said}, report={"outcome": "answered", "headline": said})  # fmt: skip
+    html = pages.env.get_template("conversation.html").render(
+        w=words("en"),
+        c=state,
+        run=None,
+        working=False,
+        may_decide=False,
+        csrf="x",
+        lang="en",
+        languages={},
+        path="/chat/conv-1",
+        person=None,
+    )
+    assert html.count(said) == 1 and html.count(">Report<") == 1
+    application.close()
