@@ -198,3 +198,22 @@ def test_a_refused_request_creates_no_file_in_the_home(tmp_path: Path) -> None:
         assert sorted(p.name for p in home.iterdir()) == ["alicorn.toml"], args  # the test's own settings only
     due = ask(home, "hi", "--deadline", "2026-12-01T18:30", "--no-input")
     assert "is not a date" not in due.output and (home / "journal.db").exists()
+
+
+def test_a_refused_request_names_the_field_as_the_person_wrote_it() -> None:
+    # "utterance: Value error, …" and "String should match pattern '^[a-z0-9]…'" reached people
+    import pytest
+    from pydantic import ValidationError
+
+    from alicorn.core.intake import IntentEnvelope, envelope_refusal
+
+    def refusal(names: dict[str, str], **fields: str) -> str:
+        with pytest.raises(ValidationError) as caught:
+            IntentEnvelope(author="human:ann", **{"utterance": "hi", **fields})  # type: ignore[arg-type]
+        return envelope_refusal(caught.value, names)
+
+    said = refusal({"project": "--project"}, project="Bad Project!")
+    assert "--project: 'Bad Project!' is not a project name: 1 to 64 lowercase letters" in said
+    assert "pattern" not in said and "^" not in said
+    assert refusal({"utterance": "text"}, utterance="\x01hi").startswith("the request is not valid: text: the request")
+    assert "Value error" not in refusal({"utterance": ""}, utterance="\x01hi")

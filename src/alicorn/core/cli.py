@@ -241,7 +241,7 @@ class _Request:
 def _envelope(request: _Request, attachments: list[str]) -> Any:
     from pydantic import ValidationError
 
-    from alicorn.core.intake import IntentEnvelope
+    from alicorn.core.intake import IntentEnvelope, envelope_refusal
     from alicorn.core.norbi import CoreError
 
     human = request.provenance == "human"
@@ -259,9 +259,8 @@ def _envelope(request: _Request, attachments: list[str]) -> Any:
             data=tuple(request.data),
         )
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "request"
-        raise CoreError(f"the request is not valid: {where}: {err['msg']}; nothing was journaled") from None
+        names = {"utterance": "", "project": "--project", "deadline": "--deadline", "forbid": "--forbid"}
+        raise CoreError(envelope_refusal(exc, names)) from None
 
 
 #: The deadline's forms: a day, or a day and a time (seconds and a Z allowed), as the envelope takes it.

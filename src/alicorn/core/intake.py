@@ -9,6 +9,7 @@ they are named by artifact id (stored first, classified, given a safe view by `a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -16,6 +17,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationError,
     field_validator,
     model_serializer,
     model_validator,
@@ -104,3 +106,22 @@ class IntentEnvelope(BaseModel):
     def approver(self) -> str | None:
         """Who may approve this request's plan at the prompt: its human author, else nobody from this envelope."""
         return parse_principal(self.author).id if self.authoritative else None
+
+
+def envelope_refusal(exc: ValidationError, names: Mapping[str, str]) -> str:
+    """Why an envelope was refused, as the person who sent it reads it: the field as they wrote it (`names`: "text"
+    for the API's body, "--project" on the command line), and what is wrong in words, never pydantic's prefix or a
+    regular expression. A field named "" (the request's own words) is said without a name."""
+    error = exc.errors()[0]
+    field = ".".join(str(p) for p in error.get("loc", ())) or "request"
+    where = names.get(field, field)
+    if field == "project" and error.get("type") == "string_pattern_mismatch":
+        said = (
+            f"{error.get('input')!r} is not a project name: 1 to 64 lowercase letters, digits, '_', '.' or '-', "
+            "starting with a letter or a digit"
+        )
+    elif field == "deadline" and error.get("type") == "string_pattern_mismatch":
+        said = f"{error.get('input')!r} is not a date; write YYYY-MM-DD or YYYY-MM-DDTHH:MM"
+    else:
+        said = str(error.get("msg", "not valid")).removeprefix("Value error, ")
+    return f"the request is not valid: {f'{where}: ' if where else ''}{said}; nothing was journaled"

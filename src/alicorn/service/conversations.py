@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from alicorn.anvil.proposals import envelope
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState
-from alicorn.core.intake import MAX_UTTERANCE, IntentEnvelope
+from alicorn.core.intake import MAX_UTTERANCE, IntentEnvelope, envelope_refusal
 from alicorn.core.norbi import CoreError
 from alicorn.errors import JournalError
 from alicorn.plan.dsl import EffectClass
@@ -79,11 +79,7 @@ def router(actions: Actions, signed_in: Any) -> APIRouter:
                 data=tuple(body.data),
             )  # fmt: skip
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "request"
-            raise Problem(
-                422, "invalid-request", f"the request is not valid: {where}: {first['msg']}; nothing was journaled"
-            ) from None
+            raise Problem(422, "invalid-request", envelope_refusal(exc, {"utterance": "text"})) from None
         actions.workers("take a request")  # 503 before anything is journaled when no worker would advance it
         try:
             conversation = actions.core().take(intent)

@@ -186,13 +186,11 @@ def _state(service: Any, conversation: str) -> Any:
 def _envelope(text: str, person: str, project: str) -> Any:
     from pydantic import ValidationError
 
-    from alicorn.core.intake import IntentEnvelope
+    from alicorn.core.intake import IntentEnvelope, envelope_refusal
 
     if not " ".join(text.split()):
         raise PageError(422, "the request is empty; say what you want done in the field and send it again")
     try:
         return IntentEnvelope(utterance=text, author=person, provenance="human", channel="web", project=project)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "request"
-        raise PageError(422, f"the request is not valid: {where}: {err['msg']}; nothing was journaled") from None
+        raise PageError(422, envelope_refusal(exc, {"utterance": ""})) from None
