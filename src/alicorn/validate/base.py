@@ -32,6 +32,7 @@ JOINED = "{problems}"
 #: `--json` keep the name; a name not listed here is shown as it is.
 CHECK_TITLES: dict[str, str] = {
     "artifact": N_("artifact"),
+    "asked": N_("period asked"),
     "bytes": N_("size"),
     "competences": N_("competences"),
     "completeness": N_("completeness"),
