@@ -182,6 +182,19 @@ def test_an_answer_that_is_a_bare_folder_name_is_the_data(tmp_path: Path) -> Non
     assert "of 6 alarms" in done.report.headline
 
 
+def test_an_answer_of_marks_alone_names_no_folder(tmp_path: Path) -> None:
+    # "?" stripped of its marks is "", which named the project's root: its files were taken as the data
+    alarm_log(tmp_path / "cams.csv", ["2026-11-30"])
+    _app, core = _core(tmp_path / "home", workdir=tmp_path)
+    turn = _ask(core, ALARMS)
+    assert turn.phase == "asking"
+    for marks in ("?", "..."):
+        again = core.reply(turn.conversation, marks, by="human:ann")
+        assert again.phase == "asking" and again.report is None, (marks, again)
+    last = core.reply(turn.conversation, ".", by="human:ann")  # the third question's answer: no data, no run
+    assert last.report is not None and last.report.outcome == "missing_data", last
+
+
 def test_an_attached_pdf_beside_the_log_is_not_the_log(tmp_path: Path) -> None:
     # an attachment of another kind than the input's is no reason to ask: it is said skipped, the log is read
     log = alarm_log(tmp_path / "cams.csv", ["2026-11-30"])

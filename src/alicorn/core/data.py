@@ -108,7 +108,8 @@ def named_paths(text: str, roots: Sequence[Path]) -> list[Named]:
     found: list[Named] = []
     words: list[str] = []
     whole = text.strip().strip("\"'“”„«»‘’").rstrip(".,;:!?").strip()
-    pathlike = "/" in whole or _EXTENSION.search(whole) or " " not in whole  # one word: a folder's name ("app")
+    # one word may be a folder's name ("app"); "?" or "..." is none (stripped, it would name the project's root)
+    pathlike = "/" in whole or _EXTENSION.search(whole) or (" " not in whole and any(c.isalnum() for c in whole))
     if "\n" not in whole and pathlike and _there(whole, roots) is not None:
         words.append(whole)  # an answer that is nothing but a path (it may hold spaces, or be a bare folder name)
         text = ""
