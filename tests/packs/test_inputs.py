@@ -201,3 +201,18 @@ def test_a_table_that_may_be_empty_fits_with_its_header_alone(tmp_path: Path) ->
     alarms.write_text("id,ts,camera,zone,type,confidence,note\n", encoding="utf-8")
     empty = inspect(alarms, inputs["alarms"])
     assert empty.problem is not None and "header but no rows" in empty.problem.english()
+
+
+def test_a_file_past_the_plans_own_reader_is_unfit_before_anything_runs(tmp_path: Path) -> None:
+    # a 5 MB staff list passed the data check (64 MB), then failed the run with "No schedule to show"
+    from alicorn.packs.catalog import bundled_workflows
+
+    inputs = {i.name: i for w in bundled_workflows() for i in w.inputs}
+    staff = tmp_path / "employees.csv"
+    rows = "".join(f"E{n},Person {n},picker,40,25\n" for n in range(120_000))
+    staff.write_text("id,name,competences,contract_hours,hourly_cost\n" + rows, encoding="utf-8")
+    found = inspect(staff, inputs["employees"])
+    assert found.problem is not None
+    said = found.problem.english()
+    assert said == "employees.csv is 3.8 MB; the most a workflow reads is 2 MB", said
+    assert inputs["alarms"].most_bytes() == 64 * 2**20  # an input without its own limit keeps the workflows'

@@ -91,6 +91,9 @@ class DataInput:
     captions: bool = False
     #: A table that may hold no rows (nobody is on vacation): its header alone fits, as data of none.
     may_be_empty: bool = False
+    #: The largest file the plan's own reader takes, when below MAX_INPUT_BYTES (a month's HR data: 2 MB): a bigger
+    #: one is unfit before anything runs, not a run that fails.
+    max_bytes: int | None = None
 
     def value_of(self, name: str, value: str) -> str | None:
         """The plan's word for `value` of field `name` (itself when it is one), None when it knows none."""
@@ -107,6 +110,10 @@ class DataInput:
 
     def called(self, language: str) -> str:
         return self.what.get(language) or self.what.get("en") or self.name
+
+    def most_bytes(self) -> int:
+        """The largest file this input takes: its own limit, or the workflows' (MAX_INPUT_BYTES)."""
+        return min(self.max_bytes, MAX_INPUT_BYTES) if self.max_bytes is not None else MAX_INPUT_BYTES
 
     def suffixes(self) -> frozenset[str]:
         """The file extensions of this input's kind (`.csv` for a CSV; `.json`, and the caption forms for
@@ -215,14 +222,19 @@ def _kind_of(head: bytes) -> str | None:
     return None
 
 
-def _text(path: Path) -> tuple[str, bytes] | Finding:
+def _megabytes(size: int) -> str:
+    """A size in MB as a person reads it: "64", "5.2"."""
+    return f"{size / 2**20:.1f}".removesuffix(".0")
+
+
+def _text(path: Path, most: int = MAX_INPUT_BYTES) -> tuple[str, bytes] | Finding:
     try:
         size = path.stat().st_size
     except OSError as exc:
         return _bad(path, N_("{file} cannot be read ({error})"), "unread", error=exc.strerror or str(exc))
-    if size > MAX_INPUT_BYTES:
+    if size > most:
         return _bad(path, N_("{file} is {size} MB; the most a workflow reads is {limit} MB"), "unread",
-                    size=size // 2**20, limit=MAX_INPUT_BYTES // 2**20)  # fmt: skip
+                    size=_megabytes(size), limit=_megabytes(most))  # fmt: skip
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -315,7 +327,7 @@ def match_header(header: Sequence[str], want: DataInput) -> tuple[dict[str, str]
 
 
 def _csv(path: Path, want: DataInput) -> Finding:
-    read = _text(path)
+    read = _text(path, want.most_bytes())
     if isinstance(read, Finding):
         return read
     text, raw = read
@@ -416,7 +428,7 @@ def staged_rows(path: Path, want: DataInput) -> tuple[list[str], list[dict[str, 
 
 
 def _json(path: Path, want: DataInput) -> Finding:
-    read = _text(path)
+    read = _text(path, want.most_bytes())
     if isinstance(read, Finding):
         return read
     text, raw = read

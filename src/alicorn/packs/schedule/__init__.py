@@ -17,6 +17,7 @@ from alicorn.i18n import N_
 from alicorn.packs.inputs import DataInput
 from alicorn.packs.schedule.choose import describe_publication, follow_up, item_of
 from alicorn.packs.schedule.extract import extract
+from alicorn.packs.schedule.load import MAX_FILE_BYTES
 from alicorn.packs.schedule.workflow import (
     OPERATIONS,
     ScheduleParameters,
@@ -143,6 +144,7 @@ WORKFLOW = Workflow(
             },
             file="employees.csv",
             format="csv",
+            max_bytes=MAX_FILE_BYTES,
             fields=("id", "name", "competences", "contract_hours", "hourly_cost"),
             number_fields=("contract_hours", "hourly_cost"),
             aliases={
@@ -171,6 +173,7 @@ WORKFLOW = Workflow(
             },
             file="demand.csv",
             format="csv",
+            max_bytes=MAX_FILE_BYTES,
             fields=("day", "shift", "competence", "required"),
             number_fields=("required",),
             aliases={
@@ -189,6 +192,7 @@ WORKFLOW = Workflow(
             },
             file="vacations.csv",
             format="csv",
+            max_bytes=MAX_FILE_BYTES,
             fields=("employee", "from", "to"),
             day_fields=("from", "to"),
             may_be_empty=True,  # a header alone: nobody is on vacation
@@ -207,6 +211,7 @@ WORKFLOW = Workflow(
             },
             file="rules.json",
             format="json",
+            max_bytes=MAX_FILE_BYTES,
             fields=("shifts", "min_rest_hours", "max_weekly_hours"),
         ),
     ),
