@@ -111,11 +111,11 @@ def check_hypothesis(inputs: CheckInputs, ctx: OperationContext) -> CheckOutputs
     counts = (len(at_level), len(others_after))
     if max(len(others_after), len(at_level_before)) < MIN_GROUP <= min(len(at_level), len(others_before)):
         reason = _confounded_reason(inputs.split_date, len(at_level), len(after), len(at_level_before), len(before))
-        return _unsettled(inputs, h, "confounded", reason, method, evidence, counts)
+        return _tested(inputs, h, "confounded", reason, method, evidence, counts)
     if min(len(at_level), len(others_after)) < MIN_GROUP:
         why = f"after the change {len(at_level)} job(s) are at the level and {len(others_after)} are not"
         reason = f"too few jobs to compare ({why}; at least {MIN_GROUP} each)"
-        return _unsettled(inputs, h, "untested", reason, method, evidence, counts)
+        return _tested(inputs, h, "untested", reason, method, evidence, counts)
     seed = f"{inputs.seed}:{h.factor}={h.level}"
     level_effect = _compare(
         f"after {inputs.split_date}: {h.factor} {h.level} vs the rest",
@@ -155,6 +155,37 @@ def check_hypothesis(inputs: CheckInputs, ctx: OperationContext) -> CheckOutputs
             f"jobs at the level are slower ({level_effect.ratio:.2f}x), but the rise persists without them "
             f"({residual.ratio:.2f}x, p={residual.p_value:g}): something else drives it"
         )
+    return _tested(inputs, h, verdict, reason, method, evidence, counts, level_effect, residual)
+
+
+def _confounded_reason(split_date: str, at_level: int, after: int, at_level_before: int, before: int) -> str:
+    if at_level == after and at_level_before == 0:
+        how = f"every job from {split_date} has it ({after}) and none of the {before} before does: it coincides exactly"
+    else:
+        how = (
+            f"{at_level} of the {after} jobs from {split_date} have it and {at_level_before} of the {before} before "
+            "do: it nearly coincides"
+        )
+    return (
+        f"{how} with the change, so comparing jobs with and without it cannot separate its effect from the change "
+        "itself (confounded with time); only jobs run with and without it on the same days would settle it"
+    )
+
+
+def _tested(
+    inputs: CheckInputs,
+    h: Hypothesis,
+    verdict: Verdict,
+    reason: str,
+    method: str,
+    evidence: list[str],
+    counts: tuple[int, int],
+    level_effect: Comparison | None = None,
+    residual: Comparison | None = None,
+) -> CheckOutputs:
+    """Hypothesis `h`'s verdict and why, with the jobs at its level and not after the change (`counts`), and the
+    comparisons made; none for one the data cannot settle (`untested`: too few jobs; `confounded`: see the module
+    docstring)."""
     result = TestedHypothesis(
         rank=inputs.rank,
         factor=h.factor,
@@ -172,47 +203,6 @@ def check_hypothesis(inputs: CheckInputs, ctx: OperationContext) -> CheckOutputs
         method=method,
     )
     return CheckOutputs(result=result, verdict=verdict, supported=verdict == "supported")
-
-
-def _confounded_reason(split_date: str, at_level: int, after: int, at_level_before: int, before: int) -> str:
-    if at_level == after and at_level_before == 0:
-        how = f"every job from {split_date} has it ({after}) and none of the {before} before does: it coincides exactly"
-    else:
-        how = (
-            f"{at_level} of the {after} jobs from {split_date} have it and {at_level_before} of the {before} before "
-            "do: it nearly coincides"
-        )
-    return (
-        f"{how} with the change, so comparing jobs with and without it cannot separate its effect from the change "
-        "itself (confounded with time); only jobs run with and without it on the same days would settle it"
-    )
-
-
-def _unsettled(
-    inputs: CheckInputs,
-    h: Hypothesis,
-    verdict: Verdict,
-    reason: str,
-    method: str,
-    evidence: list[str],
-    counts: tuple[int, int],
-) -> CheckOutputs:
-    """A hypothesis the data cannot settle: `untested` (too few jobs) or `confounded` (see the module docstring)."""
-    result = TestedHypothesis(
-        rank=inputs.rank,
-        factor=h.factor,
-        level=h.level,
-        statement=h.statement,
-        verdict=verdict,
-        reason=reason,
-        before_share=h.before_share,
-        after_share=h.after_share,
-        after_at_level=counts[0],
-        after_rest=counts[1],
-        evidence=evidence,
-        method=method,
-    )
-    return CheckOutputs(result=result, verdict=verdict, supported=False)
 
 
 def _not_formed(inputs: CheckInputs, method: str) -> CheckOutputs:
