@@ -25,8 +25,6 @@ from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from alicorn.app import App
-    from alicorn.journal.events import Event
-    from alicorn.journal.store import JournalStore
     from alicorn.runtime.state import RunState
 
 EXIT_ERROR, EXIT_USAGE, EXIT_NOT_SUCCEEDED, EXIT_AWAITING, EXIT_ENVIRONMENT = 1, 2, 3, 4, 5
@@ -556,22 +554,10 @@ def runs(
 def show(run_id: RunArg, home: HomeOption = Path(".alicorn")) -> None:
     """A run's nodes, states, timings, effects and its DAG."""
     from alicorn.render import print_run
-    from alicorn.runtime.state import fold
+    from alicorn.runtime.state import fold, read_run
 
     application = _open(home, read_only=True)
-    print_run(fold(_run_events(application.store, run_id), run_id), application.store, detailed=True)
-
-
-def _run_events(store: JournalStore, run_id: str) -> list[Event]:
-    """The events of run `run_id`; a clear error when there is no such stream, or it is no run (a conversation, the
-    home's people, a schedule): its id was given where a run's is wanted."""
-    store.require(run_id)
-    events = store.read(run_id)
-    if events and events[0].kind == "run.created":
-        return events
-    first = events[0].kind if events else "nothing"
-    hint = f"; `alicorn ask -c {run_id}` shows that conversation" if first == "intent.received" else ""
-    _fail(f"{run_id!r} is not a run (its first event is {first!r}){hint}; `alicorn runs` lists the runs")
+    print_run(fold(read_run(application.store, run_id), run_id), application.store, detailed=True)
 
 
 @journal_app.command("events", hidden=True)
@@ -635,14 +621,14 @@ def journal_archive(
     home: HomeOption = Path(".alicorn"),
 ) -> None:
     """Move finished runs into compressed segments that still verify and replay."""
-    from alicorn.runtime.state import fold
+    from alicorn.runtime.state import fold, read_run
 
     store = _open(home).store
     candidates = run_ids or [i.stream for i in store.streams() if not i.archived]
     chosen = []
     for run_id in dict.fromkeys(candidates):  # every named run is checked before any is archived
         if run_ids and not store.is_archived(run_id):
-            _run_events(store, run_id)  # a named stream that is no run is said so, not "new, not finished"
+            read_run(store, run_id)  # a named stream that is no run is said so, not "new, not finished"
         elif run_ids:
             store.require(run_id)
         if store.is_archived(run_id):

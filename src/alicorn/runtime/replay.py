@@ -19,7 +19,7 @@ from typing import Any
 
 from alicorn.anvil.gate import ReplayGate
 from alicorn.anvil.terms import RunTerms
-from alicorn.errors import NonDeterminismError, RunError, UnknownStreamError
+from alicorn.errors import NonDeterminismError
 from alicorn.journal.events import Event
 from alicorn.journal.memory import InMemoryStore
 from alicorn.journal.store import JournalStore
@@ -29,7 +29,7 @@ from alicorn.plan.validate import DEFAULT_RESOURCES
 from alicorn.runtime.dispatch import Call, CancelSignal, Outcome
 from alicorn.runtime.executor import Executor, RunEnvironment
 from alicorn.runtime.humans import Approval, CarriedApproval, Rejection, Resolution, Withdrawal
-from alicorn.runtime.state import RunState, fold
+from alicorn.runtime.state import RunState, fold, read_run
 
 
 class _SessionEnded(Exception):
@@ -205,12 +205,8 @@ def _session_inputs(recorded: Sequence[Event], position: int) -> _SessionInputs:
 def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayReport:
     """Replay `run_id` from `store` under `registry`; raise NonDeterminismError at the first differing event."""
     started = time.perf_counter()
-    recorded = store.read(run_id)
-    if not recorded:
-        raise UnknownStreamError(run_id)
+    recorded = read_run(store, run_id)
     first = recorded[0]
-    if first.kind != "run.created":
-        raise RunError(f"stream {run_id!r} is not a run (its first event is {first.kind!r})")
     plan = Plan.model_validate(first.data["plan"])
     workspace = Path(first.data["workspace"])
     environment = RunEnvironment(

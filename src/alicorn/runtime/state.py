@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alicorn.anvil.usage import UsageTally
+from alicorn.errors import RunError, UnknownStreamError
 from alicorn.journal.events import Event
+from alicorn.journal.store import JournalStore
 
 #: denied: the policy refused the plan; rejected: a human refused it; replaced: a replan took its place;
 #: withdrawn: its proposer closed it before any decision (Norbi Core's safe stop).
@@ -461,6 +463,21 @@ def apply(state: RunState, kind: str, at: str, data: dict[str, Any]) -> None:
         handler(state, at, data)
     state.usage.apply(kind, at, data)
     state.last_seq += 1
+
+
+def read_run(store: JournalStore, run_id: str) -> list[Event]:
+    """The events of run `run_id`: UnknownStreamError when there is no such stream, RunError when it is a stream of
+    something else (a conversation, the home's people, a schedule) given where a run's id is wanted."""
+    events = store.read(run_id)
+    if not events:
+        raise UnknownStreamError(run_id)
+    first = events[0].kind
+    if first != "run.created":
+        hint = f"; `alicorn ask -c {run_id}` shows that conversation" if first == "intent.received" else ""
+        raise RunError(
+            f"stream {run_id!r} is not a run (its first event is {first!r}){hint}; `alicorn runs` lists the runs"
+        )
+    return events
 
 
 def fold(events: Iterable[Event], run_id: str | None = None) -> RunState:
