@@ -11,9 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from alicorn.app import App
 from alicorn.core.conversation import fold
+from alicorn.core.norbi import Norbi
+from alicorn.core.turn import Turn
 from alicorn.packs.catalog import bundled_workflows
 from tests.core.test_user_data import _ask, _core, _runs, _schedule_data
+
+
+def _asked(tmp_path: Path, text: str) -> tuple[App, Norbi, Turn]:
+    """A home, Core over it, and `text` asked of it with the user's HR data."""
+    data = _schedule_data(tmp_path / "hr")
+    app, core = _core(tmp_path / "home", workdir=tmp_path)
+    return app, core, _ask(core, text, data=(str(data),))
 
 
 @pytest.mark.parametrize(
@@ -30,9 +40,7 @@ from tests.core.test_user_data import _ask, _core, _runs, _schedule_data
     ],
 )  # fmt: skip
 def test_slots_beyond_the_template_are_a_question_and_nothing_runs(tmp_path: Path, text: str, said: str) -> None:
-    data = _schedule_data(tmp_path / "hr")
-    app, core = _core(tmp_path / "home", workdir=tmp_path)
-    turn = _ask(core, text, data=(str(data),))
+    app, _, turn = _asked(tmp_path, text)
     assert turn.phase == "asking" and turn.question is not None, turn
     assert said in turn.question, turn.question
     state = fold(app.store.read(turn.conversation))
@@ -41,9 +49,7 @@ def test_slots_beyond_the_template_are_a_question_and_nothing_runs(tmp_path: Pat
 
 @pytest.mark.slow
 def test_the_answer_settles_the_conflict(tmp_path: Path) -> None:
-    data = _schedule_data(tmp_path / "hr")
-    app, core = _core(tmp_path / "home", workdir=tmp_path)
-    turn = _ask(core, "Prepare seven variants of next month's work schedule, do not publish", data=(str(data),))
+    app, core, turn = _asked(tmp_path, "Prepare seven variants of next month's work schedule, do not publish")
     answered = core.reply(turn.conversation, "five variants then", by="human:ann")
     assert answered.report is not None and answered.report.outcome == "complete", answered
     state = fold(app.store.read(turn.conversation))
@@ -52,9 +58,7 @@ def test_the_answer_settles_the_conflict(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_picked_variant_that_does_not_exist_is_declined_and_the_next_pick_is_taken(tmp_path: Path) -> None:
-    data = _schedule_data(tmp_path / "hr")
-    app, core = _core(tmp_path / "home", workdir=tmp_path)
-    turn = _ask(core, "Prepare two variants of next month's work schedule, do not publish", data=(str(data),))
+    app, core, turn = _asked(tmp_path, "Prepare two variants of next month's work schedule, do not publish")
     assert turn.report is not None and turn.report.outcome == "complete", turn.report
     runs = _runs(app)
     declined = core.reply(turn.conversation, "I pick variant 5", by="human:ann")
@@ -80,9 +84,7 @@ def test_after_a_rejected_publication_another_variant_may_be_picked(tmp_path: Pa
     # "its run ended rejected, so there is no result to act on": the schedule itself was there all along
     from alicorn.testing.people import enrol
 
-    data = _schedule_data(tmp_path / "hr")
-    app, core = _core(tmp_path / "home", workdir=tmp_path)
-    turn = _ask(core, "Prepare two variants of next month's work schedule, do not publish", data=(str(data),))
+    app, core, turn = _asked(tmp_path, "Prepare two variants of next month's work schedule, do not publish")
     assert turn.report is not None and turn.report.outcome == "complete", turn.report
     picked = core.reply(turn.conversation, "I pick variant 2", by="human:ann")
     assert picked.phase == "waiting"
