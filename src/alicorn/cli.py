@@ -134,9 +134,11 @@ def _open(
     read_only: bool = False,
     journal_url: str | None = None,
     journal_schema: str | None = None,
+    warn_if_marked: bool = True,
 ) -> App:
     """The home's App, closed when the command ends. `read_only` opens the journal read-only (and never makes one);
-    `journal_url` names a PostgreSQL journal to open instead of the home's (a worker's `--journal`)."""
+    `journal_url` names a PostgreSQL journal to open instead of the home's (a worker's `--journal`). A reader of a
+    journal that verification found damaged is warned (`warn_if_marked`); a writer is refused by the store."""
     from alicorn.app import open_app
     from alicorn.secrets import install_log_redaction
 
@@ -149,6 +151,13 @@ def _open(
     )
     _opened.append(application)
     install_log_redaction(lambda: application.store.secrets)  # what anything logs while the command runs
+    finding = application.store.damage_mark() if read_only and warn_if_marked else None
+    if finding is not None:
+        typer.echo(
+            f"warning: `alicorn verify` found this journal damaged ({finding}); what it shows may not be what was "
+            "recorded. Restore it from a backup.",
+            err=True,
+        )
     return application
 
 
@@ -553,11 +562,24 @@ def runs(
 @_guard
 def show(run_id: RunArg, home: HomeOption = Path(".alicorn")) -> None:
     """A run's nodes, states, timings, effects and its DAG."""
+    from alicorn.journal.events import verify_stream
     from alicorn.render import print_run
+    from alicorn.runtime.signatures import plan_mismatch
     from alicorn.runtime.state import fold, read_run
 
     application = _open(home, read_only=True)
-    print_run(fold(read_run(application.store, run_id), run_id), application.store, detailed=True)
+    events = read_run(application.store, run_id)
+    print_run(fold(events, run_id), application.store, detailed=True)
+    # what is shown is what the journal holds now: say so when that is not what was recorded
+    problem = verify_stream(run_id, events)
+    mismatch = plan_mismatch(events[0].data)
+    if problem is not None or mismatch is not None:
+        found = str(problem) if problem is not None else f"event #1: {mismatch}"
+        typer.echo(
+            f"warning: this run's history does not verify ({found}); what is shown above may not be what happened. "
+            "`alicorn verify` lists every problem.",
+            err=True,
+        )
 
 
 @journal_app.command("events", hidden=True)
@@ -717,7 +739,7 @@ def verify(
     from alicorn.runtime.signatures import audit_decisions
 
     saved = load_head(_read_text(head, "the saved head")) if head is not None else None
-    store = _open(home, read_only=True).store
+    store = _open(home, read_only=True, warn_if_marked=False).store
     report = verify_journal(store, head=saved, streams=run_ids or None)
     if not report.damage:
         report.problems.extend(audit_decisions(store, run_ids or None))
@@ -726,16 +748,33 @@ def verify(
     for problem in report.problems:
         typer.echo(f"BAD {problem}", err=True)
     against = " against the saved head" if saved is not None else ""
+    # Only a verdict on the whole journal moves the mark that stops writers (a check of some runs says nothing
+    # about the others).
+    whole = not run_ids
+    if not report.ok and whole:
+        first = report.damage[0] if report.damage else str(report.problems[0])
+        stopped = (
+            " Writers now refuse it until it verifies again."
+            if store.mark_damaged(first)
+            else " (The mark that stops writers could not be written beside it.)"
+        )
+    else:
+        stopped = ""
     if report.damage:
         bad = f"; {len(report.problems)} stream(s) failed verification" if report.problems else ""
         _fail(
             f"{store.location} is damaged (where, above): {report.events} event(s) of {report.streams} stream(s) could "
-            f"still be read and were checked{against}{bad}. Nothing was changed; restore the journal from a backup "
-            "(keep this copy for forensics).",
+            f"still be read and were checked{against}{bad}. Nothing in it was changed; restore the journal from a "
+            f"backup (keep this copy for forensics).{stopped}",
             EXIT_ENVIRONMENT,
         )
     if not report.ok:
-        _fail(f"{len(report.problems)} problem(s) found{against} (the bad events above); nothing was changed")
+        _fail(
+            f"{len(report.problems)} problem(s) found{against} (the bad events above); nothing in the journal was "
+            f"changed.{stopped}"
+        )
+    if whole and store.clear_damage_mark():
+        typer.echo("the journal verifies again: the mark left by an earlier verification was removed", err=True)
     typer.echo(f"ok: {report.streams} stream(s), {report.events} events verified{against}")
 
 

@@ -343,7 +343,11 @@ def test_fuzz_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         if failing and _digest(home / "journal.db") != before_journal:
             found.append(f"exit {result.exit_code} but the journal changed")
         exits[(kind, result.exit_code)] += 1
-        if _read_only(args) and listing(home) != before:
+        after = listing(home)
+        if args[:1] == ["verify"] and result.exit_code in (1, 5):
+            # the one file a failed verification leaves: the mark that stops writers (test_damage_mark.py)
+            after.pop("journal.db.damaged", None)
+        if _read_only(args) and after != before:
             found.append("a read-only command changed files")
         if found:
             failures.append(f"{kind} {args!r}: {found}: {result.output[-600:]}")

@@ -30,6 +30,7 @@ from alicorn.durable import fsync_dir, retry_while_locked, write_atomically
 from alicorn.errors import (
     AlicornError,
     DamagedJournalError,
+    EnvironmentFailure,
     JournalError,
     JournalIntegrityError,
     NotAJournalError,
@@ -169,6 +170,8 @@ class SQLiteStore(JournalStore):
         self._remembers = True  # off once the raw connection is handed out (`raw_connection`)
         self._staged: dict[str, Known] = {}  # what the open write transaction will make known once it commits
         self._txn_version: int | None = None  # data_version read in the open write transaction
+        if not read_only:
+            _refuse_if_marked(self.path)
         try:
             self._conn = _open(self.path, create and not read_only, read_only)
         except BaseException:
@@ -237,6 +240,7 @@ class SQLiteStore(JournalStore):
         """An OS lock (flock) on `<journal>.locks/<stream>.lock`: released by the kernel if the holder dies."""
         check_stream_name(stream)
         self._writable()
+        _refuse_if_marked(self.path)  # a long-lived writer (`serve`, a worker) stops at a mark left since it opened
         with super().lock(stream):
             locks = self.path.with_name(self.path.name + ".locks")
             lock_file = locks / f"{stream}.lock"
@@ -589,6 +593,29 @@ class SQLiteStore(JournalStore):
             seq=seq,
         )
 
+    def damage_mark(self) -> str | None:
+        return _read_mark(self.path)
+
+    def mark_damaged(self, finding: str) -> bool:
+        try:
+            write_atomically(_mark_path(self.path), (finding.strip() + "\n").encode("utf-8"))
+        except OSError:
+            return False  # a read-only copy (a backup disk, a forensic image): nothing will write to it anyway
+        return True
+
+    def clear_damage_mark(self) -> bool:
+        try:
+            _mark_path(self.path).unlink()
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise EnvironmentFailure(
+                f"{_mark_path(self.path)} cannot be removed ({exc.strerror}); the journal verifies, remove the file "
+                "by hand so that Alicorn writes to the journal again",
+                path=_mark_path(self.path),
+            ) from exc
+        return True
+
     def storage_problems(self) -> list[str]:
         """What SQLite's own check (`PRAGMA quick_check`) finds wrong with the file's pages; empty when sound."""
         try:
@@ -678,6 +705,34 @@ def _on_read_only_media(path: Path) -> bool:
         return read_only and (not wal.exists() or wal.stat().st_size == 0)
     except OSError:
         return False
+
+
+def _mark_path(path: Path) -> Path:
+    """The file `alicorn verify` leaves beside a journal it found damaged: while it exists no writer opens it."""
+    return path.with_name(path.name + ".damaged")
+
+
+def _read_mark(path: Path) -> str | None:
+    try:
+        return _mark_path(path).read_text(encoding="utf-8", errors="replace").strip() or "(no finding recorded)"
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"(the mark cannot be read: {exc.strerror})"
+
+
+def _refuse_if_marked(path: Path) -> None:
+    """Writers stop at a journal that verification found damaged: appending would spread the damage over the copy
+    that is to be kept for forensics, and build new events on a history that is not the one recorded."""
+    finding = _read_mark(path)
+    if finding is None:
+        return
+    raise DamagedJournalError(
+        f"{path} was found damaged by `alicorn verify` ({finding}); Alicorn does not write to it, and nothing was "
+        f"changed. Restore the journal from a backup and run `alicorn verify` again: a journal that verifies clears "
+        f"the mark ({_mark_path(path)}). Read-only commands (`runs`, `show`, `verify`) still work.",
+        path=path,
+    )
 
 
 def _sidecars(path: Path) -> tuple[Path, Path]:

@@ -729,6 +729,20 @@ class JournalStore(ABC):
         """What the engine finds wrong with its storage itself (damaged pages...); empty when sound or unknown."""
         return []
 
+    def damage_mark(self) -> str | None:
+        """What `mark_damaged` recorded (the finding of a verification that failed), or None when unmarked. While
+        a journal is marked, its writers refuse to open it. Engines that keep no mark answer None."""
+        return None
+
+    def mark_damaged(self, finding: str) -> bool:
+        """Record that verification found this journal damaged, so that writers stop appending to it (and to the
+        copy that must be kept for forensics). False when the engine keeps no mark or it could not be written."""
+        return False
+
+    def clear_damage_mark(self) -> bool:
+        """Remove the mark once the journal verifies again (restored from a backup); True when there was one."""
+        return False
+
     def salvage(self) -> Salvage:
         """Read what can be read of a journal whose storage is damaged. Engines without damage to salvage from
         read every stream the ordinary way."""

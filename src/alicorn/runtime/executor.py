@@ -28,8 +28,8 @@ from alicorn.anvil.replan import DEFAULT_THRESHOLD, compare, summarize
 from alicorn.anvil.risk import assess
 from alicorn.anvil.terms import ReplanOrigin, RunTerms
 from alicorn.crashpoints import DISARMED, CrashPoints
-from alicorn.errors import ApprovalRequiredError, RunError, UnknownStreamError
-from alicorn.journal.events import Draft
+from alicorn.errors import ApprovalRequiredError, JournalIntegrityError, RunError, UnknownStreamError
+from alicorn.journal.events import Draft, Event, verify_stream
 from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import OperationContext, Registry
 from alicorn.plan.dsl import Plan
@@ -53,6 +53,7 @@ from alicorn.runtime.humans import (
 from alicorn.runtime.needs import DEFAULT_DURABILITY, Approvers, Controls, Durability, EventListener, SessionNeeds
 from alicorn.runtime.plan_decisions import plan_risk
 from alicorn.runtime.session import Session
+from alicorn.runtime.signatures import audit_run, plan_mismatch
 from alicorn.runtime.state import RunState, fold
 from alicorn.runtime.together import drive_together
 from alicorn.runtime.world import Clock, IdSource, RandomIds, default_clock
@@ -396,6 +397,8 @@ class Executor:
         events = self.store.read(run_id)
         if not events:
             raise UnknownStreamError(run_id)
+        _require_intact(run_id, events, "resumed")
+        self._require_sound_decisions(run_id, events, "resumed")
         state = fold(events, run_id)
         if state.finished:
             raise RunError(
@@ -521,6 +524,8 @@ class Executor:
         events = self.store.read(run_id)
         if not events or events[0].kind != "run.created":
             raise UnknownStreamError(run_id)
+        _require_intact(run_id, events, "replanned")
+        self._require_sound_decisions(run_id, events, "replanned")
         state = fold(events, run_id)
         if state.status == "replaced":
             raise RunError(f"run {run_id} was already replaced by {state.replaced_by}; replan that run instead")
@@ -566,6 +571,21 @@ class Executor:
 
     # ---- internals --------------------------------------------------------------------------------------------
 
+    def _require_sound_decisions(self, run_id: str, events: Sequence[Event], action: str) -> None:
+        """What the run goes on from is what was approved: its plan is the one its plan hash names, and (with the
+        home's people) every recorded human decision is signed by someone who could make it. A chain that verifies
+        says only that nothing was edited in place: an event appended with a fresh hash, or a tail rewritten, passes
+        it."""
+        mismatch = plan_mismatch(events[0].data) if events and events[0].kind == "run.created" else None
+        problems = [f"event #{events[0].seq}: {mismatch}"] if mismatch is not None else []
+        if self.approvers is not None:
+            problems += [f"event #{p.seq}: {p.reason}" for p in audit_run(self.store, run_id, events)]
+        if problems:
+            raise JournalIntegrityError(
+                f"run {run_id} cannot go on from what its journal records ({'; '.join(dict.fromkeys(problems))}); "
+                f"nothing was {action}. `alicorn verify` lists every problem; restore the journal from a backup."
+            )
+
     def _commit_finished(self, session: Session) -> RunState:
         session.commit()
         return self._finished(session.state)
@@ -579,6 +599,17 @@ class Executor:
         if state.finished and self.on_finished is not None:
             self.on_finished(state)
         return state
+
+
+def _require_intact(run_id: str, events: Sequence[Event], action: str) -> None:
+    """A run goes on only from the history that was recorded: its chain is checked before anything is built on it
+    (an edited approval or result must not decide what runs next)."""
+    problem = verify_stream(run_id, events)
+    if problem is not None:
+        raise JournalIntegrityError(
+            f"run {run_id}'s history does not verify ({problem}); nothing was {action}. `alicorn verify` lists what "
+            "is wrong; restore the journal from a backup."
+        )
 
 
 def _interrupted(state: RunState) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from alicorn import canonical
 from alicorn.anvil import signing
 from alicorn.anvil.identity import canonical_id
 from alicorn.anvil.people import PEOPLE_STREAM, fold_people
@@ -31,14 +32,46 @@ def audit_decisions(store: JournalStore, runs: Sequence[str] | None = None) -> l
     names = list(runs) if runs is not None else [info.stream for info in store.streams()]
     problems: list[ChainProblem] = []
     for name in dict.fromkeys(names):
-        events = audit.events(name)
-        if not events or events[0].kind != "run.created":
-            continue
-        created = fold(events[:1], name)
-        for event in events:
-            reason = audit.check(name, created, event)
-            if reason is not None:
-                problems.append(ChainProblem(name, event.seq, reason))
+        problems.extend(_audit_run(audit, name, audit.events(name)))
+    return problems
+
+
+def audit_run(store: JournalStore, run_id: str, events: Sequence[Event]) -> list[ChainProblem]:
+    """The problems of one run's decisions, its events already read (what a resume checks before acting on them)."""
+    people = store.read(PEOPLE_STREAM) if store.head(PEOPLE_STREAM) is not None else []
+    audit = _Audit(store, people)
+    audit.seed(run_id, list(events))
+    return _audit_run(audit, run_id, events)
+
+
+def plan_mismatch(created: dict[str, Any]) -> str | None:
+    """Why a `run.created` event's plan is not the plan its `plan_hash` names (None when it is). Approvals are bound
+    to the hash; a plan edited under an unchanged hash would carry them onto effects nobody approved."""
+    plan = created.get("plan")
+    if not isinstance(plan, dict):
+        return "it holds no plan"
+    actual = canonical.digest(plan)
+    named = str(created.get("plan_hash", ""))
+    if actual != named:
+        return (
+            f"its plan hashes to {actual[:16]}…, not to the plan hash {named[:16]}… it names, which approvals are "
+            "bound to (the plan was edited)"
+        )
+    return None
+
+
+def _audit_run(audit: _Audit, name: str, events: Sequence[Event]) -> list[ChainProblem]:
+    if not events or events[0].kind != "run.created":
+        return []
+    problems: list[ChainProblem] = []
+    mismatch = plan_mismatch(events[0].data)
+    if mismatch is not None:
+        problems.append(ChainProblem(name, events[0].seq, mismatch))
+    created = fold(events[:1], name)
+    for event in events:
+        reason = audit.check(name, created, event)
+        if reason is not None:
+            problems.append(ChainProblem(name, event.seq, reason))
     return problems
 
 
@@ -48,6 +81,9 @@ class _Audit:
         self.people = people
         self.roster = fold_people(people)
         self._runs: dict[str, list[Event]] = {}
+
+    def seed(self, run: str, events: list[Event]) -> None:
+        self._runs[run] = events
 
     def events(self, run: str) -> list[Event]:
         if run not in self._runs:

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from alicorn.anvil.people import People
 from alicorn.crashpoints import CrashPoints
 from alicorn.journal.events import Event
 from alicorn.journal.sqlite import SQLiteStore
@@ -24,6 +25,10 @@ from alicorn.plan.validate import parse_plan
 from alicorn.runtime.executor import Executor, Resolution, RunEnvironment
 from alicorn.runtime.state import fold
 from alicorn.testing.ledger import connect, testing_registry
+from alicorn.testing.people import enrol
+
+#: The person who approves the runs a child starts.
+OPERATOR = "test-operator"
 
 
 def _ack(events: Sequence[Event]) -> None:
@@ -60,10 +65,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     crash = CrashPoints.from_env()
     store = SQLiteStore(args.journal)
+    # The operator approves as a home's person does: signed, so a resume by the home's CLI or service (which acts
+    # only on signed decisions) goes on from it. Enrolled before any crash point is armed.
+    people = enrol(People(store, args.workdir / "keys"), OPERATOR)
     store.crash = crash
     env = RunEnvironment(args.workdir / "ws", args.workdir, max_parallel=3)
     executor = Executor(
-        store, testing_registry(), env, on_events=_ack, crash=crash, poll_s=0.05, durability=args.durability
+        store,
+        testing_registry(),
+        env,
+        on_events=_ack,
+        crash=crash,
+        poll_s=0.05,
+        durability=args.durability,
+        approvers=people,
     )
     if args.resume:
         resolutions = []
@@ -74,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         from alicorn.runtime.executor import Approval
 
         plan = parse_plan(args.plan.read_text(encoding="utf-8"))
-        state = executor.start(plan, run_id=args.run_id, approvals=[Approval("human:test-operator")])
+        state = executor.start(plan, run_id=args.run_id, approvals=[Approval(f"human:{OPERATOR}")])
     print(f"status {state.status}", flush=True)
     return 0
 
