@@ -55,7 +55,12 @@ def test_the_process_that_proposes_a_plan_never_approves_it(tmp_path: Path, monk
     home = tmp_path / "home"
     plan = write_plan(tmp_path / "get.json", [get_node()])
     act_as(monkeypatch, "carol")
-    for proposer in ("agent:planner", "human:dana", None):  # an agent's plan, someone else's, your own
+    # Carol cannot say Dana wrote it: she could then approve "Dana's" plan herself. Nothing is made.
+    for spelled in ("human:dana", "human:DANA", " Human:Dana "):
+        spoofed = cli(home, "run", str(plan), "-q", "--proposed-by", spelled)
+        assert spoofed.exit_code == 1 and "names another person, but this process runs as human:carol" in spoofed.stderr
+    assert not home.exists()
+    for proposer in ("agent:planner", None):  # an agent's plan, your own
         named = ["--proposed-by", proposer] if proposer else []
         refused = cli(home, "run", str(plan), "--approve", "-q", *named)
         assert refused.exit_code == 1 and "a process can never both propose and approve" in refused.stderr
