@@ -7,8 +7,15 @@ the journal, other workspaces and the user's home are not hidden but absent. A r
 the workspace's parents or the data root is refused before anything runs (it would show sibling workspaces).
 
 Limits are rlimits set by `prlimit` around bwrap (CPU seconds, address space, file size, open files, processes),
-inherited by everything the child starts; the wall-clock timeout and the kill of the whole process group come from
-`run`. A missing or non-starting bubblewrap is an OperationError that names the fix: never a silent fallback.
+inherited by everything the child starts; the wall-clock timeout, the bound on output (`capture`) and the kill of the
+whole process group come from `run`. A missing or non-starting bubblewrap is an OperationError that names the fix:
+never a silent fallback.
+
+What the child can learn of the host through `/proc`: bwrap's own process is PID 1 inside, and its environment and
+command line are readable there. So prlimit and bwrap start with `HOST_ENV` alone (never Alicorn's environment, which
+may hold API keys and passwords), and bwrap reads its options (the binds, the child's variables) from a memory file
+(`--args FD`), so its command line shows only the command it runs. The host path of the workspace still shows in
+`/proc/self/mountinfo` (the kernel writes it; only a mount outside the sandbox would hide it).
 """
 
 from __future__ import annotations
@@ -20,13 +27,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from alicorn.errors import OperationError
 from alicorn.sandbox import network
+from alicorn.sandbox.capture import read_bounded
 
 #: The bubblewrap and prlimit binaries, looked up on PATH at call time (tests point them at missing files).
 BWRAP = "bwrap"
@@ -34,6 +41,9 @@ PRLIMIT = "prlimit"
 #: Where the operation's folder appears inside the sandbox (the host path is not shown).
 INSIDE = "/workspace"
 INSTALL_HINT = "install bubblewrap (`apt-get install bubblewrap`; it needs user namespaces, or root)"
+#: The whole environment prlimit and bwrap start with. bwrap is PID 1 inside the sandbox, where its environment is
+#: readable at /proc/1/environ, so nothing of Alicorn's own environment may reach it; binaries are named by path.
+HOST_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
 
 _SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
 _ETC = (
@@ -55,7 +65,8 @@ _ETC = (
 @dataclass(frozen=True)
 class Limits:
     """Per-process rlimits of the sandboxed command. `processes` is not enforced when Alicorn runs as root (the
-    kernel exempts uid 0 from RLIMIT_NPROC); the PID namespace and the wall-clock kill still bound a fork bomb."""
+    kernel exempts uid 0 from RLIMIT_NPROC); the PID namespace and the wall-clock kill still bound a fork bomb.
+    `output_bytes` bounds what the host keeps of the command's output: past it the command is killed."""
 
     cpu_s: int = 120
     memory_bytes: int = 1024 * 1024 * 1024
@@ -63,6 +74,7 @@ class Limits:
     open_files: int = 256
     processes: int = 64
     tmp_bytes: int = 64 * 1024 * 1024
+    output_bytes: int = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,8 @@ class Finished:
     cancelled: bool
     #: `host:port` of every connection the proxy refused (not granted), in order of first attempt.
     refused: tuple[str, ...] = ()
+    #: The command wrote more than `Limits.output_bytes` and was killed; `output` is its last bytes and a note.
+    output_exceeded: bool = False
 
 
 def inside(spec: Spec, path: Path) -> str:
@@ -183,16 +197,65 @@ def _binary(name: str) -> str:
     return found
 
 
+@dataclass(frozen=True)
+class Line:
+    """A sandboxed command as it is started: prlimit and bwrap (`wrapper`), bwrap's options (binds, the child's
+    environment), which it reads from a memory file so they stay off its command line, and the command it runs."""
+
+    wrapper: tuple[str, ...]
+    options: tuple[str, ...]
+    argv: tuple[str, ...]
+
+
+def _options_file(options: Sequence[str]) -> int:
+    """A memory file holding `options` NUL-separated, as `bwrap --args FD` reads them; closed by the caller."""
+    if any("\0" in option for option in options):
+        raise OperationError("a sandbox option holds a NUL byte (a path or variable cannot); nothing was run")
+    fd = os.memfd_create("alicorn-bwrap-options")
+    try:
+        data = memoryview(b"".join(os.fsencode(option) + b"\0" for option in options))
+        while data:
+            data = data[os.write(fd, data) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _start(line: Line) -> subprocess.Popen[bytes]:
+    """Start `line` with `HOST_ENV` only, output and errors on one pipe, in a process group of its own."""
+    fd = _options_file(line.options)
+    try:
+        return subprocess.Popen(
+            [*line.wrapper, "--args", str(fd), "--", *line.argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=HOST_ENV,
+            pass_fds=(fd,),
+            start_new_session=True,
+        )
+    finally:
+        os.close(fd)
+
+
 @functools.lru_cache(maxsize=8)
 def _probe(bwrap: str, prlimit: str, roots: tuple[Path, ...]) -> str | None:
     """Start a trivial sandbox once per binary (cached): None when it works, else what went wrong."""
-    command = [*_limits(Limits(), prlimit), bwrap, *_base(Limits(), roots), "--", sys.executable, "-I", "-c", ""]
+    line = Line((*_limits(Limits(), prlimit), bwrap), tuple(_base(Limits(), roots)), (sys.executable, "-I", "-c", ""))
     try:
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        process = _start(line)
+    except OSError as exc:
         return str(exc)
-    if done.returncode != 0:
-        return done.stderr.decode("utf-8", errors="replace").strip() or f"exit status {done.returncode}"
+    try:
+        output, _ = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired as exc:
+        _stop(process)
+        process.communicate()
+        return str(exc)
+    if process.returncode != 0:
+        return output.decode("utf-8", errors="replace").strip() or f"exit status {process.returncode}"
     return None
 
 
@@ -208,12 +271,12 @@ def available() -> None:
         )
 
 
-def command(spec: Spec, argv: Sequence[str]) -> list[str]:
-    """The whole command line: prlimit, bwrap with its binds and environment, then `argv` run in `spec.cwd`."""
+def command(spec: Spec, argv: Sequence[str]) -> Line:
+    """The whole command: prlimit, bwrap with its binds and environment, then `argv` run in `spec.cwd`."""
     available()
     roots = _python_roots()
     _check_binds(roots + tuple(Path(d) for d in _SYSTEM_DIRS if Path(d).is_dir() and not Path(d).is_symlink()), spec)
-    args = [*_limits(spec.limits, _binary(PRLIMIT)), _binary(BWRAP), *_base(spec.limits, roots)]
+    args = _base(spec.limits, roots)
     args += ["--bind", str(spec.workspace.resolve()), INSIDE]
     for folder in spec.sockets:
         args += ["--bind", str(folder), str(folder)]
@@ -222,8 +285,8 @@ def command(spec: Spec, argv: Sequence[str]) -> list[str]:
     args += ["--remount-ro", "/"]
     for key, value in sorted(spec.env.items()):
         args += ["--setenv", key, value]
-    args += ["--chdir", inside(spec, spec.cwd), "--", *argv]
-    return args
+    args += ["--chdir", inside(spec, spec.cwd)]
+    return Line((*_limits(spec.limits, _binary(PRLIMIT)), _binary(BWRAP)), tuple(args), tuple(argv))
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -238,14 +301,13 @@ def run(spec: Spec, argv: Sequence[str], timeout_s: float, cancelled: threading.
     group is killed: bwrap's PID namespace takes every process the command started with it). With `spec.hosts`,
     the command runs behind the filtering proxy, and what it refused is said at the end of the output."""
     if not spec.hosts:
-        return _run(command(spec, argv), timeout_s, cancelled)
+        return _run(command(spec, argv), spec.limits, timeout_s, cancelled)
     available()
     with network.granted(spec.hosts) as proxy:
         env = {**spec.env, **network.proxy_env()}
         behind = replace(spec, env=env, sockets=(*spec.sockets, proxy.folder))
-        done = _run(
-            command(behind, network.bridged(list(argv), sys.executable, proxy.socket_path)), timeout_s, cancelled
-        )
+        line = command(behind, network.bridged(list(argv), sys.executable, proxy.socket_path))
+        done = _run(line, spec.limits, timeout_s, cancelled)
         refused = tuple(proxy.refused)
     if not refused:
         return done
@@ -256,29 +318,26 @@ def run(spec: Spec, argv: Sequence[str], timeout_s: float, cancelled: threading.
     return replace(done, output=done.output + note.encode(), refused=refused)
 
 
-def _run(line: list[str], timeout_s: float, cancelled: threading.Event) -> Finished:
+def _run(line: Line, limits: Limits, timeout_s: float, cancelled: threading.Event) -> Finished:
     try:
-        process = subprocess.Popen(
-            line,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        process = _start(line)
     except OSError as exc:
         raise OperationError(f"cannot start the sandbox: {exc.strerror or exc}; {INSTALL_HINT}") from None
-    deadline = time.monotonic() + timeout_s
-    timed_out = stopped = False
-    while True:
-        try:
-            raw, _ = process.communicate(timeout=0.2)
-            break
-        except subprocess.TimeoutExpired:
-            if cancelled.is_set() or time.monotonic() > deadline:
-                stopped = cancelled.is_set()
-                timed_out = not stopped
-                _stop(process)
-                raw, _ = process.communicate()
-                break
+    captured = read_bounded(process, limits.output_bytes, timeout_s, cancelled, lambda: _stop(process))
     code = process.returncode if process.returncode is not None else -1
-    return Finished(code, raw, timed_out, stopped)
+    output = captured.output
+    if captured.exceeded:
+        output += (
+            f"\n[alicorn sandbox] stopped: the command wrote more than {_size(limits.output_bytes)} to its output "
+            "(the sandbox's output limit), so it was killed and only its last part is kept; write bulky results to "
+            "a file in its working folder instead\n"
+        ).encode()
+    return Finished(code, output, captured.timed_out, captured.cancelled, output_exceeded=captured.exceeded)
+
+
+def _size(count: int) -> str:
+    """A byte count as people read it: "8 MiB", "256 KiB", "1000 bytes"."""
+    for unit, scale in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if count >= scale and count % scale == 0:
+            return f"{count // scale} {unit}"
+    return f"{count} bytes"
