@@ -530,12 +530,12 @@ def test_a_noun_that_ends_like_an_imperative_is_no_request(text: str) -> None:
         ("Keep the invitation till Friday, please.", [T]),
         ("Przytrzymaj publikację do poniedziałku.", [P]),
         ("Придержи рассылку до моего сигнала.", [T]),
-        # 2. idioms of keeping something private
-        ("Please keep this to yourselves.", [T]),
-        ("This stays between you and me.", [T]),
-        ("Zostaw to w tajemnicy.", [T]),
+        # 2. idioms of keeping something private: no one else is to have it, so it is neither sent nor published
+        ("Please keep this to yourselves.", [T, P]),
+        ("This stays between you and me.", [T, P]),
+        ("Zostaw to w tajemnicy.", [T, P]),
         ("Nikomu tego nie pokazuj.", [T]),
-        ("Держи это в тайне.", [T]),
+        ("Держи это в тайне.", [T, P]),
         ("Don't tell anyone about the offer.", [T]),
         # 3. touching or editing a data object in a negated or "without" clause
         ("Do it without editing the database.", ["local_write"]),

@@ -38,7 +38,7 @@ from tests.models.support import INST, F, P, X
         ("Перед тем как график повесят на доску, его должна подписать заведующая.", [P]),
         ("Notatka zostaje wyłącznie u mnie.", [X, P]),
         ("Протокол остаётся только у меня.", [X, P]),
-        ("Oceny na razie pod kluczem.", [X]),
+        ("Oceny na razie pod kluczem.", [X, P]),
         ("Wolałbym, żeby na serwerze nic nie było instalowane.", [INST]),
         ("Aktualizacji systemu w pracowni na razie nie ruszaj.", [INST]),
         ("It must not land in the staff WhatsApp group before Monday.", [P]),

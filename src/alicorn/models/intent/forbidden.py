@@ -13,6 +13,7 @@ from alicorn.models.intent.langid import identify
 from alicorn.models.intent.lexicon import (
     _CLAUSE_BREAK,
     _SENTENCE_END,
+    KEPT_PRIVATE,
     ForbiddenAction,
     _sentences,
     _whole,
@@ -21,7 +22,7 @@ from alicorn.models.intent.lexicon import (
     told_to_another_at,
     words_of,
 )
-from alicorn.models.intent.prohibitive import constructions, is_draft_only, kept_spans
+from alicorn.models.intent.prohibitive import NO_ONE_ELSE, addressed, constructions, is_draft_only, kept_spans
 from alicorn.plan.dsl import EffectClass
 
 
@@ -53,6 +54,7 @@ def positioned_readings(
     claimed = {position for position, _ in verdicts}
     found = [item for item in found if item[0] not in claimed] + verdicts
     found = _named_over_draft(words, found)
+    found = found + _kept_private_unpublished(words, language, found)
     # "I told the interns not to post anything until the rebrand is out": theirs to keep, whatever reads it; "so
     # hopefully no more typos going live": a hope about others, not a command
     found = [item for item in found if not told_to_another_at(words, item[0]) and not _hoped(words, item[0])]
@@ -60,6 +62,8 @@ def positioned_readings(
     found = [item for item in found if not _content_of_a_writing(words, item[0])]
     # "Обнови модуль, иначе форму не отправить": what would fail otherwise, not a command
     found = [item for item in found if not _otherwise(words, item[0])]
+    # "remind me to text the parents once it's confirmed": the speaker's own errand, nothing asked of the agent
+    found = [item for item in found if not _reminded(words, item[0])]
     if embedder:
         found.extend(embedded_readings(words, language, {position for position, _ in found}))
     found.sort(key=lambda item: item[0])
@@ -107,6 +111,22 @@ def _content_of_a_writing(words: list[str], position: int) -> bool:
     return False
 
 
+#: Asking to be reminded: "remind me to …", "przypomnij mi, żebym …", "напомни мне …".
+_REMIND = ("=remind", "przypomnij", "przypomnieć", "przypomniec", "напомни", "напомнить", "напомните")
+_ME = {"me", "mi", "mnie", "мне"}
+
+
+def _reminded(words: list[str], position: int) -> bool:
+    """The action at `position` is what the speaker asks to be reminded of ("remind me to text the parents once it's
+    confirmed", "напомни мне отправить счёт"): theirs to do, so no condition on it binds the agent."""
+    for k in range(position - 1, max(-1, position - 7), -1):
+        if words[k] in _SENTENCE_END or (words[k] in _CLAUSE_BREAK and words[k] != ","):
+            return False
+        if _whole(_REMIND, words[k]) and words[k + 1 : k + 2] and words[k + 1] in _ME:
+            return True
+    return False
+
+
 #: "Otherwise": what follows is what would go wrong, not what is asked ("иначе не отправить", "inaczej nie wyślemy").
 _OTHERWISE = {"otherwise", "иначе", "inaczej"}
 
@@ -148,6 +168,22 @@ def _named_over_draft(words: list[str], found: list[tuple[int, ForbiddenAction]]
         and p not in inside
     }
     return [(p, r) for p, r in found if not (is_draft_only(r) and sentence[p] in named)]
+
+
+def _kept_private_unpublished(
+    words: list[str], language: str, found: list[tuple[int, ForbiddenAction]]
+) -> list[tuple[int, ForbiddenAction]]:
+    """What is kept private ("keep it under your hat", "niech zostanie między nami", "держи при себе") no one else is
+    to have: it is not published either, unless the message withholds a writing from its addressee (a reply to the
+    parents kept between us is only not sent)."""
+    if any(addressed(w, language) for w in words):
+        return []
+    return [
+        (p, ForbiddenAction("publication", f"{r.trigger.removesuffix(f' ({KEPT_PRIVATE})')} ({NO_ONE_ELSE}: "
+                            "unpublished)", r.word))
+        for p, r in found
+        if r.forbids and r.trigger.endswith(f"({KEPT_PRIVATE})")
+    ]  # fmt: skip
 
 
 def settle(readings: list[ForbiddenAction], positions: list[int]) -> list[ForbiddenAction]:

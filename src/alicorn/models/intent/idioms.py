@@ -469,7 +469,7 @@ def _kept_off(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidde
             if phrase is None:
                 continue
             after = range(j + len(phrase), min(end, j + len(phrase) + 4))
-            venue = next((k for k in after if _whole(_VENUES, words[k])), None)
+            venue = next((k for k in after if _whole(_VENUES, words[k]) or _shared_place(words, k)), None)
             if venue is not None:
                 trigger = f"{word} … {' '.join(phrase)} (kept off)"
                 found.append((venue, ForbiddenAction("publication", trigger, words[venue])))
@@ -479,6 +479,18 @@ def _kept_off(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidde
                 found.append((index, ForbiddenAction("external_transmission", trigger, word)))
             break
     return found
+
+
+#: Places a group shares: "the staff shared drive", "wspólny folder", "общая папка" (read by all who share them).
+_SHARED = {"shared", "wspólny", "wspólnego", "wspólnym", "wspólnej", "общий", "общая", "общую", "общей", "общего"}
+_SHARED_PLACES = ("=drive", "dysk", "folder", "katalog", "папк", "диск", "=calendar", "kalendarz", "календар")
+
+
+def _shared_place(words: list[str], index: int) -> bool:
+    """A place everyone who shares it reads, named at `index` or just after a "shared" there."""
+    if words[index] not in _SHARED:
+        return False
+    return any(_whole(_SHARED_PLACES, w) for w in words[index + 1 : index + 3])
 
 
 #: Words before "stay" that are no group kept out: pronouns, auxiliaries, adverbs ("I'll stay out of it").

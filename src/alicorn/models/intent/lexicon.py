@@ -242,6 +242,7 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
 ),
     "external_transmission": (
         "=send", "=sent", "mail", "email", "forward", "transmit", "upload", "=share", "=reply", "=message", "notify",
+        "=cc", "=bcc", "=cc'd", "=cced",
         "=contact", "=text", "=call", "wysył", "wysyl", "wysł", "wysl", "wyśl", "przesył", "przesyl", "prześl",
         "przesl", "przesł", "!podesł", "rozsył", "rozsyl", "rozesł", "rozesl", "roześl", "mail", "udostępn", "udostepn",
         "odpowiad", "odpisz", "odpisyw", "=odpisuj", "=odpisujcie", "=odpisać", "=odpisac", "kontakt", "powiadam",
@@ -390,6 +391,8 @@ _PHYSICAL_OBJECTS = (
     "router", "modem", "роутер", "маршрутизатор", "модем",
     # a solar system's inverter: "Falownika nie restartuj", "don't reboot the inverter"
     "inverter", "falownik", "инвертор",
+    # alarm and control panels: "don't reset anything on the fire panel", "nie kasuj nic na centrali"
+    "=panel", "=panels", "=panelu", "=panelem", "centrali", "centrala", "centralę", "пульт",
     # sensors and detectors: "don't reset the sensors", "czujników nie wyciszaj", "датчики не отключай"
     "sensor", "detector", "czujnik", "czujk", "czujek", "detektor", "датчик", "извещател", "детектор",
     # lifts, cranes, sluices and snow cannons: "windy nie uruchamiaj", "the inlet sluice", "снежные пушки"
@@ -602,6 +605,8 @@ _VENUES = (
     "newsletter", "bulletin", "biuletyn", "gazetk", "бюллетен", "стенгазет",
     "stron", "witryn", "tablic", "portal", "=wiki", "сайт", "страниц", "интранет", "доск", "вики", "портал", "блог",
     "стенд", "=stand", "gablot", "gabloc", "corkboard", "=noticeboards", "pinboard",
+    # a screen in a shared room shows it to all who pass: "nothing goes up on the cover screen in the staffroom"
+    "=screen", "=screens", "ekran", "экран",
     # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
     "facebook", "instagram", "linkedin", "tiktok", "twitter", "youtube", "fanpage", "społecznościow", "соцсет", "fejs",
     "discord",
@@ -1036,6 +1041,12 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         near = words[max(start, index - 4) : index] + words[index + 1 : index + 4]
         if any(_device(w) for w in near):
             return "physical"  # "Alarmów na hali nie kasuj", "don't clear the alarm on the panel": a device's state
+    if (
+        word in ("go", "come")
+        and words[index + 1 : index + 2] == ["near"]
+        and any(_device(w) for w in words[index + 2 : index + 6])
+    ):
+        return "physical"  # "don't go near the main stopcock yourself": leave the device alone
     if _cuts_a_supply(words, index):
         return "physical"  # "don't shut off the main water", "nie zakręcaj wody", "газ не перекрывай"
     if _changes_a_device(words, index):
@@ -1046,6 +1057,12 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "external_transmission"  # "don't order the parts yet", "niczego nie zamawiaj", "не заказывай"
     if _whole(_CONFIRMING, word) and not _is_past(word) and _confirmed_to_someone(words, index):
         return "external_transmission"  # "Grupie jeszcze nic nie potwierdzaj", "don't confirm anything to them"
+    if (
+        word in ("copy", "copying", "copied")
+        and words[index + 1 : index + 2] == ["in"]
+        and (word != "copied" or (index and words[index - 1] in ("get", "gets", "be", "being")))
+    ):
+        return "external_transmission"  # "don't copy the tutors in", "form tutors don't get copied in": a cc
     if word.startswith(("puść", "puszcz", "puści")) and any(
         w.startswith(_BY_MAIL) for w in words[max(_clause_span(words, index)[0], index - 6) : index + 4]
     ):
@@ -1377,7 +1394,12 @@ def _put_up(words: list[str], index: int) -> bool:
 _OPENING = ("open", "otwier", "otwór", "otworz", "открыв", "открой", "откры")
 _EDITING = ("=editing", "edycj", "редактирован", "правк")
 #: Clearing: a record's deletion (local_write), a device's reset when the thing cleared is a device.
-_CLEARING = ("kasuj", "skasuj", "=clear")
+#: Clearing a device's state, read as physical only with a device near ("don't acknowledge or reset anything on the
+#: panel", "Alarmów nie kasuj"): a reset password or a cleared list is something else.
+_CLEARING = (
+    "kasuj", "skasuj", "=clear", "=reset", "=resets", "=acknowledge", "=ack", "resetuj", "zresetuj", "potwierdzaj",
+    "сбрасыва", "сброс", "квитир",
+)  # fmt: skip
 
 
 def _updates_software(words: list[str], index: int) -> bool:
@@ -1491,7 +1513,9 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
     if any(_whole(_VENUES, w) or _whole(_ONLINE, w) for w in named[:3]):
         return "publication"
     _, end = _clause_span(words, index)
-    chat = [w for w in words[index + 1 : min(end, index + 10)] if w not in _DETERMINERS and w[0].isalpha()]
+    # the place said after the verb, or fronted before it ("Na grupę rodziców na Messengerze to nie trafia")
+    around = words[index + 1 : min(end, index + 10)] + (rest[place + 1 : place + 8] if rest is not after else [])
+    chat = [w for w in around if w not in _DETERMINERS and w[0].isalpha()]
     if any(_whole(_CHATS, w) for w in chat):
         return "publication"  # "shouldn't go up on the team's channel": put up where a group reads it
     if rest[place] in ("on", "onto", "na", "на") and any(_whole(_SERVERS, w) for w in named[:3]):
@@ -2600,6 +2624,9 @@ _DETERMINERS = {
     "naszą", "nasze", "swoją", "swoje", "go", "ją", "je", "wszystko", "этот", "эту", "это", "эти", "мой", "мою",
     "твой", "твою", "наш", "нашу", "свой", "свою", "его", "ее", "их", "все", "всё",
 }
+#: The mark of a reading of keeping something private in its trigger: no one else is to have it, so it is neither
+#: sent nor published (`forbidden` adds the publication unless the sentence withholds a letter from its addressee).
+KEPT_PRIVATE = "kept private"
 #: Idioms of keeping something private (after a verb of keeping, staying or leaving, with at most a pronoun between):
 #: they forbid passing it on ("keep it to yourself", "niech zostanie między nami", "держи при себе").
 _PRIVATE_PHRASES: tuple[tuple[str, ...], ...] = (
@@ -2611,6 +2638,7 @@ _PRIVATE_PHRASES: tuple[tuple[str, ...], ...] = (
 _KEEPING = (
     "=keep", "=stay", "=remain", "=leave", "=let", "=hold",
     "zachowaj", "zachowajcie", "zatrzymaj", "trzymaj", "zostaw", "zostanie", "zostań", "zostaje", "pozostanie",
+    "=zostać", "=zostac", "=pozostać", "=pozostac", "=остаться", "остается", "остаётся",
     "pozostaw", "niech", "держи", "держите", "оставь", "оставьте", "останется", "сохрани", "сохраните", "пусть",
 )
 #: Idioms that say so without a verb: "for your eyes only", "tylko do twojej wiadomości", "только для твоих глаз".
@@ -2754,14 +2782,18 @@ def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
             for j in range(index + 1, min(end, index + 6)):
                 phrase = next((p for p in _PRIVATE_PHRASES if tuple(words[j : j + len(p)]) == p), None)
                 if phrase is not None:
-                    trigger = f"{word} {' '.join(phrase)}"
+                    trigger = f"{word} {' '.join(phrase)} ({KEPT_PRIVATE})"
                     found.append((index, ForbiddenAction("external_transmission", trigger, word)))
                     break
                 if j - index > 3 and words[j] not in _DETERMINERS and not _whole(_KEEPING, words[j]):
                     break  # "keep the findings to yourself": a short object may stand between
         for alone in _PRIVATE_ALONE:
             if tuple(words[index : index + len(alone)]) == alone:
-                found.append((index, ForbiddenAction("external_transmission", " ".join(alone), word)))
+                # a discourse marker opening its clause ("Between you and me: …") confides what follows and keeps
+                # nothing unpublished; said of a thing ("Это пока строго между нами, …") it keeps that thing private
+                opens = index == 0 or words[index - 1] in _CLAUSE_BREAK or words[index - 1] in _SENTENCE_END
+                marker = "" if alone[-1] in (":", ",") and opens else f" ({KEPT_PRIVATE})"
+                found.append((index, ForbiddenAction("external_transmission", f"{' '.join(alone)}{marker}", word)))
         # "никому не показывай", "nikomu nie mów", "don't show it to anyone": nobody is to see it
         if _whole(_SHOWING, word) and not _is_past(word):
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)

@@ -268,6 +268,8 @@ _DEFERRED_NOUNS: tuple[tuple[tuple[str, ...], EffectClass], ...] = (
         ("=invitation", "=letter", "=mail", "=email", "zaproszeni", "=list", "приглашени", "письм"),
         "external_transmission",
     ),
+    # "the updates themselves wait", "the upgrade can wait till the holidays"
+    (("=update", "=updates", "=upgrade", "=upgrades", "=patch", "=patches", "=rollout"), "installation"),
 )
 _INTERNAL = ("internal", "wewnętrzn", "wewnetrzn", "внутренн")
 _PREDICATIVE = {
@@ -757,8 +759,8 @@ def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenActio
         if trigger is not None:
             found.append((index, ForbiddenAction("external_transmission", f"{trigger} (confined)", word)))
             span = range(index, index + len(phrase or ()))  # "do mojej wiadomości" is no message withheld
-            addressed = any(_addressed(w, language) for k, w in enumerate(words) if k not in span)
-            if phrase in _NO_ONE_ELSE and not addressed:
+            withheld_letter = any(addressed(w, language) for k, w in enumerate(words) if k not in span)
+            if phrase in _NO_ONE_ELSE and not withheld_letter:
                 # no one else reads it: not published either, unless its sentence names what is withheld (a letter or
                 # a reply, kept from its addressee, is only not sent: as with "only a draft")
                 found.append((index, ForbiddenAction("publication", f"{trigger} ({NO_ONE_ELSE}: unpublished)", word)))
@@ -776,7 +778,7 @@ _ADDRESSED = (
 _LETTER_PL = ("=list", "=listu")
 
 
-def _addressed(word: str, language: str) -> bool:
+def addressed(word: str, language: str) -> bool:
     """Whether `word` names a writing made for an addressee (`_ADDRESSED`; Polish "list" too)."""
     return _whole(_ADDRESSED, word) or (language == "pl" and _whole(_LETTER_PL, word))
 
@@ -790,6 +792,9 @@ _NO_ONE_ELSE: set[tuple[str, ...]] = {
     ("for", "my", "eyes", "only"), ("eyes", "only"), ("for", "me", "only"), ("only", "for", "me"),
     ("just", "for", "me"), ("tylko", "dla", "mnie"), ("wyłącznie", "dla", "mnie"), ("только", "для", "меня"),
     ("лишь", "для", "меня"), *_FOR_ME_STRICTLY, *_FOR_MY_OWN_USE, *_NOT_FOR_CIRCULATION,
+    # nobody else's, or under lock: no one else reads it
+    ("pod", "kluczem"), ("под", "замком"), ("under", "lock"), ("nobody", "else's"), ("no", "one", "else's"),
+    ("nikomu", "innemu"), ("nikomu", "więcej"), ("никому", "другому"), ("больше", "никому"), ("никому", "больше"),
 }  # fmt: skip
 
 
@@ -852,14 +857,14 @@ def _only_prepared(words: list[str], language: str) -> list[tuple[int, Forbidden
         if words[index] not in _ONLY or not _whole(_PREPARING, words[verb]):
             continue
         rest = words[verb + 1 : verb + 4]
-        addressed = False
+        addressed_writing = False
         if (
             len(rest) > 1
             and rest[0] in ("the", "this", "that", "ten", "tę", "это", "этот", "эту")
             and _whole(_WRITINGS, rest[1])
         ):
             # "Just prepare the text, …": the writing, then where the work stops; a letter or a reply is only not sent
-            addressed = _addressed(rest[1], language)
+            addressed_writing = addressed(rest[1], language)
             rest = rest[2:]
         elif rest and rest[0] in _PREPARED_OBJECTS:
             rest = rest[1:]
@@ -867,7 +872,7 @@ def _only_prepared(words: list[str], language: str) -> list[tuple[int, Forbidden
             continue  # "only prepare two variants": what is prepared, not where the work stops
         trigger = f"{words[index]} {words[verb]}"
         found.append((verb, ForbiddenAction("external_transmission", f"{trigger} ({DRAFT_ONLY}: unsent)", words[verb])))
-        if not addressed:
+        if not addressed_writing:
             found.append((verb, ForbiddenAction("publication", f"{trigger} ({DRAFT_ONLY}: unpublished)", words[verb])))
     return found
 
@@ -917,6 +922,8 @@ def _deferral_verb(words: list[str], index: int, language: str) -> bool:
     word = words[index]
     if word in _EN_DEFERRAL or (word == "wait" and index and words[index - 1] in _EN_MODALS):
         return True
+    if word == "wait" and index and words[index - 1] in ("themselves", "itself"):
+        return True  # "the updates themselves wait": the thing is the subject (an imperative has none)
     following = words[index + 1] if index + 1 < len(words) else ""
     if tuple(words[index : index + 3]) == ("hold", "your", "horses"):
         return True  # "but hold your horses on that one"
