@@ -11,11 +11,14 @@ file under `keys/` is one. `KnownSecrets` holds the values that are secrets *her
   each line and each token of meaningful length.
 
 `redact` replaces each known value (and its base64 and hex forms) with a numbered placeholder (`[SECRET_1]`), then
-applies the pattern detectors for credentials (`[SECRET:api_key]`; payment cards are left to the prompt path, whose
-`scrub_secrets` replaces them: their checksum also matches ordinary long numbers in journaled data). It is
-idempotent: placeholders are never replaced again, so text already redacted (a journal being replayed) comes out
-unchanged. The values live in memory only; neither they nor
-their hashes are ever returned in a form meant for storage, and `repr` shows only how many there are.
+applies the detectors of credentials known by their format (`FORMAT_CREDENTIALS`: `[SECRET:api_key]`, a URL's
+password, an AWS secret key next to its key id, a credential-looking value right after a credential's label such as
+"password: Tr0ub4dor&3"; payment cards are left to the prompt path, whose `scrub_secrets` replaces them: their
+checksum also matches ordinary long numbers in journaled data). It depends on the text alone (and the home's values),
+so a replayed run redacts what it journals exactly as the first did, and it is idempotent: placeholders are never
+replaced again, so text already redacted (a journal being replayed) comes out unchanged. The values live in memory
+only; neither they nor their hashes are ever returned in a form meant for storage, and `repr` shows only how many
+there are.
 """
 
 from __future__ import annotations
@@ -157,12 +160,17 @@ class KnownSecrets:
         if not self._may_hold(text):
             return value, text
         redacted = self._redact(value)
+        if redacted is value:
+            return value, text
         return redacted, canonical.dumps(redacted)
 
     def _may_hold(self, text: str) -> bool:
+        """Whether a value whose JSON is `text` may need redacting: holds a known value or passes the detectors'
+        hints. The detectors themselves run on each string (`_redact`), never on the JSON: its escapes would hide
+        what they find in a string ("x\\nghp_…" has no word boundary before "ghp_"; a value after "password:\\t")."""
         if self._probe is not None and self._probe.search(text):
             return True
-        return might_hold_credential(text, FORMAT_CREDENTIALS) and scrub_secrets(text, FORMAT_CREDENTIALS)[1] > 0
+        return might_hold_credential(text, FORMAT_CREDENTIALS)
 
     def holds_secret(self, text: str) -> bool:
         """Whether `text` holds a known value or anything the pattern detectors would replace."""
@@ -171,12 +179,20 @@ class KnownSecrets:
         return might_hold_credential(text, FORMAT_CREDENTIALS) and scrub_secrets(text, FORMAT_CREDENTIALS)[1] > 0
 
     def _redact(self, value: Any) -> Any:
+        """`value` with its strings redacted; `value` itself (not a copy) when none changed."""
         if isinstance(value, str):
-            return self.redact_text(value)[0]
+            redacted, count = self.redact_text(value)
+            return redacted if count else value
         if isinstance(value, dict):
-            return {self._redact(k) if isinstance(k, str) else k: self._redact(v) for k, v in value.items()}
+            items = [(self._redact(k) if isinstance(k, str) else k, self._redact(v)) for k, v in value.items()]
+            if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in zip(items, value.items(), strict=True)):
+                return value
+            return dict(items)
         if isinstance(value, list | tuple):
-            return type(value)(self._redact(v) for v in value)
+            parts = [self._redact(v) for v in value]
+            if all(part is old for part, old in zip(parts, value, strict=True)):
+                return value
+            return type(value)(parts)
         return value
 
 

@@ -62,6 +62,12 @@ class _Detector:
     pattern: _Source
     check: Check | None = None
     group: int = 0
+    #: Characters stripped from the end of what the group matched before `check` sees it (a sentence's punctuation
+    #: after a value): cheaper and safer than a lazy match that looks ahead at every character.
+    trim: str = ""
+    #: When given, the pattern counts only after this one's first match in the same text (an AWS secret key after
+    #: its key id): one search, so the cost stays linear however many ids the text holds.
+    after: _Source | None = None
 
 
 def _digits(text: str) -> str:
@@ -121,6 +127,58 @@ def _not_a_flag(text: str) -> bool:
     return text.lower() not in _FLAG_VALUES
 
 
+#: What a labelled credential's value never holds: code and markup (`os.environ["X"]`, `getpass()`, `<your-token>`,
+#: `[hidden]`) rather than a value.
+_NOT_IN_A_VALUE = frozenset("()[]{}<>\"'`\\")
+#: Characters that join the parts of names, paths, numbers and dates (`max_tokens`, `keys/api.json`, `12:30`,
+#: `2026-11-30`): they do not make a value look like a credential.
+_JOINERS = frozenset("_-./:,")
+#: A value made of these only is masked (`******`, `xxxxxxxx`), not given.
+_MASKS = frozenset("*xX•#.")
+#: A reference to a value held elsewhere (`$DB_PASS`, `${DB_PASS}`, `%PASSWORD%`), not the value.
+_VARIABLE = re.compile(r"\$\{?[A-Za-z_]\w*\}?|%\w+%")
+#: A path (`/home/u`, `~/x`, `./x`, `../x`): `PWD=/home/u` is the working directory, not a password.
+_PATH = re.compile(r"(?:/|~/|\.\.?/).*", re.S)
+
+
+def _credential_value(text: str) -> bool:
+    """Whether a value given after a credential's label ("password: X") is one: at least 6 characters, mixing at
+    least two of letters, digits and symbols (`_-./:,` join words and numbers and count as neither), and not code,
+    markup, a variable, a path, a glob, a URL or a mask. A plain word ("password: required"), a number ("token:
+    4096"), a name (`token = max_tokens`), a file (`secret: keys/api.json`), a date or a call is left alone; so is a
+    credential that looks like one of those ("password: qwerty"): the journal redacts only what is not a guess."""
+    if len(text) < 6 or "://" in text or "**" in text or set(text) <= _MASKS:
+        return False
+    if _VARIABLE.fullmatch(text) or _PATH.fullmatch(text) or any(ch in _NOT_IN_A_VALUE for ch in text):
+        return False
+    kinds = {"letter" if ch.isalpha() else "digit" if ch.isdigit() else "symbol" for ch in text if ch not in _JOINERS}
+    return len(kinds) >= 2
+
+
+def _not_a_template(text: str) -> bool:
+    """A URL's password that is not a stand-in for one (`${DB_PASS}`, `$PW`, `{{pw}}`, `<password>`, `***`)."""
+    return not (text[0] in "{<" or set(text) <= _MASKS or _VARIABLE.fullmatch(text))
+
+
+#: The labels a credential is given under, as a key: "password: X", "DB_PASSWORD=X", "hasło: X", "пароль: X",
+#: "api_key = X", `"token": "X"`. A label ends its word (`tokens:`, `token_type:` and `password_policy:` are not
+#: labels) and starts one, or follows `_`, `-`, `.` or a lower-case letter (`db_password`, `spring.datasource.password`,
+#: `dbPassword`).
+_LABELS = r"passw(?:or)?d|passphrase|pwd|secret|token|(?:api|secret|access)[_-]?key|has(?:ł|l)o|пароль"
+_CAMEL_LABELS = r"Passw(?:or)?d|Passphrase|Pwd|Secret|Token|(?:Api|Secret|Access)Key"
+_LABEL = rf"(?:(?<![^\W_])(?i:{_LABELS})|(?<=[a-z0-9])(?:{_CAMEL_LABELS}))"
+#: Between the label and its value: a closing quote (`"password": "X"`), then ':', '=', ':=' or '=>' (never '==' or
+#: '::': code compares and names there), spaces or tabs only (a label at a line's end gives no value).
+_LABEL_SEPARATOR = r"[\"'`]?[ \t]*(?:=>|:=|:(?![:=])|=(?!=))[ \t]*"
+#: A URL's user information with a password: the password is the group (the user and the password are bounded).
+_URL_PASSWORD = r"://[^\s:/?#@]{0,256}:([^\s/?#]{1,256})@"
+#: AWS's secret access key: 40 characters of base64 mixing upper and lower case with a digit, '/' or '+' (a hex
+#: digest has one case; a word no digit), standing alone.
+_AWS_SECRET = (
+    r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])"
+    r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+)
+
 _I = re.IGNORECASE
 _SECRET_WORDS = (
     r"pass(?:word|wd|phrase)?|pwd|secret|client[_ -]?secret|api[_ -]?key|apikey|access[_ -]?key|auth[_ -]?token"
@@ -147,7 +205,24 @@ _DETECTORS: tuple[_Detector, ...] = (
     _Detector("api_key", "secret", _Source(r"\bhf_[A-Za-z0-9]{20,}")),
     _Detector("token", "secret", _Source(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     _Detector("token", "secret", _Source(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)"), group=1),
-    _Detector("password", "secret", _Source(r"(?<=://)[^\s:/@]+:[^\s@/]+(?=@)")),
+    # The password of a URL's user information, whatever the scheme: "postgres://admin:S3cr3t@db/x" keeps "admin"
+    # and the host. The last '@' before the path ends it (a password typed with an '@' in it). Bounded, and stopped
+    # by the next URL's '/', so a text of many URLs costs linear time.
+    _Detector(
+        "url_password",
+        "secret",
+        _Source(_URL_PASSWORD),
+        check=_not_a_template,
+        group=1,
+    ),
+    # An AWS secret access key, after an access key id in the same text or under its own label.
+    _Detector("aws_secret_key", "secret", _Source(_AWS_SECRET), after=_Source(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    _Detector(
+        "aws_secret_key",
+        "secret",
+        _Source(rf"(?i:secret[_-]?access[_-]?key){_LABEL_SEPARATOR}[\"'`]?({_AWS_SECRET})"),
+        group=1,
+    ),
     # keyword, then ':' or '=' (any value): "password: hunter2", "hasło=Kot!23", "пароль: qwerty"
     _Detector(
         "password",
@@ -172,6 +247,26 @@ _DETECTORS: tuple[_Detector, ...] = (
         _Source(rf"(?:{_SECRET_WORDS})\s+(?:is|was|to|jest|brzmi|—|-|–|это|будет)\s+[\"'«]?([^\s\"'»,;]{{4,}})", _I),
         check=_secretish,
         group=1,
+    ),
+    # A credential given as a labelled value (after the keyword guesses: where both find one, prompts and logs keep
+    # calling it a password): the label, a separator, then one token that looks like a credential
+    # (`_credential_value`), quoted or not ("password: Tr0ub4dor&3", 'DB_PASSWORD="S3cr3t!x"', "hasło=Kot!23x").
+    # Trailing punctuation ("password: X, then") is the sentence's, not the value's; "&name=" ends a URL query's
+    # value ("?token=X&page=2"), while a lone '&' is the value's ("password: Tr0ub4dor&3").
+    _Detector(
+        "labelled_secret",
+        "secret",
+        _Source(rf"{_LABEL}{_LABEL_SEPARATOR}([\"'`])([^\s\"'`]{{1,4096}})\1"),
+        check=_credential_value,
+        group=2,
+    ),
+    _Detector(
+        "labelled_secret",
+        "secret",
+        _Source(rf"{_LABEL}{_LABEL_SEPARATOR}(?![\"'`])((?:[^\s&]|&(?![A-Za-z_][\w.-]{{0,64}}=))+)"),
+        check=_credential_value,
+        group=1,
+        trim=".,;:)]}»\"'`",
     ),
     _Detector("payment_card", "secret", _Source(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])"), check=luhn_ok),
     _Detector("email", "private", _Source(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}")),
@@ -216,8 +311,11 @@ _DETECTORS: tuple[_Detector, ...] = (
 
 
 @functools.cache
-def _compiled_detectors() -> tuple[tuple[_Detector, re.Pattern[str]], ...]:
-    return tuple((d, re.compile(d.pattern.text, d.pattern.flags)) for d in _DETECTORS)
+def _compiled_detectors() -> tuple[tuple[_Detector, re.Pattern[str], re.Pattern[str] | None], ...]:
+    def compiled(source: _Source) -> re.Pattern[str]:
+        return re.compile(source.text, source.flags)
+
+    return tuple((d, compiled(d.pattern), compiled(d.after) if d.after else None) for d in _DETECTORS)
 
 
 SECRET_CATEGORIES = frozenset(d.category for d in _DETECTORS if d.severity == "secret")
@@ -250,14 +348,22 @@ def find(
     wanted = set(severities)
     found: list[Finding] = []
     kept_spans = [m.span() for m in PLACEHOLDER.finditer(text)] if "[SECRET" in text else []
-    for detector, pattern in _compiled_detectors():
+    for detector, pattern, after in _compiled_detectors():
         if detector.severity not in wanted or (categories is not None and detector.category not in categories):
             continue
-        for match in pattern.finditer(text):
+        position = 0
+        if after is not None:
+            anchor = after.search(text)
+            if anchor is None:
+                continue
+            position = anchor.end()
+        for match in pattern.finditer(text, position):
             start, end = match.span(detector.group)
+            if detector.trim and end > start:
+                end = start + len(text[start:end].rstrip(detector.trim))
             if start < 0 or end <= start:
                 continue
-            if detector.check is not None and not detector.check(match.group(detector.group)):
+            if detector.check is not None and not detector.check(text[start:end]):
                 continue
             if detector.severity == "secret" and _placeholder_part(text, start, end, kept_spans):
                 continue
@@ -326,10 +432,14 @@ CREDENTIAL_CATEGORIES = SECRET_CATEGORIES - {"payment_card"}
 
 
 #: The credentials known by their format alone (a private key block, a provider's key prefix, a JWT, a bearer
-#: token): what the journal replaces in every event besides the home's known values. A keyword detector ("token
-#: count: 1234", "secret santa list: 2026-12") is a guess; in the journal a wrong guess would change the data
-#: that runs pass on, so those are for prompts and logs only.
-FORMAT_CREDENTIALS = frozenset({"private_key", "api_key", "token"})
+#: token, a URL's password, an AWS secret key next to its key id, a credential-looking value under a credential's
+#: label): what the journal replaces in every event besides the home's known values. A keyword detector ("token
+#: count: 1234", "secret santa list: 2026-12", "hasło do wifi: …") is a guess; in the journal a wrong guess would
+#: change the data that runs pass on, so those are for prompts and logs only. A labelled value is not a guess: the
+#: label is a key ("password:", "DB_PASSWORD=", `"token": `) directly followed by its value, and the value must look
+#: like a credential (`_credential_value`), so prose ("reset my password tomorrow", "the password policy", "token
+#: bucket") and settings ("token: 4096", "pwd=/home/u") are left alone.
+FORMAT_CREDENTIALS = frozenset({"private_key", "api_key", "token", "url_password", "aws_secret_key", "labelled_secret"})
 
 
 #: Something every credential detector needs in its match (lower-cased): a few substring tests rule most text out
@@ -350,19 +460,58 @@ _FORMAT_HINTS = (
     "-----begin", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "xox", "aiza",
     "_live_", "_test_", "hf_", "eyj", "bearer",
 )  # fmt: skip
+#: A label directly followed by a separator and the first character a labelled value may have (lower-cased): the
+#: labelled detectors' hint. It holds in an event's canonical JSON too (`\"password\": \"X\"`, `password:\tX`), and
+#: a structure's own key (`"secret":["keys/**"]`, in every `run.created`) does not pass it. Its labels are spelled
+#: out: an alternation of plain words is scanned several times faster than one of patterns (`passw(?:or)?d`).
+_LABEL_WORDS = (
+    "password", "passwd", "passphrase", "pwd", "secret", "token", "hasło", "haslo", "пароль",
+    *(f"{kind}{joint}key" for kind in ("api", "secret", "access") for joint in ("", "_", "-")),
+)  # fmt: skip
+_LABEL_HINT = (
+    rf"(?:{'|'.join(map(re.escape, _LABEL_WORDS))})\\?[\"'`]?(?:[ \t]|\\t)*(?:=>|:=|:|=)[ \t]*\\?[\"'`]?"
+    r"[^\s\"'`\[\]{}()<>]"
+)
+#: A URL with a password in its user information (looked for only in text holding "://": most URLs have none).
+_URL_PASSWORD_HINT = re.compile(_URL_PASSWORD)
 
 
 #: The hints as one alternation each: one scan of the lowered text instead of one `in` test per hint (every journaled
 #: event is probed, so this is on every step's path). The same answer as `any(hint in lowered for hint in hints)`.
+#: The label hint is matched on its own, only where a stem of its labels starts (`_label_hint`): joined to the format
+#: hints' plain strings it made their scan five times slower; scanned alone over every event, it doubled the cost.
 _FORMAT_HINT_SCAN = re.compile("|".join(map(re.escape, _FORMAT_HINTS)))
 _CREDENTIAL_HINT_SCAN = re.compile("|".join(map(re.escape, _CREDENTIAL_HINTS)))
+_LABEL_HINT_SCAN = re.compile(_LABEL_HINT)
+
+
+#: The start of every label word (`_LABEL_WORDS`), rare in events ("key" would not be: "idempotency_key", "keys/**").
+_LABEL_STEMS = ("pass", "pwd", "secret", "token", "api", "access", "hasło", "haslo", "пароль")
+
+
+def _label_hint(lowered: str) -> bool:
+    """Whether the label hint matches `lowered`, tried only where a label's stem starts: most events hold none, and
+    a few substring searches cost a fraction of the hint's scan over the whole text."""
+    for stem in _LABEL_STEMS:
+        at = lowered.find(stem)
+        while at >= 0:
+            if _LABEL_HINT_SCAN.match(lowered, at) is not None:
+                return True
+            at = lowered.find(stem, at + 1)
+    return False
 
 
 def might_hold_credential(text: str, categories: frozenset[str] = CREDENTIAL_CATEGORIES) -> bool:
     """False when `text` cannot hold anything a detector of `categories` finds (a fast test before
     `scrub_secrets`); the format detectors alone need fewer hints than the keyword ones."""
-    scan = _FORMAT_HINT_SCAN if categories <= FORMAT_CREDENTIALS else _CREDENTIAL_HINT_SCAN
-    return scan.search(text.lower()) is not None
+    lowered = text.lower()
+    if not categories <= FORMAT_CREDENTIALS:
+        return _CREDENTIAL_HINT_SCAN.search(lowered) is not None
+    if _FORMAT_HINT_SCAN.search(lowered) is not None:
+        return True
+    if _label_hint(lowered):
+        return True
+    return "://" in text and _URL_PASSWORD_HINT.search(text) is not None
 
 
 def scrub_secrets(text: str, categories: frozenset[str] = SECRET_CATEGORIES) -> tuple[str, int]:
