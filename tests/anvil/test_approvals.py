@@ -193,7 +193,8 @@ def test_a_non_material_replan_proceeds_under_the_carried_approval(
     ex = executor(store, reg, tmp_path)
     first = ex.start(SEND, approvals=[Approval("human:bob", "ship it")], run_id="run-one")
     assert first.status == "succeeded"
-    again = plan([node("load", "t.read", path="a.csv"), node("send", "t.send", url="https://api.x.io/in", payload=2)])
+    # Only what the plan reads changes; the approved send is the same, so its approval carries over.
+    again = plan([node("load", "t.read", path="b.csv"), node("send", "t.send", url="https://api.x.io/in", payload=1)])
     second = ex.replan("run-one", again, new_run_id="run-two")
     assert second.status == "succeeded" and calls["send"] == 2
     created = store.read("run-two")[0].data

@@ -24,7 +24,8 @@ def test_an_identical_plan_is_not_material_unless_its_cause_came_from_data() -> 
 
 def test_a_new_operation_is_material_even_when_the_cost_stays_under_the_threshold() -> None:
     reg = registry()
-    shaped = plan([node("load", "t.read", path="a.csv"), node("w", "t.shape"), node("x", "t.write", path="o.txt")])
+    write = node("x", "t.write", path="o.txt", content="x")  # the approved write, renamed: not a new effect
+    shaped = plan([node("load", "t.read", path="a.csv"), node("w", "t.shape"), write])
     change = material_change(BASE, shaped, reg, threshold=10)
     assert change.material
     assert change.reasons == ("it uses operation(s) the approved plan did not: t.shape",)
@@ -34,7 +35,10 @@ def test_a_new_write_destination_is_material() -> None:
     reg = registry()
     elsewhere = plan([node("load", "t.read", path="a.csv"), node("w", "t.write", path="p.txt", content="x")])
     change = material_change(BASE, elsewhere, reg, threshold=10)
-    assert change.material and change.reasons == ("it writes to new destination(s): p.txt",)
+    assert change.material and change.reasons == (
+        "it writes to new destination(s): p.txt",
+        "it changes what approved node w (t.write) does: input(s) path changed",
+    )
 
 
 def test_data_routed_to_an_operation_it_did_not_feed_is_material() -> None:
@@ -42,14 +46,18 @@ def test_data_routed_to_an_operation_it_did_not_feed_is_material() -> None:
     routed = plan([node("load", "t.read", path="a.csv"), node("w", "t.write", path="o.txt", content=ref("load"))])
     assert data_flows(routed) == ["t.read→t.write"] and data_flows(BASE) == []
     change = material_change(BASE, routed, reg, threshold=10)
-    assert change.material and change.reasons == ("it routes data differently: t.read→t.write",)
+    assert change.material and change.reasons == (
+        "it routes data differently: t.read→t.write",
+        "it changes what approved node w (t.write) does: input(s) content changed",
+    )
     # Fewer operations, destinations or flows is no reason to ask again.
-    assert material_change(routed, BASE, reg, threshold=10).material is False
+    shaped = plan([*BASE.model_dump(mode="json")["nodes"], node("keep", "t.shape", records=ref("load"))])
+    assert material_change(shaped, BASE, reg, threshold=10).material is False
 
 
 def test_a_summary_journaled_before_these_facts_is_compared_on_what_it_holds() -> None:
     reg = registry()
     new = summarize(BASE, reg, assess(BASE, reg))
-    old = {k: v for k, v in new.items() if k not in ("operations", "paths", "flows")}
+    old = {k: v for k, v in new.items() if k not in ("operations", "paths", "flows", "effect_inputs")}
     assert compare(old, new).material is False
     assert compare(old, new, from_data=True).material is True

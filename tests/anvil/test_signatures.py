@@ -220,7 +220,8 @@ def test_a_carried_approval_names_the_signed_original_and_verify_checks_it(home:
     store, _, executor = home
     run = _waiting(executor, "run-first")
     executor.resume(run, approvals=[Approval("human:alice", "ship it")])
-    again = plan([node("send", "t.send", url="https://api.x.io/in", payload=2)], goal="signed decisions")
+    # The approved send under another node id: the same effect, so its approval carries over.
+    again = plan([node("send_again", "t.send", url="https://api.x.io/in", payload=1)], goal="signed decisions")
     assert executor.replan(run, again, new_run_id="run-second").status == "succeeded"
     original = _event(store, run, "approval.granted").data["seal"]
     carried = _event(store, "run-second", "approval.carried")

@@ -2,15 +2,22 @@
 
 A replan is material when it changes the goal hash, adds effect classes, uses operations the old plan did not,
 reaches hosts or writes paths the old plan did not, routes data differently (an operation's output now feeds one it
-did not feed), sends more sensitive data outside, or raises the plan's cost (its most possible calls, its effects,
-the money it moves) by more than `threshold` (a fraction: 0.25 is +25 %). It is material whatever it costs when its
-cause came from data or a tool's output (an error message, a failed check's detail): text an attacker may have
-written decided what the new plan is. Everything is compared on whole-plan aggregates, so a replan that splits one
-send into five is caught by the cost rule even though its effect classes did not change. Anything else may proceed
-within the approved goal. Core calls `material_change`; `Executor.replan` applies it.
+did not feed), changes what an approved effect does (below), sends more sensitive data outside, or raises the plan's
+cost (its most possible calls, its effects, the money it moves) by more than `threshold` (a fraction: 0.25 is
++25 %). It is material whatever it costs when its cause came from data or a tool's output (an error message, a
+failed check's detail): text an attacker may have written decided what the new plan is. Everything is compared on
+whole-plan aggregates, so a replan that splits one send into five is caught by the cost rule even though its effect
+classes did not change.
 
-Summaries journaled before operations, flows and paths were compared lack those keys; they are compared on what
-they hold, so their runs replay as they ran.
+What every node with an effect above `read` does is bound by digests (`effect_bindings`): its operation and the
+canonical digest of each input, a literal's value or the output a reference names. An approval covers exactly those
+bindings, so a changed payload, recipient, body, amount, variant, URL path or written path, a reference that now
+points elsewhere, or an effect node the approved plan did not have is material, whatever field it hides in. Nodes
+that only read or compute may change freely within the approved goal (a corrected filter, another sample file):
+that is what carrying an approval over is for, and the label, flow and cost rules still watch what they feed.
+
+Summaries journaled before operations, flows, paths and effect bindings were compared lack those keys; they are
+compared on what they hold, so their runs replay as they ran.
 """
 
 from __future__ import annotations
@@ -18,12 +25,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from alicorn import canonical
 from alicorn.anvil.labels import DataLabels, label_rank
 from alicorn.anvil.risk import PlanRisk, assess
 from alicorn.plan.dsl import EFFECT_ORDER, Plan
 
 #: Default growth of a plan's cost above which a replan is material (+25 %).
 DEFAULT_THRESHOLD = 0.25
+
+#: Effect classes whose nodes a replan may change without a new decision: they only read or compute.
+FREE_EFFECTS = frozenset({"none", "read"})
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,24 @@ def data_flows(plan: Plan) -> list[str]:
     return sorted({f"{operation[ref.node]}→{n.operation}" for n in plan.nodes for ref in n.refs()})
 
 
+def effect_bindings(plan: Plan, risk: PlanRisk) -> list[dict[str, Any]]:
+    """What each node with an effect above `read` does: its id, operation and one digest per input.
+
+    An input's digest is the canonical digest of its whole binding (`{"value": ...}` or `{"ref": ...}`), so every
+    part of a literal (a payload's recipient and amount, a URL's path) and every reference target is bound without
+    naming fields. The effect is the effective one: a read that carries private data out counts as a send."""
+    effective = {n.node: n.effective for n in risk.nodes}
+    return [
+        {
+            "node": node.node_id,
+            "operation": node.operation,
+            "inputs": {name: canonical.digest(b.model_dump(mode="json")) for name, b in sorted(node.inputs.items())},
+        }
+        for node in plan.nodes
+        if effective[node.node_id] not in FREE_EFFECTS
+    ]
+
+
 def summarize(plan: Plan, catalog: Any, risk: PlanRisk) -> dict[str, Any]:
     """The facts of a plan a later replan is compared with (journaled with the successor run)."""
     return {
@@ -65,6 +94,7 @@ def summarize(plan: Plan, catalog: Any, risk: PlanRisk) -> dict[str, Any]:
         "operations": list(risk.operations),
         "paths": list(risk.paths),
         "flows": data_flows(plan),
+        "effect_inputs": effect_bindings(plan, risk),
     }
 
 
@@ -101,6 +131,41 @@ def _added(old: dict[str, Any], new: dict[str, Any], key: str) -> list[str]:
     return [item for item in new[key] if item not in old[key]]
 
 
+def _what_it_does(binding: dict[str, Any]) -> str:
+    """A binding without its node id: an approved effect renamed (or repeated) is still the approved effect."""
+    return canonical.dumps({"operation": binding["operation"], "inputs": binding["inputs"]})
+
+
+def _changed_effect(binding: dict[str, Any], before: dict[str, Any] | None) -> str:
+    """Why a new plan's effect node is not one the approved plan had, naming the node and the inputs that differ."""
+    node, operation = binding["node"], binding["operation"]
+    if before is None:
+        return f"it adds an effect the approved plan did not have: node {node} ({operation})"
+    if before["operation"] != operation:
+        return f"node {node} now runs {operation} instead of the approved {before['operation']}"
+    new, old = binding["inputs"], before["inputs"]
+    parts = []
+    for verb, names in (
+        ("changed", [k for k in new if k in old and new[k] != old[k]]),
+        ("added", [k for k in new if k not in old]),
+        ("removed", [k for k in old if k not in new]),
+    ):
+        if names:
+            parts.append(f"input(s) {', '.join(names)} {verb}")
+    return f"it changes what approved node {node} ({operation}) does: {'; '.join(parts)}"
+
+
+def _effect_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """One reason per effect node of `new` that does not do exactly what an approved effect node did."""
+    if "effect_inputs" not in old or "effect_inputs" not in new:
+        return []
+    approved = {_what_it_does(b) for b in old["effect_inputs"]}
+    by_node = {b["node"]: b for b in old["effect_inputs"]}
+    return [
+        _changed_effect(b, by_node.get(b["node"])) for b in new["effect_inputs"] if _what_it_does(b) not in approved
+    ]
+
+
 def compare(
     old: dict[str, Any], new: dict[str, Any], threshold: float = DEFAULT_THRESHOLD, *, from_data: bool = False
 ) -> MaterialChange:
@@ -130,6 +195,7 @@ def compare(
         if found:
             items = ("a path computed at run time" if item == "?" else item for item in found)
             reasons.append(sentence.format(", ".join(items)))
+    reasons += _effect_changes(old, new)
     if label_rank(new["outbound"]) > label_rank(old["outbound"]):
         reasons.append(f"it sends more sensitive data outside ({new['outbound']}, before {old['outbound']})")
     before, after = old["cost"], new["cost"]

@@ -548,7 +548,8 @@ class Executor:
         new = summarize(plan, self.registry, assess(plan, self.registry, terms.labels))
         change = compare(base, new, limit, from_data=from_data)
         carried = []
-        if not change.material:
+        # an approval summarized before effect inputs were bound says nothing of what its effects did: not carried
+        if not change.material and "effect_inputs" in base:
             source = {a["by"]: a for a in bound}
             carried = [
                 CarriedApproval(
