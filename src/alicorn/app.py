@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import json
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +20,7 @@ from alicorn.secrets import home_secrets
 # The registry (every pack's operations and pydantic models), Anvil (Cedar) and the executor are imported where they
 # are first used, so the commands that only read the journal (`alicorn runs`, `show`, `journal`, `verify`) start fast.
 if TYPE_CHECKING:
+    from alicorn.anvil.labels import Classification, DataLabels
     from alicorn.anvil.people import People
     from alicorn.anvil.service import Anvil
     from alicorn.anvil.terms import RunTerms
@@ -89,15 +92,20 @@ class App:
     ) -> Executor:
         """An executor over this home: Anvil's live gate, and reputations settled whenever a run finishes.
 
-        The contents of the files under `data_root` that `[data] secret` labels become known secrets of the
-        journal (redacted from every event), whether or not a run reads them."""
+        The contents of the files under `data_root` that its labels (`data_labels`) classify secret become known
+        secrets of the journal (redacted from every event), whether or not a run reads them. Over data Core staged,
+        every run it starts is classified by those labels too, so a staged copy is what its original is."""
         from alicorn.runtime.executor import DEFAULT_DURABILITY, Executor, RunEnvironment
         from alicorn.secrets import labelled_file_secrets
 
-        self.store.secrets = self.store.secrets.merged(labelled_file_secrets(data_root.resolve(), self.config.data))
+        labels = self.data_labels(data_root)
+        self.store.secrets = self.store.secrets.merged(labelled_file_secrets(data_root.resolve(), labels))
         environment = RunEnvironment(
             self.workspaces.resolve(), data_root.resolve(), max_parallel=max_parallel, hidden=(self.home.resolve(),)
         )
+        # a run started without terms of its own classifies staged data as its originals are (Core passes its own
+        # terms, labelled the same way: core/execution.py)
+        default_terms = self.anvil.terms("human:operator").model_copy(update={"labels": labels})
         return Executor(
             self.store,
             self.registry,
@@ -106,9 +114,16 @@ class App:
             durability=durability or DEFAULT_DURABILITY,
             gate=self.anvil.gate(self._trigger_allowance),
             on_finished=self._settle,
-            default_terms=self.anvil.terms("human:operator"),
+            default_terms=default_terms,
             approvers=self.people,
         )
+
+    def data_labels(self, data_root: Path) -> DataLabels:
+        """How the files under `data_root` are classified: the home's `[data]` patterns and, for a folder Core staged
+        a request's data in (`<home>/inputs/<conversation>/`), the label each staged copy's original has there
+        (`record_staged_labels`), whichever is higher."""
+        staged = read_staged_labels(data_root) if _is_staged(self.home, data_root) else {}
+        return with_staged(self.config.data, staged)
 
     def _settle(self, state: RunState) -> None:
         self.anvil.settle(state.run_id)
@@ -128,6 +143,84 @@ class App:
         if self.live_export is not None:
             self.live_export.close()  # bounded: a slow collector delays closing by its timeout at most
         self.store.close()
+
+
+#: Beside each folder Core stages a conversation's data in: the label of each staged path's original.
+STAGED_LABELS_SUFFIX = ".labels.json"
+
+
+def staged_labels_file(data_root: Path) -> Path:
+    """Where the labels of the data staged in `data_root` are kept: beside it, never in it (a plan reads the data
+    root, and a workflow reading every JSON file of it must not take this one for data)."""
+    return data_root.with_name(data_root.name + STAGED_LABELS_SUFFIX)
+
+
+def _is_staged(home: Path, data_root: Path) -> bool:
+    """Whether `data_root` is a folder Core stages data in (`<home>/inputs/NAME`): only there is a labels file
+    trusted, so one planted beside a folder given to `alicorn run --data` classifies nothing."""
+    try:
+        return data_root.resolve().parent == (home / "inputs").resolve()
+    except OSError:
+        return False
+
+
+def read_staged_labels(data_root: Path) -> dict[str, Classification]:
+    """The label of each path staged in `data_root` (a pattern relative to it: a file, a folder, `folder/**`); none
+    when nothing was recorded. A damaged record is refused: the staged data would lose its labels."""
+    from alicorn.anvil.labels import LABEL_ORDER
+
+    path = staged_labels_file(data_root)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise AlicornError(f"cannot read the labels of the staged data {str(path)!r}: {exc.strerror}") from None
+    try:
+        found = json.loads(text)
+    except ValueError:
+        found = None
+    if not isinstance(found, dict) or not all(v in LABEL_ORDER for v in found.values()):
+        raise AlicornError(
+            f"the labels of the staged data {str(path)!r} are damaged; remove {str(data_root)!r} and that file, and "
+            "give the data again"
+        )
+    return {str(k): v for k, v in found.items()}
+
+
+def record_staged_labels(data_root: Path, labels: Mapping[str, Classification]) -> None:
+    """Record the label of each path just staged in `data_root` (see `read_staged_labels`), replacing what was
+    recorded for the same paths (their files were just replaced) and keeping the rest (files staged before)."""
+    import tempfile
+
+    merged = {**read_staged_labels(data_root), **labels}
+    path = staged_labels_file(data_root)
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False) as scratch:
+        scratch.write(json.dumps(merged, indent=1, sort_keys=True))
+    os.replace(scratch.name, path)  # whole or not at all: a reader never sees half a record
+
+
+def with_staged(labels: DataLabels, staged: Mapping[str, Classification]) -> DataLabels:
+    """`labels` that also classify each staged path as `staged` says, where that is higher than what `labels` say
+    of it (the higher label wins; one no higher changes nothing, so honest data keeps its runs' terms as they were)."""
+    from alicorn.anvil.labels import DataLabels, label_rank, normalize_path
+
+    # a path with `..` names nothing a run may read (reads are confined to the data root): there is nothing to label
+    named = {normalize_path(path): level for path, level in staged.items() if ".." not in path.split("/")}
+    raised = {p: level for p, level in named.items() if p and label_rank(level) > label_rank(labels.classify(p))}
+    if not raised:
+        return labels
+    levels = {level: [path for path, label in raised.items() if label == level] for level in _LEVELS}
+    return joined(labels, DataLabels.model_validate({**levels, "default": labels.default}))
+
+
+def joined(labels: DataLabels, more: DataLabels) -> DataLabels:
+    """`labels` with `more`'s patterns added at every level (a path gets the higher of its two labels)."""
+    levels = {level: (*getattr(labels, level), *getattr(more, level)) for level in _LEVELS}
+    return labels.model_validate({**labels.model_dump(), **levels})
+
+
+_LEVELS = ("public", "internal", "private", "secret")
 
 
 def artifact_root(home: Path, project: str) -> Path:

@@ -28,22 +28,44 @@ files of the source that were not read (of another kind, empty, another table) a
 
 When every required input is found, the files are copied into `<home>/inputs/<conversation>/` under the names the
 plan reads (several CSV files of one input are merged, header once), and the run's data root is that folder: the
-user's data, never the samples, is what runs.
+user's data, never the samples, is what runs. Each staged copy keeps the label its original has under the home's
+`[data]` patterns (the original's path relative to the project root it lies under), recorded beside the folder
+(`alicorn.app.record_staged_labels`), so a private file stays private in the run that reads its copy.
+
+Two kinds of file are never read, from any source but an attachment, and the question says why (nothing of them is
+read or journaled, and no later source is taken in their place): a file inside the Alicorn home (its journal, keys,
+configuration, other runs' workspaces and staged data; a folder holding the home is read without it; a home that is
+itself the project's folder refuses what Alicorn keeps in it), and a file the home's `[data] secret` patterns label
+secret, which only a plan run with `alicorn run --allow-secret-read` and a human's approval may read.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
+from alicorn.anvil.labels import Classification, DataLabels, highest, label_rank
+from alicorn.app import record_staged_labels
+from alicorn.i18n import N_
 from alicorn.packs.captions import stated_date
-from alicorn.packs.inputs import DataInput, Finding, Problem, absent, inspect, staged_rows
+from alicorn.packs.inputs import (
+    MAX_INPUT_BYTES,
+    MAX_TREE_FILES,
+    DataInput,
+    Finding,
+    Problem,
+    absent,
+    inspect,
+    staged_rows,
+)
 
 #: Words that look like a path: something with a slash or a file extension ("./logs/alarms.csv", "roster.csv").
 _PATHLIKE = re.compile(r"""(?:(?<=\s)|^|(?<=["'(]))((?:~|\.{1,2})?/?[\w.\-/]*[\w\-]+(?:/|\.[A-Za-z0-9]{1,5})?)""")
@@ -53,6 +75,28 @@ _QUOTED = re.compile(
     r"""(?:^|(?<=[\s(\[:=]))(?:"([^"\n]+)"|“([^”\n]+)”|„([^”“\n]+)[”“]|«([^»\n]+)»|'([^'\n]+)'(?!\w)|‘([^’\n]+)’)"""
 )
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+#: The name of an Alicorn home by default: a folder so named is never data, wherever it lies.
+HOME_NAME = ".alicorn"
+#: Why a path inside the Alicorn home is not read (`where`: the path as the person would write it).
+IN_HOME = N_(
+    "{where} is inside Alicorn's home folder, which holds its journal, keys and the files of other runs; Core never "
+    "reads there, and nothing of it was read. Give a copy of the data kept outside that folder"
+)
+#: Why a file the home's `[data] secret` patterns label secret is not read.
+SECRET = N_(
+    "{where} is labelled secret by [data] secret in alicorn.toml, and Core never reads a secret file: nothing of it "
+    "was read. Give a copy without the secrets, or read it with a plan of your own, run with `alicorn run PLAN "
+    "--allow-secret-read {where}` and approved by a person"
+)
+#: What Alicorn keeps in its home (its configuration, keys, runs' workspaces, staged data, attachments, projects and
+#: the service's session key; its databases below): all a home that is also a project's folder refuses as data.
+HOME_ENTRIES = frozenset(
+    {"alicorn.toml", "models.toml", "keys", "workspaces", "inputs", "artifacts", "projects", "service-session.key"}
+)
+_HOME_DATABASE = re.compile(r"^(journal|memory|run-index)\.db")
+#: The most single-file patterns a staged folder's labels list; past it the folder is labelled as its most
+#: sensitive file (never lower).
+MAX_LABELLED_FILES = 200
 
 
 @dataclass(frozen=True)
@@ -64,6 +108,8 @@ class DataSources:
     project: Mapping[str, Sequence[str]] = field(default_factory=dict)  # NAME -> globs
     roots: Sequence[Path] = ()
     samples: Path | None = None
+    labels: DataLabels = field(default_factory=DataLabels)  # the home's [data] patterns, relative to a root
+    hidden: Sequence[Path] = ()  # the Alicorn home: never read (but for the attachments it stores)
 
 
 @dataclass(frozen=True)
@@ -77,6 +123,7 @@ class Located:
     problems: tuple[Finding, ...] = ()
     refused: tuple[str, ...] = ()  # paths named outside the project's roots
     skipped: tuple[Skipped, ...] = ()  # files the chosen source offered that were not read, and why
+    labels: tuple[tuple[Path, Classification], ...] = ()  # each chosen file's label (its original's)
 
     @property
     def found(self) -> bool:
@@ -180,6 +227,119 @@ def _inside(path: Path, roots: Sequence[Path]) -> bool:
     return any(resolved == r.resolve() or resolved.is_relative_to(r.resolve()) for r in roots)
 
 
+def in_home(path: Path, sources: DataSources) -> bool:
+    """Whether `path`, as written or where its links lead, lies in an Alicorn home: one of `sources.hidden`, or any
+    folder named `.alicorn` (no home's journal, keys or runs' files are a request's data). A home that is itself a
+    project's folder (a root at or inside it) holds the project's files too: there, what Alicorn keeps in it is."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # a link loop leads nowhere readable
+        return False
+    if HOME_NAME in path.parts or HOME_NAME in resolved.parts:
+        return True
+    for home in (h.resolve() for h in sources.hidden):
+        if not resolved.is_relative_to(home):
+            continue
+        if not any(root.resolve().is_relative_to(home) for root in sources.roots):
+            return True
+        inner = resolved.relative_to(home).parts
+        if inner and (inner[0] in HOME_ENTRIES or _HOME_DATABASE.match(inner[0])):
+            return True
+    return False
+
+
+def label_of(path: Path, sources: DataSources) -> Classification:
+    """The label the home's `[data]` patterns give `path`: relative to each project root it lies under, as written
+    and where its links lead, the highest; a path under no root is read by each of its trailing parts
+    (`srv/keys/api.json`, `keys/api.json`, `api.json`), so no pattern can miss it. A folder gets the highest label of
+    itself and what it holds."""
+    if not path.is_dir():
+        return _label(path, sources)
+    return highest([_label(path, sources), *(_label(p, sources) for p in _walk(path, sources) if not p.is_dir())])
+
+
+def _label(path: Path, sources: DataSources) -> Classification:
+    labels = sources.labels
+    if not any((labels.public, labels.internal, labels.private, labels.secret)):
+        return labels.default
+    roots = {form for root in sources.roots for form in (root.absolute(), root.resolve())}
+    readings: list[str] = []
+    for form in dict.fromkeys((Path(os.path.normpath(path.absolute())), path.resolve())):
+        under = [form.relative_to(root).as_posix() for root in roots if form.is_relative_to(root)]
+        parts = form.parts[1:]
+        readings += under or ["/".join(parts[i:]) for i in range(len(parts))]
+    return highest(labels.classify(reading) for reading in readings)
+
+
+def _walk(folder: Path, sources: DataSources) -> list[Path]:
+    """Everything under `folder`, in order, as `Path.rglob` lists it, but never inside an Alicorn home (a link is
+    listed, not followed: a folder input holding one is refused when it is read)."""
+    found: list[Path] = []
+    for top, folders, files in os.walk(folder):
+        here = Path(top)
+        folders[:] = [f for f in folders if (here / f).is_symlink() or not in_home(here / f, sources)]
+        found += [here / f for f in folders]
+        found += [here / f for f in files if (here / f).is_symlink() or not in_home(here / f, sources)]
+    return sorted(found)
+
+
+def _refusal(path: Path, message: str, sources: DataSources, where: str | None = None) -> Finding:
+    """A candidate refused before anything of it was read (`IN_HOME`, `SECRET`)."""
+    shown = where if where is not None else _shown(path, sources.roots)
+    return Finding(path, Problem(message, {"file": path.name, "where": shown}, "unread"))
+
+
+def _screened(paths: Sequence[Path], want: DataInput, sources: DataSources) -> tuple[list[Path], list[Finding]]:
+    """The candidates that may be read, and a refusal for each one that may not: inside an Alicorn home (a link's
+    target counts), labelled secret, or a folder input holding a file labelled secret."""
+    kept: list[Path] = []
+    refused: list[Finding] = []
+    for path in paths:
+        if in_home(path, sources):
+            refused.append(_refusal(path, IN_HOME, sources))
+            continue
+        inner = [p for p in _walk(path, sources) if not p.is_dir()] if want.format == "tree" and path.is_dir() else []
+        secret = next((p for p in (path, *inner) if _label(p, sources) == "secret"), None)
+        if secret is not None:
+            refused.append(_refusal(secret, SECRET, sources))
+        else:
+            kept.append(path)
+    return kept, refused
+
+
+def _read_tree(path: Path, want: DataInput, sources: DataSources) -> Finding:
+    """`inspect` of a folder input, leaving out an Alicorn home it holds (the project's root given as the
+    application's folder holds `.alicorn`): the same digest, checks and limits over everything else."""
+    if not path.is_dir():
+        return inspect(path, want)
+    digest = hashlib.sha256()
+    total, names = 0, []
+    try:
+        for item in _walk(path, sources):
+            if item.is_symlink():
+                link = str(item.relative_to(path))
+                problem = N_("{file} holds a symbolic link ({link}); copy the real files instead")
+                return Finding(path, Problem(problem, {"file": path.name, "link": link}, "unfit"))
+            if not item.is_file():
+                continue
+            names.append(str(item.relative_to(path)))
+            if len(names) > MAX_TREE_FILES:
+                problem = N_("{file} holds more than {limit} files")
+                return Finding(path, Problem(problem, {"file": path.name, "limit": MAX_TREE_FILES}, "unfit"))
+            data = item.read_bytes()
+            total += len(data)
+            if total > MAX_INPUT_BYTES:
+                problem = N_("{file} holds more than {limit} MB")
+                return Finding(path, Problem(problem, {"file": path.name, "limit": MAX_INPUT_BYTES // 2**20}, "unfit"))
+            digest.update(names[-1].encode() + b"\0" + hashlib.sha256(data).digest())
+    except OSError as exc:
+        problem = N_("{file} cannot be read ({error})")
+        return Finding(path, Problem(problem, {"file": path.name, "error": exc.strerror or str(exc)}, "unread"))
+    if not names:
+        return Finding(path, Problem(N_("{file} is an empty folder"), {"file": path.name}, "empty"))
+    return Finding(path, None, digest.hexdigest(), total, len(names), None, None, tuple(names))
+
+
 def _candidates(path: Path, want: DataInput) -> tuple[list[Path], list[Skipped]]:
     """The files a path offers for `want`: itself, or inside a folder the input's own name, else every file of the
     right kind directly in it; and the folder's other files, not read (hidden ones are not said)."""
@@ -205,11 +365,11 @@ def _candidates(path: Path, want: DataInput) -> tuple[list[Path], list[Skipped]]
     return [p for p in files if p.suffix.lower() in suffixes], others
 
 
-def _fitting(paths: Sequence[Path], want: DataInput) -> tuple[list[Finding], list[Finding]]:
+def _fitting(paths: Sequence[Path], want: DataInput, sources: DataSources) -> tuple[list[Finding], list[Finding]]:
     good: list[Finding] = []
     bad: list[Finding] = []
     for path in paths:
-        finding = inspect(path, want)
+        finding = _read_tree(path, want, sources) if want.format == "tree" else inspect(path, want)
         (good if finding.fits else bad).append(finding)
     return good, bad
 
@@ -265,6 +425,7 @@ class _Step:
     absent: Sequence[tuple[Path, str]] = ()  # paths given or named that are not there, as the person wrote them
     skipped: Sequence[Skipped] = ()
     absent_blocks: bool = True  # a --data path: it names data; a path in the words may name where a result goes
+    refusals: Sequence[Finding] = ()  # paths that are never read (`IN_HOME`, `SECRET`): the question names them
 
 
 def _offered(paths: Sequence[Path], want: DataInput) -> tuple[list[Path], list[Skipped]]:
@@ -280,35 +441,55 @@ def _offered(paths: Sequence[Path], want: DataInput) -> tuple[list[Path], list[S
 def _steps(want: DataInput, sources: DataSources, texts: Sequence[str]) -> tuple[list[_Step], list[str]]:
     """The sources to look in for `want`, in order, and the paths given or named outside the project's roots."""
     refused: list[str] = []
-    steps = [_Step("attachment", [p for _, p in sources.attachments])]
+    attached = [p for n, p in sources.attachments if _attached_label(n, sources) != "secret"]
+    secret = [_refusal(p, SECRET, sources, n) for n, p in sources.attachments if p not in attached]
+    steps = [_Step("attachment", attached, refusals=secret)]
     for text in reversed(texts):  # an answer to Core's question corrects the paths the request named
-        named = named_paths(text, sources.roots)
+        named = [n for n in named_paths(text, sources.roots) if n.exists or _names_a_file_for(n.word, want)]
+        homed = [_refusal(n.path, IN_HOME, sources, n.word) for n in named if in_home(n.path, sources)]
+        named = [n for n in named if not in_home(n.path, sources)]
         there = [n.path for n in named if n.exists]
-        meant = [n for n in named if not n.exists and _names_a_file_for(n.word, want)]
+        meant = [n for n in named if not n.exists]
         refused += [str(p) for p in there if not _inside(p, sources.roots)]
         refused += [n.word for n in meant if not _inside(n.path, sources.roots)]
         offered, skipped = _offered([p for p in there if _inside(p, sources.roots)], want)
+        offered, refusals = _screened(offered, want, sources)
         absent_here = [(n.path, n.word) for n in meant if _inside(n.path, sources.roots)]
-        steps.append(_Step("named in the request", offered, absent_here, skipped, absent_blocks=False))
+        steps.append(_Step("named in the request", offered, absent_here, skipped, False, [*homed, *refusals]))
     given = [p for name, p in sources.given if name in (None, want.name)]
+    homed = [_refusal(p, IN_HOME, sources) for p in given if in_home(p, sources)]
+    given = [p for p in given if not in_home(p, sources)]
     refused += [str(p) for p in given if not _inside(p, sources.roots)]
     inside = [p for p in given if _inside(p, sources.roots)]
     offered, skipped = _offered([p for p in inside if p.exists()], want)
+    offered, refusals = _screened(offered, want, sources)
     missing = [(p, _shown(p, sources.roots)) for p in inside if not p.exists()]
-    steps.append(_Step("--data", offered, missing, skipped))
+    steps.append(_Step("--data", offered, missing, skipped, refusals=[*homed, *refusals]))
     configured: list[Path] = []
+    homed = []
     for pattern in sources.project.get(want.name, ()):
         base = Path(pattern).expanduser()
         if base.is_absolute():
             anchor, rest = Path(base.anchor), str(base.relative_to(base.anchor))
         else:
             anchor, rest = (sources.roots[0] if sources.roots else Path.cwd()), pattern
-        configured += sorted(anchor.glob(rest)) if any(ch in rest for ch in "*?[") else [anchor / rest]
+        if any(ch in rest for ch in "*?["):  # a glob's matches inside an Alicorn home are not the project's data
+            configured += [p for p in sorted(anchor.glob(rest)) if not in_home(p, sources)]
+        elif in_home(anchor / rest, sources):
+            homed.append(_refusal(anchor / rest, IN_HOME, sources))
+        else:
+            configured.append(anchor / rest)
     offered, skipped = _offered(configured, want)
-    steps.append(_Step("project data source", offered, skipped=skipped))
+    offered, refusals = _screened(offered, want, sources)
+    steps.append(_Step("project data source", offered, skipped=skipped, refusals=[*homed, *refusals]))
     if sources.samples is not None:
         steps.append(_Step("bundled sample", _offered([sources.samples], want)[0]))
     return steps, refused
+
+
+def _attached_label(name: str, sources: DataSources) -> Classification:
+    """An attachment's label: its name's (it is stored by digest, and the path it came from is not known)."""
+    return sources.labels.classify(_safe_name(name))
 
 
 def locate(want: DataInput, sources: DataSources, texts: Sequence[str]) -> Located:
@@ -317,7 +498,9 @@ def locate(want: DataInput, sources: DataSources, texts: Sequence[str]) -> Locat
     problems: list[Finding] = []
     steps, refused = _steps(want, sources, texts)
     for step in steps:
-        good, bad = _fitting(step.paths, want)
+        if step.refusals:  # never a later source, nor the rest of this one, in place of a file that may not be read
+            return Located(want, (), step.label, tuple(problems + list(step.refusals)), tuple(refused))
+        good, bad = _fitting(step.paths, want, sources)
         if step.label == "attachment":
             good, bad = _named(good, sources), _named(bad, sources)
         missing = [absent(path, where) for path, where in step.absent]
@@ -334,16 +517,36 @@ def locate(want: DataInput, sources: DataSources, texts: Sequence[str]) -> Locat
                 *(Skipped(f.path, _name_of(f), f"not read: {want.name} reads one file") for f in good[len(chosen) :]),
                 *(Skipped(f.path, _name_of(f), f.problem.english(), f.problem) for f in bad if f.problem is not None),
             ]
-            return Located(want, chosen, step.label, tuple(problems), tuple(refused), tuple(skipped))
+            if step.label == "attachment":
+                labels = tuple((f.path, _attached_label(_name_of(f), sources)) for f in chosen)
+            else:
+                labels = tuple((f.path, label_of(f.path, sources)) for f in chosen)
+            return Located(want, chosen, step.label, tuple(problems), tuple(refused), tuple(skipped), labels)
         problems += [*missing, *bad]
     return Located(want, (), "", tuple(problems), tuple(refused))
 
 
-def stage(located: Sequence[Located], into: Path, documents: Mapping[Path, tuple[str, str]] | None = None) -> Path:
+def stage(
+    located: Sequence[Located],
+    into: Path,
+    documents: Mapping[Path, tuple[str, str]] | None = None,
+    sources: DataSources | None = None,
+) -> Path:
     """Copy the chosen files under the names the plan reads; returns the data root (`into`). `documents` replaces a
-    file by (name, text) written in its place: a caption transcript staged as the pack's JSON."""
+    file by (name, text) written in its place: a caption transcript staged as the pack's JSON. Each staged path's
+    label is its original's (`Located.labels`; several files merged into one: the highest), recorded beside `into`.
+    A folder is copied without links and without an Alicorn home it holds (`in_home`, over `sources`)."""
     into.mkdir(parents=True, exist_ok=True)
     documents = documents or {}
+    known = {path: level for item in located for path, level in item.labels}
+    labels: dict[str, Classification] = {}
+
+    def label(name: str, *originals: Path) -> None:
+        """`name` staged from `originals`: it gets the highest of their labels (when they are known)."""
+        found = [known[p] for p in originals if p in known]
+        if found:
+            labels[name] = highest(found)
+
     for item in located:
         want = item.input
         if not item.chosen:
@@ -352,44 +555,74 @@ def stage(located: Sequence[Located], into: Path, documents: Mapping[Path, tuple
             target = into / want.file
             if target.exists():
                 shutil.rmtree(target)
-            shutil.copytree(item.chosen[0].path, target, symlinks=False)
+            shutil.copytree(item.chosen[0].path, target, symlinks=True, ignore=_left_out(sources or DataSources()))
+            label(want.file, item.chosen[0].path)
+            label(f"{want.file}/**", item.chosen[0].path)
         elif want.format == "json_files":
             for finding in item.chosen:
                 if finding.path in documents:
                     name, text = documents[finding.path]
                     (into / name).write_text(text, encoding="utf-8")
+                    label(name, finding.path)
                     continue
                 name = finding.files[0] if finding.files else finding.path.name
                 if finding.first is not None and not re.match(r"\d{4}-\d{2}-\d{2}", name):
                     name = f"{finding.first.isoformat()}-{name}"  # the transcript reader orders files by date
                 shutil.copyfile(finding.path, into / name)
+                label(name, finding.path)
         elif want.format == "csv" and (len(item.chosen) > 1 or not item.chosen[0].as_is):
             (into / want.file).write_text(_staged_csv(item.chosen, want), encoding="utf-8")
+            label(want.file, *(f.path for f in item.chosen))
         else:
             shutil.copyfile(item.chosen[0].path, into / want.file)
+            label(want.file, item.chosen[0].path)
+    if labels:
+        record_staged_labels(into, labels)
     return into
 
 
 def stage_given(sources: DataSources, into: Path) -> Path:
     """A free plan's data root: a copy of what the request gave (its attachments, under their names, and the
     `--data` files and folders that lie under the project's roots), and nothing else: never the home, so a plan
-    reads neither the journal nor another run's or project's files. Symlinks are not followed."""
+    reads neither the journal nor another run's or project's files. Symlinks are not followed. Each copy keeps its
+    original's label (a folder: each file its own, the folder its most sensitive file's), recorded beside `into`:
+    a plan reading a copy of a secret file is refused as one reading the original is."""
     into.mkdir(parents=True, exist_ok=True)
+    labels: dict[str, Classification] = {}
     for name, stored in sources.attachments:
         target = into / _safe_name(name)
         if stored.is_file() and not target.exists():
             shutil.copyfile(stored, target)
+            labels[target.name] = _attached_label(name, sources)
     for _name, path in sources.given:
-        if not _inside(path, sources.roots) or path.is_symlink():
+        if not _inside(path, sources.roots) or path.is_symlink() or in_home(path, sources):
             continue
         target = into / _safe_name(path.name)
         if target.exists():
             continue
         if path.is_dir():
-            shutil.copytree(path, target, symlinks=True, ignore=_links)
+            shutil.copytree(path, target, symlinks=True, ignore=_left_out(sources))
+            labels |= _folder_labels(path, target.name, sources)
         elif path.is_file():
             shutil.copyfile(path, target)
+            labels[target.name] = label_of(path, sources)
+    if labels:
+        record_staged_labels(into, labels)
     return into
+
+
+def _folder_labels(folder: Path, name: str, sources: DataSources) -> dict[str, Classification]:
+    """The labels of a folder staged as `name`: each file that its original's label puts above what the home's
+    patterns say of the copy (at most MAX_LABELLED_FILES, else everything in it at the highest), and the folder
+    itself at its most sensitive file's."""
+    files = {f"{name}/{p.relative_to(folder).as_posix()}": _label(p, sources) for p in _walk(folder, sources)
+             if p.is_file() and not p.is_symlink()}  # fmt: skip
+    top = highest([_label(folder, sources), *files.values()])
+    said = sources.labels.classify
+    raised = {copy: label for copy, label in files.items() if label_rank(label) > label_rank(said(copy))}
+    if len(raised) > MAX_LABELLED_FILES:
+        raised = {f"{name}/**": top}
+    return {name: top, **raised}
 
 
 def _safe_name(name: str) -> str:
@@ -397,9 +630,13 @@ def _safe_name(name: str) -> str:
     return Path(name).name.lstrip(".") or "attachment"
 
 
-def _links(folder: str, names: list[str]) -> list[str]:
+def _left_out(sources: DataSources) -> Callable[[str, list[str]], list[str]]:
     """For copytree: leave out symlinks (kept as links, they could lead anywhere) and Alicorn homes."""
-    return [n for n in names if (Path(folder) / n).is_symlink() or n == ".alicorn"]
+
+    def ignored(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if (Path(folder) / n).is_symlink() or in_home(Path(folder) / n, sources)]
+
+    return ignored
 
 
 def _staged_csv(findings: Sequence[Finding], want: DataInput) -> str:

@@ -181,6 +181,8 @@ class Execution:
                 terms = terms.model_copy(update={"trigger": intent.trigger})
             self.app.anvil.prepare(terms)
             executor = self._executor(state, contract)
+            # the data Core staged is classified as its originals are (a copy of a private file stays private)
+            terms = terms.model_copy(update={"labels": self.app.data_labels(executor.environment.data_root)})
             previous = state.run
             # A conversation whose run went to the broker keeps its runs there (a replan, whoever continues it).
             queued = self.broker is not None or (previous is not None and self._queued(previous))

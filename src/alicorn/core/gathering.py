@@ -49,7 +49,8 @@ MAX_CONSENT_QUESTIONS = 2
 def sources_for(app: App, state: ConversationState, intent: IntentEnvelope, samples: Path | None) -> DataSources:
     """Where this request's data may come from: its attachments (the request's and those sent with answers to
     Core's questions), its `--data` paths, the project's sources and
-    roots (alicorn.toml), the folder the request was made in, and the samples when Core is allowed them."""
+    roots (alicorn.toml), the folder the request was made in, and the samples when Core is allowed them; with the
+    home's `[data]` labels, and the home itself, which is never read as data."""
     attachments = []
     store = ArtifactStore(app.artifacts(intent.project))
     answered = [sha for answer in state.answers for sha in answer.get("attachments", ())]  # files sent as answers
@@ -76,6 +77,8 @@ def sources_for(app: App, state: ConversationState, intent: IntentEnvelope, samp
         project=dict(project.sources) if project else {},
         roots=tuple(roots),
         samples=samples,
+        labels=app.config.data,  # a staged copy is labelled as its original is
+        hidden=(app.home,),  # the home's journal, keys and runs' files are nobody's data
     )
 
 
@@ -227,7 +230,7 @@ def gather(
             return False
         consents, by = stated_consent
         documents, stated = _caption_documents(state, captioned, consents, by, tap.now(), language)
-    root = stage(located, app.home / "inputs" / state.id, documents)
+    root = stage(located, app.home / "inputs" / state.id, documents, sources)
     found = evidence(located)
     for item in found:
         for file in item["files"]:
