@@ -15,7 +15,16 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
-from alicorn.anvil.labels import Classification, DataLabels, NodeLabel, highest, label_rank, normalize_path, propagate
+from alicorn.anvil.labels import (
+    Classification,
+    DataLabels,
+    NodeLabel,
+    highest,
+    input_default,
+    label_rank,
+    normalize_path,
+    propagate,
+)
 from alicorn.plan.dsl import EFFECT_ORDER, EffectClass, LiteralInput, Node, Plan, effect_rank
 
 EXTERNAL: EffectClass = "external_transmission"
@@ -139,6 +148,17 @@ def _path(binding: Any) -> str:
     return UNKNOWN
 
 
+def _bound(node: Node, op: Any, name: str | None) -> Any:
+    """The node's binding of input `name`, or its default as a literal when the node leaves it out (a node that
+    reaches a URL, a path or an amount by default reaches it all the same); None when there is neither."""
+    if name is None:
+        return None
+    if name in node.inputs:
+        return node.inputs[name]
+    default = input_default(op, name)
+    return None if default is None else LiteralInput(value=default)
+
+
 def _node_risk(node: Node, op: Any, label: NodeLabel) -> NodeRisk:
     declared: EffectClass = op.effect
     effective = declared
@@ -146,26 +166,25 @@ def _node_risk(node: Node, op: Any, label: NodeLabel) -> NodeRisk:
     paths: tuple[str, ...] = ()
     amount, amount_unknown = 0.0, False
     upgraded: str | None = None
-    if op.url_input is not None and op.url_input in node.inputs:
-        hosts = (_host(node.inputs[op.url_input]),)
+    if (url := _bound(node, op, op.url_input)) is not None:
+        hosts = (_host(url),)
         if label_rank(label.inputs) >= label_rank("private") and effect_rank(declared) < effect_rank(EXTERNAL):
             effective = EXTERNAL
             origin = f" from {', '.join(label.carriers)}" if label.carriers else ""
             where = "a host computed at run time" if hosts[0] == UNKNOWN else hosts[0]
             upgraded = f"sends {label.inputs} data{origin} to {where}: an external transmission"
-    if op.hosts_input is not None and op.hosts_input in node.inputs:
-        granted = _granted_hosts(node.inputs[op.hosts_input])
+    if (grant := _bound(node, op, op.hosts_input)) is not None:
+        granted = _granted_hosts(grant)
         if granted:
             hosts = tuple(sorted(set(hosts) | set(granted)))
             if effect_rank(effective) < effect_rank(EXTERNAL):
                 effective = EXTERNAL
                 where = ", ".join("a host computed at run time" if h == UNKNOWN else h for h in granted)
                 upgraded = f"is granted network access to {where}: an external transmission"
-    if op.path_input is not None and declared in ("local_write", "code_execution") and op.path_input in node.inputs:
-        paths = (_path(node.inputs[op.path_input]),)
-    if op.amount_input is not None and op.amount_input in node.inputs:
-        binding = node.inputs[op.amount_input]
-        value = binding.value if isinstance(binding, LiteralInput) else None
+    if declared in ("local_write", "code_execution") and (path := _bound(node, op, op.path_input)) is not None:
+        paths = (_path(path),)
+    if (money := _bound(node, op, op.amount_input)) is not None:
+        value = money.value if isinstance(money, LiteralInput) else None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             amount = abs(float(value))
         else:

@@ -40,6 +40,11 @@ class OperationContext:
     hidden: tuple[Path, ...] = ()
     #: The run's project (its terms): what project-scoped stores (memory) read, never a plan's input.
     project: str = "default"
+    #: Asked by `ops.paths.read_path` before a file under the data root is opened, with the path as the operation
+    #: gave it and the path it really reaches (symlinks followed), both relative to the data root: a sentence
+    #: refuses the read (a secret the run may not read, or data labelled above what the run was admitted on:
+    #: `anvil.secret_reads.ReadGuard`). None: no such check (a context built without the run's labels).
+    read_check: Callable[[str, str], str | None] | None = None
 
 
 OperationFn = Callable[[Any, OperationContext], BaseModel]
@@ -81,6 +86,15 @@ class Operation:
     url_input: str | None = None
     path_input: str | None = None
     amount_input: str | None = None
+    #: Every other input naming a file or folder under the data root that the operation reads (a `read`
+    #: operation's `path_input` is always one): `schedule.load_inputs` reads vacations, demand and rules besides its
+    #: employees. Data labels and the secret-read checks classify each of them, its default when a node leaves it out.
+    read_inputs: tuple[str, ...] = ()
+    #: For an operation whose read inputs may *select* files rather than name one (`notes.read_transcript`'s
+    #: "latest" or a date; a folder, which holds files): the glob patterns, relative to the data root, of every
+    #: file a value may lead it to read. Labels take the most sensitive file those patterns can match. None: each
+    #: value is the one path it reads.
+    selects: Callable[[str], tuple[str, ...]] | None = None
     #: The input holding the list of host names a sandboxed operation may reach (its network grant). A node whose
     #: list is not empty counts as an external transmission to those hosts, whatever the operation declares.
     hosts_input: str | None = None
@@ -94,10 +108,24 @@ class Operation:
         """Whether running it changes something outside the run (a write or more; reads are not effects)."""
         return self.effect not in ("none", "read")
 
-    def _reaches(self) -> dict[str, str | None]:
-        reaches = {"url": self.url_input, "path": self.path_input, "amount": self.amount_input}
+    @property
+    def source_inputs(self) -> tuple[str, ...]:
+        """The inputs naming files under the data root that it reads: a read's `path_input`, then `read_inputs`."""
+        first = (self.path_input,) if self.path_input is not None and self.effect == "read" else ()
+        return tuple(dict.fromkeys((*first, *self.read_inputs)))
+
+    def source_patterns(self, value: str) -> tuple[str, ...]:
+        """The paths (glob patterns when it `selects`) under the data root that a read input's `value` leads to."""
+        return self.selects(value) if self.selects is not None else (value,)
+
+    def _reaches(self) -> dict[str, Any]:
+        reaches: dict[str, Any] = {"url": self.url_input, "path": self.path_input, "amount": self.amount_input}
         if self.hosts_input is not None:  # only when declared, so the contracts of other operations stay the same
             reaches["hosts"] = self.hosts_input
+        if self.read_inputs:  # likewise
+            reaches["reads"] = list(self.read_inputs)
+        if self.selects is not None:
+            reaches["selects"] = True
         return reaches
 
     def describe(self) -> dict[str, Any]:
@@ -141,6 +169,16 @@ class Registry:
         ):
             if named is not None and named not in op.inputs.model_fields:
                 raise ValueError(f"operation {op.name!r} declares {label}={named!r}, which is not one of its inputs")
+        for named in op.read_inputs:
+            if named not in op.inputs.model_fields:
+                raise ValueError(
+                    f"operation {op.name!r} declares read_inputs {named!r}, which is not one of its inputs"
+                )
+        if op.selects is not None and not op.source_inputs:
+            raise ValueError(
+                f"operation {op.name!r} declares `selects` but reads no input; name the input it reads "
+                "(a read's path_input, or read_inputs)"
+            )
         self._ops[op.name] = op
         self._fingerprint = None
 

@@ -24,8 +24,10 @@ from alicorn import canonical
 from alicorn.anvil.errors import NotAwaitingApprovalError
 from alicorn.anvil.gate import Gate, LiveGate
 from alicorn.anvil.identity import canonical_id, parse_principal
+from alicorn.anvil.labels import reaching
 from alicorn.anvil.replan import DEFAULT_THRESHOLD, compare, summarize
 from alicorn.anvil.risk import assess
+from alicorn.anvil.secret_reads import ReadGuard
 from alicorn.anvil.terms import ReplanOrigin, RunTerms
 from alicorn.crashpoints import DISARMED, CrashPoints
 from alicorn.errors import ApprovalRequiredError, JournalIntegrityError, RunError, UnknownStreamError
@@ -272,6 +274,12 @@ class Executor:
         `held`); or, when Anvil decided it may not proceed, its state, that decision already committed."""
         plan = validate_plan(plan, self.registry, self.environment.resources)
         terms = terms or self.default_terms
+        # The files the plan's literal sources really reach through symlinks, recorded in its terms' labels: its
+        # decisions, resumes and replay judge them as they were now, and a link made later is refused on opening.
+        root = self.environment.data_root
+        found = reaching(terms.labels, plan, self.registry, root, hidden=self.environment.hidden_under(root))
+        if found is not terms.labels:
+            terms = terms.model_copy(update={"labels": found})
         run_id = run_id or self.ids.run_id()
         if self.store.head(run_id) is not None:
             raise RunError(f"run {run_id!r} already exists; use `alicorn resume {run_id}`")
@@ -633,13 +641,18 @@ def _thread_dispatcher(executor: Executor, state: RunState) -> Dispatcher:
     hidden = env.hidden_under(data_root)
     made: list[Path] = []  # the workspace, once made: one mkdir per session, not one per call
     workspace_path = os.fspath(workspace)  # os.path.isdir on the text: pathlib's is_dir costs ~5x more per call
+    guards: list[ReadGuard] = []  # the check of every file the run opens (anvil.secret_reads), made on its first call
 
     def make_context(call: Call, cancel: threading.Event) -> OperationContext:
         if not made or not os.path.isdir(workspace_path):
             workspace.mkdir(parents=True, exist_ok=True)
             made.append(workspace)
+        if not guards:
+            terms = RunTerms.from_created(state.terms)
+            guards.append(ReadGuard(Plan.model_validate(state.plan), executor.registry, terms))
         return OperationContext(
-            run_id, call.node, call.attempt, call.key, workspace, data_root, cancel, hidden, state.project
-        )
+            run_id, call.node, call.attempt, call.key, workspace, data_root, cancel, hidden, state.project,
+            guards[0].for_node(call.node),
+        )  # fmt: skip
 
     return ThreadDispatcher(executor.registry, make_context, executor.clock, executor.crash)

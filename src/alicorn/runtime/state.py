@@ -195,7 +195,7 @@ def _run_created(state: RunState, at: str, data: dict[str, Any]) -> None:
             state.open_nodes += 1
 
 
-_TERM_FIELDS = ("proposed_by", "project", "budget", "forbidden", "labels", "replan_of")
+_TERM_FIELDS = ("proposed_by", "project", "budget", "forbidden", "labels", "replan_of", "secret_reads")
 
 
 def _anvil_inputs(state: RunState, at: str, data: dict[str, Any]) -> None:

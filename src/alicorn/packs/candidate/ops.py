@@ -19,7 +19,7 @@ from pydantic import Field
 from alicorn.durable import write_atomically
 from alicorn.errors import OperationError
 from alicorn.ops._common import Model, RelativePath
-from alicorn.ops.paths import confine, read_path
+from alicorn.ops.paths import confine, read_path, under
 from alicorn.ops.registry import Operation, OperationContext
 from alicorn.packs.candidate.tree import folder, scan
 from alicorn.plan.dsl import RetryPolicy
@@ -242,6 +242,8 @@ CREATE_CANDIDATE = Operation(
     retry=RetryPolicy(max_attempts=2, backoff_s=0.5),
     resources=("workspace",),
     path_input="app",
+    read_inputs=("app",),  # the folder it copies, read whole from the data root
+    selects=under,
 )
 
 APPLY_VARIANT = Operation(
@@ -265,4 +267,5 @@ DIFF = Operation(
     "repeatable",
     diff,
     path_input="source",
+    selects=under,  # the source folder, read whole
 )

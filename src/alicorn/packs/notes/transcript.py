@@ -196,6 +196,18 @@ def measure(segments: list[Segment], min_confidence: float, known: set[str]) -> 
     )
 
 
+def conversation_files(conversation: str) -> tuple[str, ...]:
+    """What a `conversation` may lead `resolve_conversation` to read, as glob patterns under the data root (the
+    operation's `selects`, for data labels): every dated transcript for 'latest', that day's for a date, else the
+    file it names."""
+    wanted = conversation.strip()
+    if wanted.lower() == "latest":
+        return ("????-??-??*.json",)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", wanted):
+        return (f"{wanted}*.json",)
+    return (wanted if wanted.endswith(".json") else f"{wanted}.json",)
+
+
 READ_TRANSCRIPT = Operation(
     "notes.read_transcript",
     "Read a recorded conversation (latest, by file or by date) under the data root; check it, measure its "
@@ -207,4 +219,5 @@ READ_TRANSCRIPT = Operation(
     read_transcript,
     timeout_s=30,
     path_input="conversation",
+    selects=conversation_files,
 )

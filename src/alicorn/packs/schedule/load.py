@@ -334,4 +334,5 @@ LOAD_INPUTS = Operation(
     load_inputs,
     timeout_s=30.0,
     path_input="employees",
+    read_inputs=("vacations", "demand", "rules"),
 )
