@@ -133,8 +133,15 @@ class KnownSecrets:
             text, count = self._pattern.subn(lambda m: self._placeholders[m.group(0)], text)
         if not might_hold_credential(text, categories):
             return text, count
-        text, detected = scrub_secrets(text, categories)
-        return text, count + detected
+        # Until nothing more is found: a replacement can give a detector the word boundary it lacked ("…horse" +
+        # "password: x" becomes "[SECRET_1]password: x"), and redacting redacted text must change nothing (replay).
+        # Placeholders are never replaced again, so each round only shrinks what is left to find.
+        for _ in range(8):
+            text, detected = scrub_secrets(text, categories)
+            count += detected
+            if not detected:
+                break
+        return text, count
 
     def redact(self, value: Any) -> Any:
         """`value` (JSON-like: dicts, lists, strings) with secrets replaced in every string, keys included.

@@ -7,7 +7,7 @@ import io
 import logging
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from alicorn.anvil.labels import DataLabels
@@ -70,6 +70,8 @@ def test_payment_cards_are_left_to_the_prompt_path() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([KEY, "password: hunter2!", "sk-live-ABCDEFGHIJKLMNOPQR", " ", "[SECRET_1]", "x"])))
+# found by CI: a placeholder gives "password:" the word boundary the known value hid in the first round
+@example(["sk-live-ABCDEFGHIJKLMNOPQR", KEY, "password: hunter2!", KEY, "password: hunter2!"])
 def test_redacting_twice_changes_nothing(parts: list[str]) -> None:
     known = KnownSecrets([KEY])
     once, _ = known.redact_text("".join(parts))
