@@ -321,3 +321,16 @@ def test_a_link_made_after_approval_cannot_launder_a_private_file(
     assert state.nodes["load"].status == "failed" and state.nodes["send"].status != "succeeded"
     assert "labelled private" in (state.nodes["load"].reason or "")
     assert outside.requests == []
+
+
+def test_replay_reads_the_links_from_the_recording_not_from_todays_files(application: App, data: Path) -> None:
+    """A run's links are recorded when it is created; a link made afterwards changes nothing its replay checks."""
+    from alicorn.runtime.replay import replay_run
+
+    state = _executor(application, data).start(plan(node("load", "data.read_json", path="pub/plain.json")))
+    assert state.status == "succeeded"
+    plain = data / "pub" / "plain.json"
+    plain.unlink()
+    plain.symlink_to("../hr/staff.json")  # today the same path leads to private data
+    report = replay_run(application.store, state.run_id, application.registry)
+    assert report.events == len(application.store.read(state.run_id))

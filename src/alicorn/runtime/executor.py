@@ -175,8 +175,12 @@ class Executor:
         default_terms: RunTerms | None = None,
         approvers: Approvers | None = None,
         whole_registry_fingerprint: bool = False,
+        looks_at_links: bool = True,
     ) -> None:
         registry.check()
+        #: Record in a new run's terms the symlinks its sources follow (`anvil.labels.reaching`). Replay turns it
+        #: off: the links are read from the recording, never from the data root as it is now.
+        self.looks_at_links = looks_at_links
         #: Journal the whole registry's fingerprint in `run.created`, as runs recorded before per-operation
         #: contracts did: only replay sets it, to reproduce such a run byte for byte.
         self.whole_registry_fingerprint = whole_registry_fingerprint
@@ -276,10 +280,11 @@ class Executor:
         terms = terms or self.default_terms
         # The files the plan's literal sources really reach through symlinks, recorded in its terms' labels: its
         # decisions, resumes and replay judge them as they were now, and a link made later is refused on opening.
-        root = self.environment.data_root
-        found = reaching(terms.labels, plan, self.registry, root, hidden=self.environment.hidden_under(root))
-        if found is not terms.labels:
-            terms = terms.model_copy(update={"labels": found})
+        if self.looks_at_links:
+            root = self.environment.data_root
+            found = reaching(terms.labels, plan, self.registry, root, hidden=self.environment.hidden_under(root))
+            if found is not terms.labels:
+                terms = terms.model_copy(update={"labels": found})
         run_id = run_id or self.ids.run_id()
         if self.store.head(run_id) is not None:
             raise RunError(f"run {run_id!r} already exists; use `alicorn resume {run_id}`")

@@ -225,6 +225,7 @@ def replay_run(store: JournalStore, run_id: str, registry: Registry) -> ReplayRe
         controls=ReplayControls(recorded),
         gate=ReplayGate(recorded),
         whole_registry_fingerprint="contracts" not in first.data,
+        looks_at_links=False,  # the links a run's sources followed are in its recorded terms, not in today's files
         # Every event appended as soon as it is emitted: the recording's position (what the clock and the dispatcher
         # read next) is the count of events regenerated so far. Commit boundaries are not part of what replay checks.
         durability="step",
