@@ -646,18 +646,26 @@ def _thread_dispatcher(executor: Executor, state: RunState) -> Dispatcher:
     hidden = env.hidden_under(data_root)
     made: list[Path] = []  # the workspace, once made: one mkdir per session, not one per call
     workspace_path = os.fspath(workspace)  # os.path.isdir on the text: pathlib's is_dir costs ~5x more per call
-    guards: list[ReadGuard] = []  # the check of every file the run opens (anvil.secret_reads), made on its first call
+    # The check of every file the run opens (anvil.secret_reads), built when a file is first opened: it validates the
+    # plan and propagates its labels, which operations that open no file (most nodes of most plans) never need.
+    guards: list[ReadGuard] = []
+
+    def guard() -> ReadGuard:
+        if not guards:  # two calls racing here build two equal guards; the first is kept
+            terms = RunTerms.from_created(state.terms)
+            guards.append(ReadGuard(Plan.model_validate(state.plan), executor.registry, terms))
+        return guards[0]
+
+    def read_check(node: str) -> Callable[[str, str], str | None]:
+        return lambda named, reaches: guard().check(node, named, reaches)
 
     def make_context(call: Call, cancel: threading.Event) -> OperationContext:
         if not made or not os.path.isdir(workspace_path):
             workspace.mkdir(parents=True, exist_ok=True)
             made.append(workspace)
-        if not guards:
-            terms = RunTerms.from_created(state.terms)
-            guards.append(ReadGuard(Plan.model_validate(state.plan), executor.registry, terms))
         return OperationContext(
             run_id, call.node, call.attempt, call.key, workspace, data_root, cancel, hidden, state.project,
-            guards[0].for_node(call.node),
+            read_check(call.node),
         )  # fmt: skip
 
     return ThreadDispatcher(executor.registry, make_context, executor.clock, executor.crash)
