@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +28,7 @@ from alicorn.anvil.secret_reads import COMPUTED, describe, is_allowed, secret_so
 from alicorn.app import App, open_app, standard_registry
 from alicorn.ops.registry import Operation, Registry
 from alicorn.plan.dsl import Plan, goal_digest
+from tests.loopback import Recorded, recording
 
 REG = standard_registry()
 PACKS = Path(__file__).resolve().parents[2] / "src" / "alicorn" / "packs"
@@ -234,40 +233,10 @@ def test_a_destination_left_to_its_default_is_a_destination() -> None:
 # ------------------------------------------------------------------------------------------------- real runs
 
 
-class _Recorder:
-    """A loopback HTTP server that records every request it gets: what left the machine."""
-
-    def __init__(self) -> None:
-        self.requests: list[str] = []
-        recorder = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                recorder.requests.append(self.path)
-                body = b'{"ok": true}'
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/x"
-
-
 @pytest.fixture
-def outside() -> Iterator[_Recorder]:
-    recorder = _Recorder()
-    thread = threading.Thread(target=recorder.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+def outside() -> Iterator[Recorded]:
+    with recording(b'{"ok": true}') as recorder:
         yield recorder
-    finally:
-        recorder.server.shutdown()
-        recorder.server.server_close()
 
 
 def _app(tmp_path: Path, data_section: str) -> App:
@@ -298,7 +267,7 @@ def _start(application: App, data: Path, p: Plan) -> Any:
 
 
 def test_a_private_file_read_at_its_default_path_then_sent_waits_for_a_human(
-    tmp_path: Path, data: Path, outside: _Recorder
+    tmp_path: Path, data: Path, outside: Recorded
 ) -> None:
     application = _app(tmp_path, '[data]\nprivate = ["render_jobs.csv"]\n')
     try:
@@ -312,7 +281,7 @@ def test_a_private_file_read_at_its_default_path_then_sent_waits_for_a_human(
     assert outside.requests == []
 
 
-def test_the_same_plan_over_unlabelled_data_runs_unapproved(tmp_path: Path, data: Path, outside: _Recorder) -> None:
+def test_the_same_plan_over_unlabelled_data_runs_unapproved(tmp_path: Path, data: Path, outside: Recorded) -> None:
     application = _app(tmp_path, '[data]\nprivate = ["hr/**"]\nsecret = ["keys/**"]\n')
     try:
         assert _start(application, data, jobs_then_get(outside.url)).status == "succeeded"
@@ -344,7 +313,7 @@ def test_a_secret_vacations_file_is_refused_like_a_direct_read(tmp_path: Path, d
 
 
 def test_the_latest_transcript_labelled_private_then_sent_waits_for_a_human(
-    tmp_path: Path, data: Path, outside: _Recorder
+    tmp_path: Path, data: Path, outside: Recorded
 ) -> None:
     application = _app(tmp_path, '[data]\nprivate = ["2026-11-2?-planning.json"]\n')
     try:

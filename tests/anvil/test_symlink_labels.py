@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ from alicorn.errors import OperationError
 from alicorn.ops.registry import OperationContext
 from alicorn.plan.dsl import Plan, goal_digest
 from alicorn.runtime.humans import Approval
+from tests.loopback import Recorded, recording
 
 REG = standard_registry()
 POLICY = compile_policies(default_policy_text())
@@ -234,37 +233,10 @@ def test_the_transcript_latest_picks_is_checked_when_opened(data: Path) -> None:
 # ----------------------------------------------------------------------------------------------- real runs
 
 
-class _Recorder:
-    def __init__(self) -> None:
-        self.requests: list[str] = []
-        recorder = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                recorder.requests.append(self.path)
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"{}")
-
-            def log_message(self, *args: Any) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/x"
-
-
 @pytest.fixture
-def outside() -> Iterator[_Recorder]:
-    recorder = _Recorder()
-    thread = threading.Thread(target=recorder.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+def outside() -> Iterator[Recorded]:
+    with recording(b"{}") as recorder:
         yield recorder
-    finally:
-        recorder.server.shutdown()
-        recorder.server.server_close()
 
 
 @pytest.fixture
@@ -283,14 +255,14 @@ def _executor(application: App, data: Path) -> Any:
     return ex
 
 
-def test_an_honest_read_then_send_runs_unapproved(application: App, data: Path, outside: _Recorder) -> None:
+def test_an_honest_read_then_send_runs_unapproved(application: App, data: Path, outside: Recorded) -> None:
     for path in ("pub/plain.json", "pub/alias.json"):
         assert _executor(application, data).start(read_then_get(path, outside.url)).status == "succeeded"
     assert len(outside.requests) == 2
 
 
 def test_a_run_reading_a_private_file_through_a_link_then_sending_waits(
-    application: App, data: Path, outside: _Recorder
+    application: App, data: Path, outside: Recorded
 ) -> None:
     state = _executor(application, data).start(read_then_get("pub/link.json", outside.url))
     assert state.status == "awaiting_approval"
@@ -299,7 +271,7 @@ def test_a_run_reading_a_private_file_through_a_link_then_sending_waits(
     assert outside.requests == []
 
 
-def test_a_run_reading_a_secret_through_a_link_is_denied(application: App, data: Path, outside: _Recorder) -> None:
+def test_a_run_reading_a_secret_through_a_link_is_denied(application: App, data: Path, outside: Recorded) -> None:
     state = _executor(application, data).start(read_then_get("pub/cfg.json", outside.url))
     assert state.status == "denied"
     [check] = [e.data for e in application.store.read(state.run_id) if e.kind == "anvil.check"][:1]
@@ -308,7 +280,7 @@ def test_a_run_reading_a_secret_through_a_link_is_denied(application: App, data:
 
 
 def test_a_link_made_after_approval_cannot_launder_a_private_file(
-    application: App, data: Path, outside: _Recorder
+    application: App, data: Path, outside: Recorded
 ) -> None:
     terms = application.anvil.terms("agent:planner")
     application.anvil.prepare(terms)
