@@ -488,6 +488,11 @@ _LABEL_HINT_SCAN = re.compile(_LABEL_HINT)
 #: The start of every label word (`_LABEL_WORDS`), rare in events ("key" would not be: "idempotency_key", "keys/**").
 _LABEL_STEMS = ("pass", "pwd", "secret", "token", "api", "access", "hasło", "haslo", "пароль")
 
+#: Everything the format detectors' three hints start from, as one scan: a format hint, a label's stem or "://".
+#: Text holding none of them passes none of the hints, and almost every journaled event holds none: one scan of
+#: plain strings answers them for a third of the cost of the three tests in turn (it runs on every event).
+_FORMAT_PROBE_SCAN = re.compile("|".join(map(re.escape, (*_FORMAT_HINTS, *_LABEL_STEMS, "://"))))
+
 
 def _label_hint(lowered: str) -> bool:
     """Whether the label hint matches `lowered`, tried only where a label's stem starts: most events hold none, and
@@ -507,6 +512,8 @@ def might_hold_credential(text: str, categories: frozenset[str] = CREDENTIAL_CAT
     lowered = text.lower()
     if not categories <= FORMAT_CREDENTIALS:
         return _CREDENTIAL_HINT_SCAN.search(lowered) is not None
+    if _FORMAT_PROBE_SCAN.search(lowered) is None:
+        return False
     if _FORMAT_HINT_SCAN.search(lowered) is not None:
         return True
     if _label_hint(lowered):
