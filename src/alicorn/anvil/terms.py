@@ -21,6 +21,9 @@ from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
 PROJECT_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
 ProjectName = Annotated[str, Field(pattern=PROJECT_PATTERN)]
 DEFAULT_PROPOSER = "human:operator"
+#: The mark in `run.created` that a run's sessions keep its origin (provenance, channel, trigger) after a resume.
+ORIGIN_KEPT = "origin_kept"
+
 #: Who started the work a run serves: an authenticated human, an automated trigger, or an external channel.
 Provenance = Literal["human", "trigger", "external"]
 ChannelName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_.-]{0,39}$")]
@@ -66,6 +69,10 @@ class RunTerms(BaseModel):
     secret_reads: tuple[str, ...] = ()
     #: The schedule firing that started the run's request (provenance "trigger"), journaled in `run.created`.
     trigger: TriggerRecord | None = None
+    #: Whether every session of the run, resumed ones too, is judged with its origin (provenance, channel, trigger):
+    #: journaled as ORIGIN_KEPT with them. False only for runs recorded before: their resumed sessions were judged
+    #: as a person's, and their replay regenerates exactly that.
+    origin_kept: bool = True
 
     @field_validator("secret_reads")
     @classmethod
@@ -108,6 +115,8 @@ class RunTerms(BaseModel):
             data["secret_reads"] = list(self.secret_reads)
         if self.trigger is not None:  # journals of runs no schedule started stay as they were
             data["trigger"] = self.trigger.model_dump(mode="json")
+        if self.origin_kept and ("provenance" in data or "trigger" in data):
+            data[ORIGIN_KEPT] = True  # read back by `runtime.state` when a session resumes
         return data
 
     @classmethod
@@ -126,4 +135,6 @@ class RunTerms(BaseModel):
             channel=data.get("channel", "cli"),
             secret_reads=tuple(data.get("secret_reads", ())),
             trigger=TriggerRecord.model_validate(data["trigger"]) if data.get("trigger") else None,
+            # A person's run journals no origin, so no mark either; a run with an origin and no mark is from before it.
+            origin_kept=bool(data.get(ORIGIN_KEPT)) or not ("provenance" in data or "trigger" in data),
         )

@@ -557,7 +557,7 @@ class Executor:
             base = summarize(old_plan, self.registry, assess(old_plan, self.registry, old_terms.labels))
         limit = threshold if threshold is not None else DEFAULT_THRESHOLD
         origin = ReplanOrigin(run=run_id, summary=base, threshold=limit, from_data=from_data)
-        terms = old_terms.model_copy(update={"replan_of": origin})
+        terms = old_terms.model_copy(update={"replan_of": origin, "origin_kept": True})  # a new run: marked
         new = summarize(plan, self.registry, assess(plan, self.registry, terms.labels))
         change = compare(base, new, limit, from_data=from_data)
         carried = []
