@@ -15,6 +15,14 @@ A symlink inside the data root makes a path reach another file. `reaching` recor
 its literal sources really reaches (`DataLabels.links`, journaled with the run's terms); `classify` then gives a
 path the most sensitive label of the path and the file it reaches, and the run checks again when the file is opened
 (`anvil.secret_reads.ReadGuard`).
+
+Data also flows through control: whether a node runs at all can tell what another node saw. A node that waits for
+another (`depends_on`, a reference) is skipped when that one fails for good, and a node's completion criterion turns
+its output into success or failure; an alternative runs only when its primary failed; a stop condition ends the run
+before the nodes that had not started. So a node carries, besides its inputs' labels, the label of every node that
+decides whether it runs (`control_flows`): a request that runs only when a private file held something leaks it as
+surely as one that sends the file. Runs recorded before this (their journaled labels lack the field) are judged, and
+replayed, by data alone.
 """
 
 from __future__ import annotations
@@ -175,6 +183,9 @@ class DataLabels(BaseModel):
     #: inside the data root leads elsewhere, recorded when the run was created (`reaching`); empty for the
     #: operator's settings. Journaled with the run's terms only when there are some.
     links: tuple[tuple[str, str], ...] = ()
+    #: Whether labels follow control as well as data (see the module docstring). False only for the journaled
+    #: labels of runs recorded before it (`RunTerms.from_created`), so that they replay as they were judged.
+    control_flows: bool = True
 
     @field_validator("public", "internal", "private", "secret")
     @classmethod
@@ -198,6 +209,8 @@ class DataLabels(BaseModel):
         data: dict[str, Any] = handler(self)
         if not self.links:  # the terms of runs without links are journaled as before links existed
             data.pop("links", None)
+        if not self.control_flows:  # the terms of runs recorded before control flows, as they were journaled
+            data.pop("control_flows", None)
         return data
 
     def by_patterns(self, path: str) -> Classification:
@@ -313,10 +326,43 @@ def reaching(labels: DataLabels, plan: Plan, catalog: Any, root: Path, *, hidden
     return labels.model_copy(update={"links": tuple(sorted(links))})
 
 
+def deciders(plan: Plan) -> dict[str, tuple[str, ...]]:
+    """For each node, the other nodes whose outcome decides whether it runs: those it waits for (`depends_on` and
+    references), its primary when it is an alternative, and every node with a stop condition that it does not itself
+    wait for (a stop ends the run before what had not started; what it waits for had finished)."""
+    primary_of = {n.alternative: n.node_id for n in plan.nodes if n.alternative}
+    upstream = {n.node_id: n.upstream() for n in plan.nodes}
+    stoppers = [n.node_id for n in plan.nodes if n.stop is not None]
+    ancestors: dict[str, set[str]] = {}
+
+    def ancestors_of(node_id: str) -> set[str]:
+        if node_id not in ancestors:
+            found: set[str] = set()
+            todo = list(upstream[node_id])
+            while todo:
+                current = todo.pop()
+                if current not in found:
+                    found.add(current)
+                    todo.extend(upstream[current])
+            ancestors[node_id] = found
+        return ancestors[node_id]
+
+    out: dict[str, tuple[str, ...]] = {}
+    for node in plan.nodes:
+        found = set(upstream[node.node_id])
+        if node.node_id in primary_of:
+            found.add(primary_of[node.node_id])
+        found.update(s for s in stoppers if s != node.node_id and node.node_id not in ancestors_of(s))
+        out[node.node_id] = tuple(sorted(found))
+    return out
+
+
 def propagate(plan: Plan, catalog: Any, labels: DataLabels) -> dict[str, NodeLabel]:
-    """Labels for every node of a valid plan, propagated to a fixed point (alternatives included)."""
+    """Labels for every node of a valid plan, propagated to a fixed point (alternatives included), through data and,
+    unless the labels are a run's recorded before it, through control (`deciders`)."""
     alternative_of = {n.node_id: n.alternative for n in plan.nodes if n.alternative}
     sources = {n.node_id: source_label(n, catalog.get(n.operation), labels) for n in plan.nodes}
+    decided_by = deciders(plan) if labels.control_flows else {}
     output: dict[str, Classification] = {n.node_id: sources[n.node_id] or "public" for n in plan.nodes}
 
     def effective(node_id: str) -> Classification:
@@ -331,6 +377,7 @@ def propagate(plan: Plan, catalog: Any, labels: DataLabels) -> dict[str, NodeLab
         changed = False
         for node in plan.nodes:
             refs = [(r.node, effective(r.node)) for r in node.refs()]
+            refs += [(n, effective(n)) for n in decided_by.get(node.node_id, ())]
             carried = highest(label for _, label in refs)
             carriers = tuple(sorted({n for n, label in refs if label == carried and carried != "public"}))
             out = highest([carried, sources[node.node_id] or "public"])

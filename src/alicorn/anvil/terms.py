@@ -129,7 +129,8 @@ class RunTerms(BaseModel):
             budget=Budget.model_validate(budget.get("run", {})),
             project_budget=Budget.model_validate(budget.get("project", {})),
             forbidden=tuple(data.get("forbidden", ())),
-            labels=DataLabels.model_validate(data.get("labels", {})),
+            # Labels journaled before they followed control lack the field: those runs are judged by data alone.
+            labels=DataLabels.model_validate({"control_flows": False, **data.get("labels", {})}),
             replan_of=ReplanOrigin.model_validate(data["replan_of"]) if data.get("replan_of") else None,
             provenance=data.get("provenance", "human"),
             channel=data.get("channel", "cli"),
