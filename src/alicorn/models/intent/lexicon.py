@@ -441,7 +441,14 @@ _MOTION = (
     # carried out: "за пределы этого компьютера ничего не выносить"
     "вынос", "вынес", "вынест",
 )
-_DESTINATION = {"do", "poza", "zewnątrz", "к", "наружу", "за"}
+_DESTINATION = {"do", "poza", "zewnątrz", "к", "наружу", "за", "дальше", "dalej"}
+#: Bounds a thing is not to pass: "дальше моей почты", "poza moją skrzynkę", "beyond my inbox".
+_BEYOND = {"дальше", "dalej", "poza", "beyond", "outside", "за", "пределы"}
+#: The speaker's own, as a bound: no one else is to have what stays there.
+_SPEAKERS = {
+    "my", "me", "mine", "moja", "mojej", "moją", "mój", "mojego", "moich", "mnie", "мой", "моя", "моей", "моего",
+    "моих", "меня",
+}  # fmt: skip
 #: Motion verbs of a thing reaching someone or somewhere: "it should not go to her", "must not end up on our
 #: website", "не должен попасть на наш сайт", "nie może trafić na stronę", "не должно дойти до клиентов".
 _ARRIVING_EN = {
@@ -731,6 +738,8 @@ _EVERYONE = (
     "общ", "общекорпоратив", "корпоратив", "=everyone", "=staff",
     # a shared channel is everyone's in its team: "the security team's shared channel", "wspólny kanał zespołu"
     "=shared", "wspóln", "wspoln",
+    # a group's chat is read by the whole group: "the drivers' group chat", "родительские чаты", "czat grupowy"
+    "=group", "группов", "grupow", "родительск", "родител", "=parents", "=parents'", "rodzic",
 )  # fmt: skip
 
 
@@ -757,6 +766,8 @@ def _everyone_beside(words: list[str], chats: list[int], start: int, end: int) -
 
 
 _INTO = ("in", "into", "on", "to", "w", "na", "do", "в", "во")
+#: What a word of sending carries, between it and its place: "send it to …", "nie wysyłaj nic na …", "не кидай это в …".
+_CARRIED = {"it", "this", "that", "anything", "nothing", "nic", "niczego", "tego", "ничего", "это", "его", "их"}
 
 
 def _into_everyones_chat(words: list[str], index: int) -> bool:
@@ -770,7 +781,9 @@ def _into_everyones_chat(words: list[str], index: int) -> bool:
     if joined is not None and any(w not in _VERBAL and w not in _PARTICLES for w in words[joined + 1 : index]):
         start = joined + 1
     fronted = [k for k in range(start, index) if words[k] in _INTO]
-    for at in ([index + 1] if index + 1 < len(words) else []) + fronted[:1]:
+    # the place after the word, past a pronoun or an indefinite thing: "nie wysyłaj nic na czat grupowy"
+    after = next((k for k in range(index + 1, min(len(words), index + 3)) if words[k] not in _CARRIED), len(words))
+    for at in ([after] if after < len(words) else []) + fronted[:1]:
         if words[at] not in _INTO:
             continue
         place = [w for w in words[at + 1 : min(at + 8, index if at < index else len(words))]
@@ -1067,11 +1080,19 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         w.startswith(_BY_MAIL) for w in words[max(_clause_span(words, index)[0], index - 6) : index + 4]
     ):
         return "external_transmission"  # "mailem go jeszcze nie puszczaj", "puść to mailem do klienta": sent
+    if (
+        any(_stem_match(stem, word) for stem in _ENTERING_INTO)
+        and not _is_past(word)
+        and {effect for _, effect in _places_entered(words, index)} == {"publication"}
+    ):
+        return "publication"  # "на доску замен не вноси", "don't write it on the noticeboard": entered where all read
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
             if _is_past(word) and not _subjunctive(words, index) and not _impersonal_rule(words, index):
                 return None  # "wysłał" tells; "(nie chcę,) żebyś to wysyłał", "чтобы ты это отправлял" wish
-            if effect == "external_transmission" and _into_everyones_chat(words, index):
+            if effect == "external_transmission" and (
+                _into_everyones_chat(words, index) or _onto_a_venue(words, index)
+            ):
                 return "publication"  # "ни сообщений в общий чат", "no messages in the all-staff channel"
             return effect
     # two verbs sharing one object reach it past the second: "don't reset or silence any of the sensors"
@@ -1852,6 +1873,16 @@ def _run_past_me(words: list[str], index: int) -> bool:
     return any(words[k : k + 2] == ["past", "me"] for k in range(index + 1, min(end, index + 5)))
 
 
+def _beyond_me(words: list[str], index: int) -> bool:
+    """The motion at `index` is bounded by the speaker's own, in its clause: "дальше моей почты не уходит", "nie
+    wychodzi poza moją skrzynkę", "doesn't go beyond my inbox" (not "beyond the team": the team reads it)."""
+    start, end = _clause_span(words, index)
+    return any(
+        words[k] in _BEYOND and any(w in _SPEAKERS for w in words[k + 1 : min(end, k + 3)])
+        for k in range(max(start, index - 6), min(end, index + 4))
+    )
+
+
 def _leaves_bounds(words: list[str], index: int) -> bool:
     """ "doesn't go beyond the practice", "doesn't leave the building": a thing's going out of its bounds at
     `index + 1`."""
@@ -1997,8 +2028,14 @@ def _walk(words: list[str], start: int, language: str) -> _Chain:
             return _Chain(tuple(operators), i, effect, negations, i)
         effect = action_of(words, i)  # "open the gate": physical only with its object; "goes out": sent
         if effect is not None:
-            if verbal and operators[-1] in ("nie", "не") and _describes(word, plain_polish=False):
-                return _Chain(tuple(operators), None, None, 0, i)  # "письма не уходят клиентам": it describes
+            # "письма не уходят клиентам": it describes; "дальше моей почты не уходит" sets a bound, a rule
+            if (
+                verbal
+                and operators[-1] in ("nie", "не")
+                and _describes(word, plain_polish=False)
+                and not _beyond_me(words, i)
+            ):
+                return _Chain(tuple(operators), None, None, 0, i)
             return _Chain(tuple(operators), i, effect, negations, i)
         if i > 0 and _whole(_ASPECTUAL, words[i - 1]) and word.endswith("ing") and not _is_action_stem(word):
             return _Chain(tuple(operators), None, None, negations, i, spent=True)  # "don't start worrying about…"
@@ -2388,6 +2425,62 @@ def _second_destination(words: list[str], verb: int) -> tuple[int, EffectClass] 
     return None
 
 
+#: Verbs that enter a thing into a place: written or put there, it is wherever the place is read ("не вноси в
+#: журнал и на доску", "don't write it in the log or on the noticeboard", "nie wpisuj do dziennika ani na tablicę").
+_ENTERING_INTO = (
+    *_WRITING_INTO, "!вноси", "!внеси", "!внести", "!внесите", "!впиши", "!вписать", "!вписывай", "!запиши",
+    "!записывай", "!записать", "wpis", "dopis", "zapisz", "zapisuj",
+)  # fmt: skip
+#: Records a thing is entered into: what is entered there is written locally ("в журнал", "do arkusza").
+_RECORDS = (*_RECORDS_INTO, "=register", "=logbook")
+
+
+def _places_entered(words: list[str], verb: int, *, sent: bool = False) -> list[tuple[int, EffectClass]]:
+    """The places of the entering verb at `verb`, after it or fronted in its clause, each with the effect of entering
+    a thing there: a venue everyone reads is a publication, a record a local write ("В электронный журнал и на доску
+    замен не вноси" forbids both). With `sent`, the places after a word of sending ("no messages on the website")."""
+    entering = any(_stem_match(stem, words[verb]) for stem in _ENTERING_INTO) or _whole(_PLACING, words[verb])
+    if not entering and not sent:
+        return []
+    start, end = _clause_span(words, verb)
+    if sent:
+        start = verb + 1
+    found: list[tuple[int, EffectClass]] = []
+    for k in range(start, end):
+        if words[k] not in _PLACE_PREPOSITIONS or words[k] in ("to", "к") or k == verb:
+            continue  # "write to the board": to people
+        stop = min(end, k + 4, verb if k < verb else end)
+        named = next((j for j in range(k + 1, stop) if words[j] not in _DETERMINERS), None)
+        if named is None:
+            continue
+        phrase = range(named, min(stop, named + 2))  # "на доску замен", "в электронный журнал"
+        if any(_whole(_VENUES, words[j]) for j in phrase):
+            found.append((named, "publication"))
+        elif any(_whole(_RECORDS, words[j]) for j in phrase):
+            found.append((named, "local_write"))
+    return found
+
+
+#: Who a thing is sent to, in the clause after a word of sending: "to the parents", "do klienta", "ему".
+_SENT_TO = {"to", "к", "do", "him", "her", "them", "ему", "ей", "им", "jemu", "jej", "im", "mu"}
+
+
+def _onto_a_venue(words: list[str], index: int) -> bool:
+    """The word of sending at `index` puts its message on venues only, to no one: "никаких сообщений на сайт",
+    "żadnych wiadomości na stronę szkoły", "no messages on the website"."""
+    places = _places_entered(words, index, sent=True)
+    end = _clause_span(words, index)[1]
+    # the first place right after the word, past a thing carried ("Don't message the parents on Facebook": to them)
+    first = next((k for k in range(index + 1, end) if words[k] not in _CARRIED and words[k] not in _DETERMINERS), end)
+    return (
+        bool(places)
+        and first < end
+        and words[first] in _PLACE_PREPOSITIONS
+        and all(effect == "publication" for _, effect in places)
+        and not any(w in _SENT_TO for w in words[index + 1 : end])
+    )
+
+
 def names_in(text: str) -> frozenset[str]:
     """The words `text` writes capitalized inside a sentence, lowercased as `tokens` gives them ("Na stronę wrzuci je
     Marek" → marek), and a capitalized first word followed by "will" ("Kasia will post it"); not "I", not a word
@@ -2524,7 +2617,13 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
             second = _second_destination(words, chain.index)
             if second is not None and second[1] != chain.effect:
                 hits.append(second)  # "nie wrzucaj go do folderu ani na stronę": the same verb, another place
+            # "В журнал и на доску не вноси": one verb of entering, each of its places read for itself
+            hits.extend(item for item in _places_entered(words, chain.index) if item[1] != chain.effect)
         for position, effect in list(hits):
+            if effect == "external_transmission" and _beyond_me(words, position):
+                # "дальше моей почты не уходит", "it doesn't go beyond my inbox": no one else has it, so neither sent
+                # nor published
+                hits.append((position, "publication"))
             if effect == "publication" and _to_audience(words, position):
                 # "nothing goes to the staff until…": mailed to all of them or put up for all of them, both forbidden
                 hits.append((position, "external_transmission"))
@@ -2609,6 +2708,8 @@ _OUTBOUND_NOUNS = (
     "=mail", "=maila", "=maile", "=oferta", "=ofertę", "=oferty", "zaproszeni", "podsumowani", "newsletter",
     "отчет", "=ответ", "=ответа", "=ответы", "=ответом", "письм", "сообщени", "=рассылка", "=рассылку",
     "предложени", "приглашени", "сводк", "=уведомление",
+    # a costing made for a client: "the estimate", "wycena", "смета"
+    "=estimate", "wycen", "kosztorys", "смет",
 )
 #: Holding verbs: with an action or a message as object and an "until" after it they defer it ("hold the reply until
 #: I've read it", "wstrzymaj odpowiedź do jutra", "придержи ответ до понедельника").

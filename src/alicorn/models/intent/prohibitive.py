@@ -48,6 +48,7 @@ from alicorn.models.intent.lexicon import (
     _device,
     _first_person,
     _in_sentence,
+    _into_everyones_chat,
     _is_past,
     _lifted_necessity,
     _nearest_action_before,
@@ -331,7 +332,7 @@ def constructions(
         _deferred_after, _asked_first,
         _approval, _approved_before,
         _not_yours, _not_coming, _venue,
-        _not_started, _not_subject_to, _phrased, _gated_destination,
+        _not_started, _not_subject_to, _phrased, _gated_destination, _received_after_gate,
     )  # fmt: skip
     for reader in readers:
         found.extend(item for item in reader(words, language) if sentence[item[0]] not in questions)
@@ -1228,6 +1229,8 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
         if silent is not None and not said and not heard:  # "not a peep from the alarms all night": a report
             after = words[index + len(silent) : index + len(silent) + 3]
             online = any(w in _ONLINE or _whole(_VENUES, w) for w in after)  # "ani słowa w sieci": not published
+            # "not a word in the drivers' group chat": a chat the whole group reads
+            online = online or _into_everyones_chat(words, index + len(silent) - 1)
             effect: EffectClass = "publication" if online else "external_transmission"
             found.append((index, ForbiddenAction(effect, f"{' '.join(silent)} (not a word)", word)))
             continue
@@ -1324,6 +1327,39 @@ def _n_word_before(words: list[str], start: int, index: int) -> bool:
     """A negative-concord word in [start, index): with a gate before the place too, the clause still negates its own
     verb ("пока главврач не подпишет, ни один вариант не должен появиться на портале")."""
     return any(w in _N_WORDS for w in words[start:index])
+
+
+#: What may stand between a receiver and its verb: "Drewpol ma dostać", "the client will get", "клиент должен получить".
+_RECEIVER_MODALS = {
+    "ma", "mają", "musi", "może", "will", "should", "must", "is", "to", "can", "должен", "должна",
+    "должно", "должны", "может",
+}  # fmt: skip
+#: The speaker and the agent, who receive nothing sent out: "dostaniesz ją dopiero", "I get the report only after …".
+_NO_RECEIVERS = {"i", "we", "you", "ja", "my", "ty", "wy", "я", "мы", "ты", "вы", "mi", "мне", "nam", "нам"}
+
+
+def _received_after_gate(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """Someone named as the receiver of a writing, only after a gate: "Drewpol ma dostać ofertę dopiero po mojej
+    akceptacji", "Acme gets the quote only after I approve it", "Петров получит смету только после моего одобрения":
+    the writing is not to be sent before."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if not _whole(_RECEIVING, word) or _is_past(word):
+            continue
+        start, end = _clause_span(words, index)
+        if not any(_whole(_OUTBOUND_NOUNS, w) for w in words[index + 1 : min(end, index + 4)]):
+            continue
+        gated = any(w in _GATES for w in words[index + 1 : end]) or any(
+            words[k : k + 2] in _GATE_PAIRS for k in range(index + 1, end)
+        )
+        k = index - 1
+        while k > start and words[k] in _RECEIVER_MODALS:
+            k -= 1
+        if not gated or k < start or words[k] in _RECEIVER_MODALS:
+            continue
+        if words[k][0].isalpha() and words[k] not in _NO_RECEIVERS and words[k] not in _DETERMINERS:
+            found.append((index, ForbiddenAction("external_transmission", f"{words[k]} {word} (gated receiver)", word)))
+    return found
 
 
 def _gated_destination(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
