@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from alicorn.anvil import terms as terms_module
-from alicorn.anvil.terms import ORIGIN_KEPT, RunTerms, TriggerRecord
+from alicorn.anvil.origin import ORIGIN_KEPT
+from alicorn.anvil.terms import RunTerms, TriggerRecord
 from alicorn.app import App
 from alicorn.core.conversation import run_id_for
 from alicorn.ops.builtin import builtin_registry

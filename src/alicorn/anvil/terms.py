@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from alicorn.anvil.budget import Budget
 from alicorn.anvil.identity import parse_principal
 from alicorn.anvil.labels import DataLabels
+from alicorn.anvil.origin import ORIGIN_KEPT
 from alicorn.anvil.replan import DEFAULT_THRESHOLD
 from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
 
@@ -21,9 +22,6 @@ from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
 PROJECT_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
 ProjectName = Annotated[str, Field(pattern=PROJECT_PATTERN)]
 DEFAULT_PROPOSER = "human:operator"
-#: The mark in `run.created` that a run's sessions keep its origin (provenance, channel, trigger) after a resume.
-ORIGIN_KEPT = "origin_kept"
-
 #: Who started the work a run serves: an authenticated human, an automated trigger, or an external channel.
 Provenance = Literal["human", "trigger", "external"]
 ChannelName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_.-]{0,39}$")]

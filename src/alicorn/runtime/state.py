@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from alicorn.anvil.terms import ORIGIN_KEPT
+from alicorn.anvil.origin import ORIGIN_FIELDS, ORIGIN_KEPT
 from alicorn.anvil.usage import UsageTally
 from alicorn.errors import RunError, UnknownStreamError
 from alicorn.journal.events import Event
@@ -186,7 +186,7 @@ def _run_created(state: RunState, at: str, data: dict[str, Any]) -> None:
     state.project = data.get("project", "default")
     state.terms = {k: data[k] for k in _TERM_FIELDS if k in data}
     if data.get(ORIGIN_KEPT):  # a resumed session is judged with the run's origin, not as a person's (RunTerms)
-        state.terms.update({k: data[k] for k in (*_ORIGIN_FIELDS, ORIGIN_KEPT) if k in data})
+        state.terms.update({k: data[k] for k in (*ORIGIN_FIELDS, ORIGIN_KEPT) if k in data})
     state.risk = data.get("risk", {})
     standby = {n["alternative"] for n in plan["nodes"] if n.get("alternative")}
     for n in plan["nodes"]:
@@ -199,8 +199,6 @@ def _run_created(state: RunState, at: str, data: dict[str, Any]) -> None:
 
 
 _TERM_FIELDS = ("proposed_by", "project", "budget", "forbidden", "labels", "replan_of", "secret_reads")
-#: Kept only when `run.created` carries ORIGIN_KEPT: journals from before it were resumed as a person's runs.
-_ORIGIN_FIELDS = ("provenance", "channel", "trigger")
 
 
 def _anvil_inputs(state: RunState, at: str, data: dict[str, Any]) -> None:
