@@ -283,6 +283,7 @@ def open_app(
     alicorn.toml refuses the command with a ConfigError and changes nothing. A read-only open builds the operations
     only when the command first asks for them (a replay, an MCP import): listing and showing runs never loads every
     pack's code."""
+    check_home(home, create=create and not read_only)
     config = load_config(home)
     registry: Registry | Callable[[], Registry]
     if read_only and not config.mcp_servers:  # the operator's modules load now: a broken one refuses every command
@@ -315,6 +316,37 @@ def open_app(
             mcp.close()
         store.close()
         raise
+
+
+def check_home(home: Path, *, create: bool) -> None:
+    """Refuse, before anything is read or made, a home that is not a folder, or (for a command that makes one) a
+    home that cannot be made where it is asked for: a HomeError naming the path and what to do."""
+    fix = "Point --home (or ALICORN_HOME) at an Alicorn home's folder, or at a new path"
+    try:
+        if home.is_dir():
+            return
+        if home.exists() or home.is_symlink():
+            raise HomeError(f"the home {str(home)!r} is a file, not a folder; nothing was changed. {fix}.")
+        parent = next(p for p in home.absolute().parents if p.exists() or p.is_symlink())
+        if not parent.is_dir():
+            raise HomeError(
+                f"the home {str(home)!r} cannot be {'made' if create else 'there'}: {str(parent)!r} is a file, not a "
+                f"folder; nothing was changed. {fix}."
+            )
+        if create and not os.access(parent, os.W_OK | os.X_OK):
+            raise HomeError(
+                f"the home {str(home)!r} cannot be made: you may not create folders in {str(parent)!r}; nothing was "
+                f"changed. {fix} in a folder you may write to."
+            )
+    except OSError as exc:  # a folder on the way that may not be looked into
+        raise HomeError(
+            f"the home {str(home)!r} cannot be used ({exc.strerror or exc}: {exc.filename or home}); nothing was "
+            f"changed. {fix} in a folder you may read and write."
+        ) from None
+
+
+class HomeError(AlicornError):
+    """The home given cannot be used as one (a file, or a place where no folder can be made)."""
 
 
 def _open_journal(

@@ -359,6 +359,7 @@ def run(
     from alicorn.anvil.budget import parse_budget
     from alicorn.anvil.errors import ProposerApprovalError
     from alicorn.anvil.secret_reads import allowing
+    from alicorn.config import load_config
     from alicorn.plan.validate import parse_plan
     from alicorn.render import Progress, print_run
 
@@ -374,9 +375,14 @@ def run(
             "it cannot approve it too. Start it without --approve; it waits for an approval, which a person other "
             "than its proposer gives with `alicorn approve RUN`. Nothing was run"
         )
-    application = _open(home, create=True)
-    terms = application.anvil.terms(proposer, project=project, budget=limits, forbidden=tuple(forbid or ()))
+    # The run's terms are checked before the home is opened: a refused run makes no journal in a new home.
+    config = load_config(home)
+    terms = config.anvil.terms(
+        proposed_by=proposer, project=project, budget=limits, forbidden=tuple(forbid or ()), labels=config.data
+    )
     terms = allowing(terms, allow_secret_read or ())
+    _refuse_an_agent_no_journal_knows(home, config, proposer)
+    application = _open(home, create=True)
     application.anvil.prepare(terms)
     if queue:
         from alicorn.broker.submit import broker_for, submit
@@ -402,6 +408,19 @@ def run(
         state = executor.start(plan, terms=terms)
     print_run(state, application.store)
     _exit_for(state)
+
+
+def _refuse_an_agent_no_journal_knows(home: Path, config: Any, proposer: str) -> None:
+    """A named agent that is not a built-in role is registered in the journal: where there is no journal yet, it
+    is unknown, and the run is refused before a journal is made for it (Anvil's `prepare` says so in a journal)."""
+    from alicorn.anvil.errors import UnknownAgentError
+    from alicorn.anvil.identity import parse_principal
+
+    principal = parse_principal(proposer)
+    if principal.is_human or principal.is_builtin_role or config.journal_url is not None:
+        return
+    if not (home / "journal.db").exists():
+        raise UnknownAgentError(principal.id)
 
 
 def _resolutions(specs: list[str] | None, outputs: list[str] | None, who: str | None) -> list[Any]:
@@ -455,13 +474,17 @@ def resume(
     before = fold(application.store.read(run_id), run_id)
     if not before.run_id or not before.plan:
         _fail(f"no run {run_id!r} in {application.store.location}; `alicorn runs` lists the runs")
+    if before.finished:
+        # said before the run's lock is taken or an approver enrolled: a refused resume changes no file
+        _fail(
+            f"run {run_id} already finished ({before.status}) at {before.finished_at}; nothing to resume. "
+            f"`alicorn show {run_id}` shows its result"
+        )
+    resolutions = _resolutions(resolve, output, who)  # a bad --resolve is refused before an approver is enrolled
+    approvals = _approvals(application, approve, who, comment)
     with Progress(len(before.nodes), enabled=not quiet) as progress:
         executor = application.executor(Path(before.data_root), on_events=progress.update)
-        state = executor.resume(
-            run_id,
-            approvals=_approvals(application, approve, who, comment),
-            resolutions=_resolutions(resolve, output, who),
-        )
+        state = executor.resume(run_id, approvals=approvals, resolutions=resolutions)
     print_run(state, application.store)
     _exit_for(state)
 

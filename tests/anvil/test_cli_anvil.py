@@ -177,7 +177,7 @@ def test_an_unknown_named_agent_is_refused_before_anything_runs(tmp_path: Path) 
     plan = write_plan(tmp_path / "w.json", [write_node()])
     result = cli(home, "run", str(plan), "--proposed-by", "agent:ghost")
     assert result.exit_code == 1 and "agent:ghost is not a registered agent" in result.stderr
-    assert runs(home) == []
+    assert not home.exists()  # refused before a home or a journal was made for it
     planner = cli(home, "run", str(plan), "-q", "--proposed-by", "agent:planner")  # a built-in role registers itself
     assert planner.exit_code == 0, planner.output
     bad = cli(home, "run", str(plan), "--proposed-by", "planner")

@@ -6,12 +6,11 @@ import gzip
 import json
 import multiprocessing
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
 
-from alicorn.errors import ConcurrentAppendError, JournalError, JournalIntegrityError
+from alicorn.errors import ConcurrentAppendError, JournalError, JournalIntegrityError, NotAJournalError
 from alicorn.journal.events import Draft, Event, parse_line
 from alicorn.journal.sqlite import SQLiteStore
 from alicorn.journal.store import Head, JournalStore
@@ -128,17 +127,18 @@ def test_failed_insert_rolls_back_the_whole_batch(tmp_path: Path) -> None:
         assert store.last_seq("run-1") == 5 and verify_journal(store).ok
 
 
-def test_opening_a_new_journal_waits_for_another_opener(tmp_path: Path) -> None:
+def test_an_empty_file_another_program_holds_is_never_made_a_journal(tmp_path: Path) -> None:
+    """Alicorn links a new journal into place whole (never an empty file first), so an empty file another program
+    has open and locked is that program's: refused at once, not waited for and filled."""
     path = tmp_path / "j.db"
     other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     other.execute("BEGIN IMMEDIATE")
-    release = threading.Timer(0.5, lambda: other.execute("COMMIT"))
-    release.start()
     try:
-        with SQLiteStore(path) as store:
-            assert store.append("run-1", drafts(1), expect=0)[0].seq == 1
+        with pytest.raises(NotAJournalError, match="is an empty file, not an Alicorn journal; nothing was changed"):
+            SQLiteStore(path)
+        assert path.stat().st_size == 0
     finally:
-        release.join()
+        other.execute("COMMIT")
         other.close()
 
 

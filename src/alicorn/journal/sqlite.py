@@ -795,10 +795,13 @@ def _open_journal(path: Path, create: bool, read_only: bool) -> sqlite3.Connecti
         raise NotAJournalError(f"{path} is a directory, not an Alicorn journal file")
     with open(path, "rb") as fh:
         magic = fh.read(16)
-    if not magic and not create:
+    if not magic and not _wal_holds_frames(path):
+        # Alicorn links a new journal into place whole, so an empty file is never one of its own: a leftover, or a
+        # journal that lost its contents. Writing a new journal over it would hide that, so writers refuse it too.
         raise NotAJournalError(
             f"{path} is an empty file, not an Alicorn journal; nothing was changed. Alicorn never leaves an empty "
-            "journal: remove the file if it is a leftover, or point --home at the journal's folder."
+            "journal: remove the file if it is a leftover (a writing command then makes a new journal), restore the "
+            "journal from a backup if it lost its contents, or point --home at the journal's folder."
         )
     if magic and magic != _SQLITE_MAGIC:
         raise NotAJournalError(f"{path} is not an Alicorn journal (not an SQLite database); nothing was changed")
@@ -812,9 +815,9 @@ def _open_journal(path: Path, create: bool, read_only: bool) -> sqlite3.Connecti
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if tables or not create:
-            # Decide whether the file is ours before changing anything in it (switching to WAL writes the header).
-            _check_meta(conn, path, tables)
+        # Decide whether the file is ours before changing anything in it (switching to WAL writes the header): a
+        # database without tables is someone else's too (another program's, not yet filled), never adopted.
+        _check_meta(conn, path, tables)
         if read_only:
             # an immutable connection reports no WAL; the file's header says which mode wrote it (bytes 18-19: 2)
             mode = _header_mode(path) if immutable else conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -832,19 +835,34 @@ def _open_journal(path: Path, create: bool, read_only: bool) -> sqlite3.Connecti
                 f"{path}: SQLite refused durable settings (journal_mode={mode}, synchronous={sync}; need wal and "
                 "FULL=2). Is the file on a filesystem without shared-memory support (e.g. some network mounts)?"
             )
-        if not tables:  # an empty file a writer was asked to use (or another opener has just made a journal of)
-            retry_while_locked(lambda: _create_schema(conn), BUSY_TIMEOUT_S)
-            _check_meta(conn, path, _TABLES)
         return conn
     except BaseException:
         conn.close()
         raise
 
 
+def _wal_holds_frames(path: Path) -> bool:
+    """Whether a write-ahead log with content lies beside `path`: then SQLite reads the database from it, even when
+    the file itself is still empty (a journal whose first checkpoint never ran)."""
+    try:
+        return _sidecars(path)[0].stat().st_size > 0
+    except OSError:
+        return False
+
+
 def _create_journal(path: Path) -> None:
     """Build a new journal in a temporary file beside `path` and link it into place whole; if another process
     got there first, theirs is kept. Nobody ever sees a half-made journal."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        failure = environment_failure(exc, path=path.parent, where="making the journal's folder")
+        if failure is not None:
+            raise failure from exc
+        raise JournalError(
+            f"the folder {str(path.parent)!r} for the journal cannot be made ({exc.strerror or exc}); nothing was "
+            "changed: point --home (or ALICORN_HOME) at a folder, or at a new path where folders can be made"
+        ) from None
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
     os.close(fd)
     temp = Path(name)
@@ -883,8 +901,9 @@ def _create_journal(path: Path) -> None:
 def _check_meta(conn: sqlite3.Connection, path: Path, tables: set[str]) -> None:
     if not tables:
         raise NotAJournalError(
-            f"{path} is an SQLite database without tables, not an Alicorn journal; nothing was changed. Point --home "
-            "at an Alicorn journal's folder, or run something (`alicorn run PLAN.json`) to create one."
+            f"{path} is an SQLite database without tables, not an Alicorn journal; nothing was changed. Remove the "
+            "file if nothing else uses it (a writing command then makes a new journal), or point --home at an Alicorn "
+            "journal's folder."
         )
     if "alicorn_meta" not in tables:
         raise NotAJournalError(

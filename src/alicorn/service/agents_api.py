@@ -24,6 +24,7 @@ from alicorn.anvil.explain import rights_report
 from alicorn.anvil.identity import parse_principal
 from alicorn.clock import ClockError, format_time, parse_instant
 from alicorn.service.auth import Authenticator, Caller, needs
+from alicorn.service.moments import out_of_range
 from alicorn.service.problems import Problem
 
 API = "/api/v1"
@@ -118,6 +119,8 @@ def _instant(text: str) -> str:
         return format_time(parse_instant(text))
     except ClockError as exc:
         raise Problem(422, "invalid-time", f"at: {exc}") from None
+    except OverflowError:  # a year 1 or 9999 moment that leaves the calendar once turned to UTC
+        raise Problem(422, "invalid-time", f"at: {out_of_range(text)}") from None
 
 
 class ModelDesk:

@@ -23,6 +23,7 @@ from alicorn.service.actions import Actions
 from alicorn.service.auth import Caller, needs
 from alicorn.service.events import MAX_SEQ, event_stream, resume_point
 from alicorn.service.index import CursorError, RunFilter
+from alicorn.service.moments import out_of_range
 from alicorn.service.problems import Problem, invalid_cursor
 from alicorn.service.shared import API, Service
 from alicorn.service.tokens import MAX_DAYS, Tokens
@@ -237,6 +238,8 @@ def _instant(name: str, text: str | None) -> str | None:
         return format_time(parse_instant(text))
     except ClockError as exc:
         raise Problem(422, "invalid-time", f"{name}: {exc}") from None
+    except OverflowError:  # a year 1 or 9999 moment that leaves the calendar once turned to UTC
+        raise Problem(422, "invalid-time", f"{name}: {out_of_range(text)}") from None
 
 
 def _approver(text: str | None) -> str | None:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from alicorn.anvil.proposals import envelope
 from alicorn.core.contract import OutcomeContract
@@ -27,6 +27,7 @@ from alicorn.service.actions import Actions
 from alicorn.service.auth import Caller, needs
 from alicorn.service.events import MAX_SEQ, event_stream, resume_point
 from alicorn.service.index import CursorError
+from alicorn.service.moments import DEADLINE_FORMS, checked_deadline
 from alicorn.service.problems import Problem, invalid_cursor
 from alicorn.service.shared import API
 
@@ -42,7 +43,7 @@ class NewConversation(BaseModel):
     data: Annotated[list[Annotated[str, Field(min_length=1, max_length=1000)]], Field(max_length=20)] = []
     constraints: Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]], Field(max_length=20)] = []
     forbid: list[EffectClass] = []
-    deadline: str | None = None
+    deadline: Annotated[str | None, AfterValidator(checked_deadline), Field(description=DEADLINE_FORMS)] = None
 
 
 class Message(BaseModel):

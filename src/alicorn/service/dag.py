@@ -57,8 +57,9 @@ def layout(nodes: list[Mapping[str, Any]]) -> dict[str, tuple[int, int]]:
     return places
 
 
-def draw(plan: Mapping[str, Any], states: Mapping[str, str], label: str) -> str:
-    """The SVG of `plan`'s nodes; `states` maps node ids to their state, `label` is the drawing's accessible name."""
+def draw(plan: Mapping[str, Any], states: Mapping[str, str], label: str, shown: Mapping[str, str] | None = None) -> str:
+    """The SVG of `plan`'s nodes; `states` maps node ids to their state, `label` is the drawing's accessible name,
+    `shown` says each state in the page's language (the class keeps the state's own name)."""
     nodes = list(plan.get("nodes") or [])
     if not nodes:
         return ""
@@ -95,13 +96,14 @@ def draw(plan: Mapping[str, Any], states: Mapping[str, str], label: str) -> str:
         x, y = box(node_id)
         operation = str(node.get("operation", ""))
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        said = (shown or {}).get(state, state)
         parts.append(
-            f'<g class="node state-{escape(state)}"><title>{escape(node_id)}: {escape(operation)} ({escape(state)})'
+            f'<g class="node state-{escape(state)}"><title>{escape(node_id)}: {escape(operation)} ({escape(said)})'
             f'</title><rect x="{x}" y="{y}" width="{W}" height="{H}" rx="6" fill="{fill}" stroke="{stroke}" '
             f'stroke-width="2"{dashed}/>'
             f'<text x="{x + 8}" y="{y + 18}" font-size="13" font-weight="600" fill="#111">{escape(_cut(node_id))}'
             f'</text><text x="{x + 8}" y="{y + 34}" font-size="11" fill="#222">{escape(_cut(operation, 27))}</text>'
-            f'<text x="{x + 8}" y="{y + 50}" font-size="11" font-style="italic" fill="#222">{escape(state)}</text></g>'
+            f'<text x="{x + 8}" y="{y + 50}" font-size="11" font-style="italic" fill="#222">{escape(said)}</text></g>'
         )
     parts.append("</svg>")
     return "".join(parts)

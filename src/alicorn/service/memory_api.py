@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from alicorn.clock import Clock, ClockError, parse_instant, parse_time
 from alicorn.journal.store import JournalStore
 from alicorn.service.auth import Authenticator, Caller, needs
+from alicorn.service.moments import out_of_range
 from alicorn.service.problems import Problem
 
 if TYPE_CHECKING:
@@ -204,9 +205,9 @@ class MemoryDesk:
     def search(self, project: str, query: str, k: int, mode: str, at: str | None = None) -> dict[str, Any]:
         from alicorn.memory.models import Filters
 
+        filters = Filters(valid_at=_moment("at", at)) if at else Filters()  # a bad time is refused, memory or not
         if not self.memory.exists():
             return {"query": query, "project": project, "hits": [], "related": []}
-        filters = Filters(valid_at=_moment("at", at)) if at else Filters()
         with self.memory.open(project) as store:
             found = store.search(query, k=k, filters=filters, mode=mode)  # type: ignore[arg-type]
         return search_json(found, project)
@@ -252,6 +253,8 @@ def _moment(name: str, text: str) -> datetime:
         return parse_instant(text)
     except ClockError as exc:
         raise Problem(422, "invalid-time", f"{name}: {exc}") from None
+    except OverflowError:  # a year 1 or 9999 moment that leaves the calendar once turned to UTC
+        raise Problem(422, "invalid-time", f"{name}: {out_of_range(text)}") from None
 
 
 def router(desk: MemoryDesk, auth: Authenticator, signed_in: Callable[..., Caller]) -> APIRouter:

@@ -21,7 +21,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from alicorn.anvil.people import Person
 from alicorn.service.auth import Caller
 from alicorn.service.sessions import COOKIE, Session, Sessions
-from alicorn.service.words import LANGUAGE_NAMES, LANGUAGES, words
+from alicorn.service.words import LANGUAGE_NAMES, LANGUAGES, state_words, words
 
 HERE = Path(__file__).parent
 LANG_COOKIE = "alicorn_lang"
@@ -65,6 +65,16 @@ def words_for(request: Request) -> Any:
     return words(language_of(request))
 
 
+def states_for(request: Request) -> Any:
+    """The states of runs and nodes as the pages say them, in the language `request` asks for."""
+    return state_words(language_of(request))
+
+
+def _state(state: object, lang: str) -> str:
+    """A run's or node's state as the pages say it in `lang` (an unknown one as it is)."""
+    return state_words(lang).get(str(state), str(state))
+
+
 def secure(request: Request) -> bool:
     """Cookies are `Secure` unless the service is reached on loopback (plain http there is the local default)."""
     return (request.url.hostname or "") not in LOOPBACK
@@ -79,6 +89,7 @@ class Pages:
             loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True), trim_blocks=True
         )
         self.env.filters["pretty"] = _pretty
+        self.env.filters["state"] = _state  # `{{ run.status | state(lang) }}`: the state in the page's language
 
     def signed(self, request: Request) -> tuple[Session, Person]:
         found = self.sessions.read(request.cookies.get(COOKIE))

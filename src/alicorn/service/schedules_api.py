@@ -31,6 +31,7 @@ from alicorn.schedule.scheduler import Scheduler, TickReport, run_now
 from alicorn.schedule.spec import ScheduleSpec
 from alicorn.schedule.state import Firing, ScheduleState
 from alicorn.service.auth import Caller, needs
+from alicorn.service.moments import out_of_range
 from alicorn.service.problems import Problem
 from alicorn.service.shared import API, Service
 
@@ -219,7 +220,10 @@ def spec_of(body: NewSchedule, author: str, now: Any) -> ScheduleSpec:
     elif body.every is not None:
         rule = rules.parse_every(body.every, now)
     else:
-        rule = rules.parse_once(body.at or "", zone)
+        try:
+            rule = rules.parse_once(body.at or "", zone)
+        except OverflowError:  # a year 1 or 9999 time that leaves the calendar in UTC
+            raise ScheduleError(f"--at {out_of_range(body.at or '')}; nothing was journaled") from None
     try:
         return ScheduleSpec(
             request=body.request, author=author, project=body.project, language=body.language, rule=rule,

@@ -26,7 +26,7 @@ from alicorn.service.artifacts import listing, workspace_of
 from alicorn.service.dag import draw
 from alicorn.service.events import MAX_SEQ
 from alicorn.service.index import CursorError, RunFilter
-from alicorn.service.pages import HERE, NeedsSignIn, PageError, Pages, secure, words_for
+from alicorn.service.pages import HERE, NeedsSignIn, PageError, Pages, secure, states_for, words_for
 from alicorn.service.problems import Problem
 from alicorn.service.sessions import COOKIE, SIGNIN_COOKIE, Sessions, SignInRefused, load_key
 from alicorn.service.signin_state import FAILURES_FILE, SignInFailures
@@ -206,7 +206,7 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
         later = None
         if len(shown) > JOURNAL_PAGE:
             later = f"/runs/{run_id}?{urlencode({**({'kind': kind} if kind else {}), 'after': page[-1].seq})}#journal"
-        svg = draw(found["plan"], found["states"], words_for(request)["plan_drawing"])
+        svg = draw(found["plan"], found["states"], words_for(request)["plan_drawing"], states_for(request))
         files = listing(
             workspace_of(service, run_id), service.digests
         )  # alicorn.service.artifacts: downloads, never rendered
@@ -224,7 +224,7 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
         found = run_context(run_id)
         if not (found["live"] or chat.busy_run(run_id)):
             return Response(status_code=200, headers={"HX-Refresh": "true"})
-        svg = draw(found["plan"], found["states"], words_for(request)["plan_drawing"])
+        svg = draw(found["plan"], found["states"], words_for(request)["plan_drawing"], states_for(request))
         return pages.render(
             request,
             "run_live.html",

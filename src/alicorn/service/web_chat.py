@@ -18,7 +18,7 @@ from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from alicorn.service.dag import draw
-from alicorn.service.pages import PageError, Pages, language_of, words_for
+from alicorn.service.pages import PageError, Pages, language_of, states_for, words_for
 from alicorn.service.problems import Problem
 from alicorn.service.uploads import attach, chosen, store_files
 
@@ -143,7 +143,7 @@ def add_chat_routes(api: FastAPI, pages: Pages, chat: Chat) -> None:
                 states = {node: ns.status for node, ns in run.nodes.items()}
                 if is_queued(events) and not run.finished and run.status != "awaiting_approval":
                     job = chat.actions.core().job_status(state.run, language_of(request))  # a worker drives it
-            svg = draw(state.plan, states, words_for(request)["plan_drawing"])
+            svg = draw(state.plan, states, words_for(request)["plan_drawing"], states_for(request))
         working = chat.busy(conversation)
         return pages.render(
             request, "conversation.html", signed=signed, c=state, run=run, svg=svg, working=working,

@@ -145,3 +145,27 @@ def words(lang: str) -> dict[str, str]:
         "attach_request": tr(lang, "Files for the request (optional)"),
         "attach_sent": tr(lang, "Files sent"),
     }
+
+
+@page_words
+def state_words(lang: str) -> dict[str, str]:
+    """The states of runs and of their nodes as the pages show them in `lang` (templates: `st.get(state, state)`);
+    the state's own name stays in every attribute (`class="badge s-running"`, `data-*`) and in JSON."""
+    return {
+        "running": tr(lang, "running"),
+        "awaiting_approval": tr(lang, "awaiting_approval"),
+        "blocked": tr(lang, "blocked"),
+        "cancelled": tr(lang, "cancelled"),
+        "denied": tr(lang, "denied"),
+        "failed": tr(lang, "failed"),
+        "partial": tr(lang, "partial"),
+        "rejected": tr(lang, "rejected"),
+        "replaced": tr(lang, "replaced"),
+        "stopped": tr(lang, "stopped"),
+        "succeeded": tr(lang, "succeeded"),
+        "withdrawn": tr(lang, "withdrawn"),
+        "interrupted": tr(lang, "interrupted"),
+        "pending": tr(lang, "pending"),
+        "standby": tr(lang, "standby"),
+        "skipped": tr(lang, "skipped"),
+    }
