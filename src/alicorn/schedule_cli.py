@@ -2,6 +2,7 @@
 
     alicorn schedule add "summarise the weekend's alarms" --cron "0 8 * * 1" --zone Europe/Warsaw
     alicorn schedule add "check the inbox" --every 15m --active-hours 08:00-18:00 --catch-up none
+    alicorn schedule add "send the digest" --cron "0 9 * * *" --allow external_transmission --host api.example.com
     alicorn schedule show SCH            the spec, status, recent firings and the next 5 slots in its zone
     alicorn schedule heartbeat ops --every 15m     the project's heartbeat (cheap probes; a model only for findings)
     alicorn schedule show heartbeat:ops  its settings, latest look, findings and breaker
@@ -65,6 +66,13 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         allow: Annotated[
             list[str] | None, typer.Option(help="An effect class each firing may have (none and read always).")
         ] = None,
+        host: Annotated[
+            list[str] | None,
+            typer.Option(
+                help="A host each firing may reach without a human (api.example.com, *.example.com); needed with "
+                "--allow external_transmission. Private data never leaves without a human."
+            ),
+        ] = None,
         project: Annotated[str, typer.Option(help="The project the request belongs to.")] = "default",
         language: Annotated[str | None, typer.Option(help="en, pl or ru (else Core reads it from the words).")] = None,
         who: Who = None,
@@ -80,7 +88,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
         author = acting_human(who).id
         clock = default_clock()
         spec = _spec(request, author, cron, every, at, zone, active_hours, overlap, catch_up, window, max_catch_up,
-                     allow or [], project, language, clock)  # fmt: skip
+                     allow or [], host or [], project, language, clock)  # fmt: skip
         application = open_app(home, create=True)
         state = add_schedule(application.store, spec, clock, authority=Authority.from_app(application))
         _print_state(state, clock, as_json, headline=f"added schedule {state.id}")
@@ -237,7 +245,7 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
 def _spec(
     request: str, author: str, cron: str | None, every: str | None, at: str | None, zone: str,
     active_hours: str | None, overlap: str, catch_up: str, window: str, max_catch_up: int, allow: list[str],
-    project: str, language: str | None, clock: Any,
+    hosts: list[str], project: str, language: str | None, clock: Any,
 ) -> Any:  # fmt: skip
     from pydantic import ValidationError
 
@@ -277,10 +285,13 @@ def _spec(
             window_s=rules.parse_duration("--window", window),
             max_catch_up=max_catch_up,
             allow=tuple(allow),
+            hosts=tuple(hosts),
         )
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "schedule"
+        if err["loc"] and err["loc"][0] == "hosts":  # the sentence says what to give; the option names it
+            raise ScheduleError(f"--host {err['msg'].removeprefix('Value error, ')}; nothing was journaled") from None
         raise ScheduleError(f"the schedule is not valid: {where}: {err['msg']}; nothing was journaled") from None
 
 
@@ -315,6 +326,10 @@ def _print_state(
     typer.echo(f"{data['id']} ({data['status']}), project {data['project']}, by {data['author']}: {data['request']}")
     typer.echo(f"  when: {data['when']}; overlap {data['overlap']}; catch-up {data['catch_up_text']}")
     typer.echo(f"  each firing may: {', '.join(data['allow'])} (anything more is forbidden)")
+    typer.echo(
+        f"  each firing may reach without a human: {', '.join(data['hosts']) or 'no host'} (any other host, or "
+        "private data sent out, waits for a human)"
+    )
     typer.echo(f"  fired {data['fired']} slot(s); {data['skipped_events']} skip(s) journaled")
     for firing in data["recent"]:
         typer.echo(

@@ -239,7 +239,7 @@ def test_policy_files_are_checked_and_a_bad_one_stops_everything(tmp_path: Path)
     assert cli(home, "run", str(plan), "-q").exit_code == 0
     assert '@id("all")' in cli(home, "policy", "show").stdout
     default = cli(home, "policy", "check", str(Path(__file__).parents[2] / "src/alicorn/anvil/policies/default.cedar"))
-    assert default.exit_code == 0 and "9 rules" in default.stdout
+    assert default.exit_code == 0 and "10 rules" in default.stdout
 
 
 @pytest.mark.parametrize(

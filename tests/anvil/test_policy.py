@@ -62,6 +62,7 @@ def test_the_default_policy_validates_against_the_builtin_registry_and_names_eve
         "forbid-forbidden-effects",
         "forbid-secret-outbound",
         "untrusted-origin-needs-human",
+        "schedule-destinations-need-human",
         "permit-schedule-allowed",
         "forbid-secret-read",
         "material-change-needs-approval",

@@ -5,11 +5,13 @@ changes its time, or declines it (then nothing but the answer and the report is 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn.anvil.settings import AnvilSettings
 from alicorn.anvil.terms import RunTerms
@@ -21,10 +23,13 @@ from alicorn.core.norbi import Norbi
 from alicorn.core.recurring import changed_time, person_zone, without_time_words
 from alicorn.core.triggered import CoreSubmitter
 from alicorn.journal.sqlite import SQLiteStore
+from alicorn.ops.registry import Operation
+from alicorn.packs.workflow import BuiltPlan
+from alicorn.plan.dsl import EffectClass, Node
 from alicorn.runtime.state import fold as fold_run
 from alicorn.schedule.book import all_schedules
 from alicorn.schedule.scheduler import Scheduler
-from tests.core.support import core, make_app, registry
+from tests.core.support import GREET, NotifyOutputs, core, make_app, registry
 from tests.schedule.support import JumpClock
 
 
@@ -149,16 +154,70 @@ def test_the_zone_is_the_homes_or_the_persons_else_utc(tmp_path: Path, monkeypat
     assert person_zone() == "UTC"
 
 
+class PostInputs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    url: str
+    message: str = Field(min_length=1)
+
+
+#: A send that names where it goes (its url), unlike test.notify: a schedule may be allowed to do it there.
+POST = Operation(
+    "test.post", "Post a message to the team's hook.", PostInputs, NotifyOutputs, "external_transmission", "keyed",
+    lambda inputs, ctx: NotifyOutputs(sent=True), url_input="url",
+)  # fmt: skip
+
+
+def _build_posting(params: BaseModel, forbidden: frozenset[EffectClass]) -> BuiltPlan:
+    built = GREET.build(params, forbidden)
+    nodes = [
+        Node.model_validate(
+            {
+                "node_id": n.node_id,
+                "operation": "test.post",
+                "inputs": {
+                    "url": {"value": "https://hooks.example.com/team"},
+                    "message": n.inputs["message"].model_dump(),
+                },
+                "depends_on": n.depends_on,
+            }
+        )
+        if n.operation == "test.notify"
+        else n
+        for n in built.nodes
+    ]
+    return BuiltPlan(tuple(nodes), built.left_out)
+
+
+GREET_POSTING = replace(GREET, operations=(POST,), build=_build_posting)
+
+
 def test_the_effects_come_from_the_template_less_what_the_person_forbade(tmp_path: Path) -> None:
     app = make_app(tmp_path / "home")
     norbi = core(app)
+    # test.notify sends without naming a host: a schedule cannot be allowed to send it anywhere, so it is held back
     sends = _ask(norbi, "Every Monday at 9 greet the red team and send it")
-    assert _proposal(app, sends.conversation)["allow"] == ["none", "read", "external_transmission"]
+    assert _proposal(app, sends.conversation)["allow"] == ["none", "read"]
+    assert "names no host to allow it for, so each run's sending waits for a person" in sends.question
     quiet = _ask(norbi, "Every Monday at 9 greet the red team and send it, but do not send anything outside")
     assert _proposal(app, quiet.conversation)["allow"] == ["none", "read"]
-    assert "only look (read), change nothing" in quiet.question
+    assert "only look (read), change nothing" in quiet.question and "names no host" not in quiet.question
     nothing = _ask(norbi, "Every Monday at 9 water the garden plants")  # no template fits: read-only
     assert _proposal(app, nothing.conversation)["allow"] == ["none", "read"]
+
+
+def test_a_schedule_that_sends_names_the_hosts_its_plan_reaches_and_is_added_with_them(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "home")
+    app.registry.register(POST)
+    norbi = core(app, (GREET_POSTING,))
+    turn = _ask(norbi, "Every Monday at 9 greet the red team and send it")
+    proposal = _proposal(app, turn.conversation)
+    assert proposal["allow"] == ["none", "read", "external_transmission"]
+    assert proposal["hosts"] == ["hooks.example.com"]
+    assert "reaching only hooks.example.com" in turn.question and "names no host" not in turn.question
+    done = norbi.reply(turn.conversation, "yes", by="human:ann")
+    assert done.report is not None and done.report.outcome == "complete", done.report
+    (added,) = all_schedules(app.store)
+    assert added.spec.hosts == ("hooks.example.com",) and "external_transmission" in added.spec.allow
 
 
 def test_a_process_with_no_time_rule_asks_when(tmp_path: Path) -> None:

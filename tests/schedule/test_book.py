@@ -145,8 +145,8 @@ def test_with_people_the_author_must_be_enrolled_and_may_allow_only_what_they_ma
              allow=("local_write",))  # fmt: skip
     store, clock = InMemoryStore(), JumpClock()
     book.add_schedule(store, spec(), clock, authority=Authority(roster=roster), schedule_id="sch-looks")
-    book.add_schedule(store, spec(author="human:bob", allow=("external_transmission",)), clock,
-                      authority=Authority(roster=roster), schedule_id="sch-sends")  # fmt: skip
+    book.add_schedule(store, spec(author="human:bob", allow=("external_transmission",), hosts=("api.example.com",)),
+                      clock, authority=Authority(roster=roster), schedule_id="sch-sends")  # fmt: skip
     assert [s.id for s in book.all_schedules(store)] == ["sch-looks", "sch-sends"]
 
 

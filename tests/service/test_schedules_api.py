@@ -109,6 +109,22 @@ def test_bad_input_is_a_problem_naming_the_field_and_nothing_is_journaled(
     assert served.heads() == before
 
 
+def test_a_schedule_that_sends_names_its_hosts_and_one_that_names_none_is_refused(served: Served) -> None:
+    sending = {**DAILY, "allow": ["external_transmission"]}
+    before = served.heads()
+    with served.client("ada") as client:
+        refused = client.post("/api/v1/schedules", json=sending)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["field"] == "hosts" and refused.json()["detail"].startswith("hosts is missing")
+        assert served.heads() == before
+        everywhere = client.post("/api/v1/schedules", json={**sending, "hosts": ["*"]})
+        assert everywhere.status_code == 422 and everywhere.json()["field"] == "hosts", everywhere.text
+        added = client.post("/api/v1/schedules", json={**sending, "hosts": ["API.example.com"]})
+        assert added.status_code == 201, added.text
+        shown = client.get(f"/api/v1/schedules/{added.json()['id']}").json()
+    assert shown["hosts"] == ["api.example.com"], shown
+
+
 def test_unknown_fields_and_ids_are_refused(served: Served) -> None:
     with served.client("ada") as client:
         extra = client.post("/api/v1/schedules", json={**DAILY, "cronn": "x"})

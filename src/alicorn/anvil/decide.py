@@ -94,6 +94,9 @@ def plan_context(facts: Facts) -> dict[str, Any]:
     if facts.trigger is not None:  # only a triggered run's requests carry them (others stay as they were journaled)
         found["trigger"] = {k: str(facts.trigger.get(k, "")) for k in ("schedule", "slot", "fired_at")}
         found["schedule_allows"] = sorted(facts.schedule_allows)
+        if facts.schedule_hosts is not None:  # an allowance journaled before hosts existed keeps its requests
+            found["schedule_hosts"] = sorted(facts.schedule_hosts)
+            found["hosts_beyond_schedule"] = list(facts.hosts_beyond_schedule)
     return found
 
 

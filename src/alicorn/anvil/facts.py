@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+from alicorn.anvil.labels import glob_match
 from alicorn.anvil.rights import Subject, gaps
-from alicorn.anvil.risk import PlanRisk
+from alicorn.anvil.risk import UNKNOWN, PlanRisk
 
 ApprovalState = Literal["none", "granted", "carried"]
 
@@ -50,6 +51,23 @@ class Facts:
         if self.allowance.get("schedule") != self.trigger.get("schedule"):
             return ()
         return tuple(str(c) for c in self.allowance.get("effects", ()))
+
+    @property
+    def schedule_hosts(self) -> tuple[str, ...] | None:
+        """The hosts (patterns) the triggering schedule lets its firings reach without a human: none for a run no
+        schedule started, or whose allowance is another schedule's. None when the journaled allowance predates hosts
+        (it has no `hosts`): its requests stay as they were journaled, and the built-in policy lets it reach no host."""
+        if self.trigger is None or self.allowance is None or "hosts" not in self.allowance:
+            return None
+        if self.allowance.get("schedule") != self.trigger.get("schedule"):
+            return ()
+        return tuple(str(h) for h in self.allowance.get("hosts", ()))
+
+    @property
+    def hosts_beyond_schedule(self) -> tuple[str, ...]:
+        """The plan's hosts its schedule does not name (a host computed at run time is never named)."""
+        allowed = self.schedule_hosts or ()
+        return tuple(h for h in self.risk.hosts if h == UNKNOWN or not any(glob_match(p, h) for p in allowed))
 
     @cached_property
     def gaps(self) -> tuple[str, ...]:

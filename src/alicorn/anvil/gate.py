@@ -45,7 +45,8 @@ def project_usage(store: JournalStore, project: str, *, exclude: str) -> Usage:
 
 
 #: Reads what the schedule a triggered run's terms name allows it (`alicorn.schedule.allowance`, handed in by the
-#: app layer, which sits above the schedules) for the run of that id: a dict `{schedule, effects, approved_by, reason}`.
+#: app layer, which sits above the schedules) for the run of that id: a dict
+#: `{schedule, effects, hosts, approved_by, reason}`.
 TriggerAllowance = Callable[[RunTerms, str], dict[str, Any]]
 
 
@@ -89,6 +90,7 @@ class LiveGate:
             unread = {
                 "schedule": terms.trigger.schedule,
                 "effects": [],
+                "hosts": [],
                 "approved_by": "",
                 "reason": "this gate reads no schedules",
             }

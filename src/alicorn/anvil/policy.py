@@ -49,7 +49,8 @@ CONTEXT_FIELDS: dict[str, dict[str, Any]] = {
     "material_change": _BOOL,
 }
 #: Present only in the context of a run a schedule's firing started (so other runs' journaled requests stay as they
-#: were): its trigger record and the effect classes its schedule, as read from the schedule's own stream, allows.
+#: were): its trigger record and the effect classes its schedule, as read from the schedule's own stream, allows;
+#: the hosts it names and the plan's hosts beyond them (absent from requests of allowances journaled before hosts).
 TRIGGER_FIELDS: dict[str, dict[str, Any]] = {
     "trigger": {
         "type": "Record",
@@ -57,6 +58,8 @@ TRIGGER_FIELDS: dict[str, dict[str, Any]] = {
         "required": False,
     },
     "schedule_allows": {**_STRINGS, "required": False},
+    "schedule_hosts": {**_STRINGS, "required": False},
+    "hosts_beyond_schedule": {**_STRINGS, "required": False},
 }
 AGENT_FIELDS: dict[str, dict[str, Any]] = {
     "registered": _BOOL,

@@ -59,11 +59,16 @@ def rule_phrase(rule: str, facts: Facts) -> str:
         )
     if rule == "permit-schedule-allowed":
         allowance = facts.allowance or {}
+        # Only where the allowance names hosts: the sentences of runs journaled before keep their words.
+        named = risk.hosts and facts.schedule_hosts is not None
+        reach = f" reaching only {_list(list(risk.hosts))}, which it names" if named else ""
         return (
             f"schedule {allowance.get('schedule')} (active, approved by {allowance.get('approved_by') or 'a human'}) "
             f"allows its firings {_list(list(facts.schedule_allows))}, and the plan has only "
-            f"{_list(list(risk.classes)) or 'no effect'}"
+            f"{_list(list(risk.classes)) or 'no effect'}{reach}"
         )
+    if rule == "schedule-destinations-need-human":
+        return _destinations(facts)
     if rule == "forbid-secret-read":
         return _secret_read(facts)
     if rule == "material-change-needs-approval":
@@ -82,10 +87,36 @@ def _schedule_said(facts: Facts) -> str:
         why = allowance.get("reason") or f"schedule {sid} could not be read"
         return f" (slot {facts.trigger.get('slot')} of schedule {sid}, which allows nothing without a human: {why})"
     beyond = sorted(set(facts.risk.classes) - set(facts.schedule_allows))
-    return (
-        f" (slot {facts.trigger.get('slot')} of schedule {sid}, which allows {_list(allows) or 'only looking'}; "
-        f"the plan also has {_list(beyond)})"
-    )
+    also = f"; the plan also has {_list(beyond)}" if beyond else ""
+    allowed = _list(allows) or "only looking"
+    return f" (slot {facts.trigger.get('slot')} of schedule {sid}, which allows {allowed}{also})"
+
+
+def _hosts(hosts: Sequence[str]) -> str:
+    return _list([h if h != "?" else "a host computed at run time" for h in hosts])
+
+
+def _destinations(facts: Facts) -> str:
+    """Why a schedule's firing may not send where (or what) its plan sends without a human."""
+    sid = (facts.trigger or {}).get("schedule")
+    named = _list(list(facts.schedule_hosts or ())) or "no host"
+    parts = []
+    beyond = facts.hosts_beyond_schedule
+    if beyond:
+        named_ones = [h for h in beyond if h != "?"]
+        options = " ".join(f"--host {h}" for h in named_ones)
+        fix = f", or the schedule is added again with {options}" if named_ones else ""
+        parts.append(
+            f"the plan reaches {_hosts(beyond)}, and schedule {sid} lets its firings reach {named} without a human: "
+            f"a person approves this run (`alicorn approve RUN`){fix}"
+        )
+    if facts.risk.outbound in ("private", "secret"):
+        parts.append(
+            f"the plan sends {facts.risk.outbound} data to {_hosts(facts.risk.hosts)}, and a schedule never sends "
+            "private data out on its own: it was approved before anyone saw the data its firings plan over, which may "
+            "carry instructions, so a person decides each time"
+        )
+    return "; ".join(parts) or f"schedule {sid}'s firings send only where it names, with a human's approval"
 
 
 def _secret_read(facts: Facts) -> str:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from alicorn.anvil.risk import UNKNOWN, assess
 from alicorn.context.tap import JournalTap
 from alicorn.core.choosing import NONE_WORDS, YES_WORDS, describe_recurrence
 from alicorn.core.conversation import ConversationState
@@ -48,7 +49,7 @@ from alicorn.schedule.authority import Authority
 from alicorn.schedule.book import add_schedule, upcoming
 from alicorn.schedule.errors import ScheduleError
 from alicorn.schedule.rules import next_slot, parse_cron, zone_of
-from alicorn.schedule.spec import ALWAYS_ALLOWED, ScheduleSpec
+from alicorn.schedule.spec import ALWAYS_ALLOWED, SENDING, ScheduleSpec
 
 if TYPE_CHECKING:
     from alicorn.app import App
@@ -74,6 +75,8 @@ class Proposal:
     allow: tuple[EffectClass, ...]
     recurrence: dict[str, Any]
     template: str | None = None
+    #: The hosts the template's plan reaches, which a schedule allowed to send data out must name.
+    hosts: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +86,7 @@ class Proposal:
             "allow": list(self.allow),
             "recurrence": self.recurrence,
             "template": self.template,
+            "hosts": list(self.hosts),
             "overlap": "skip",
             "catch_up": "last",
         }
@@ -90,8 +94,9 @@ class Proposal:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Proposal:
         return cls(
-            data["request"], data["cron"], data["zone"], tuple(data["allow"]), data["recurrence"], data.get("template")
-        )
+            data["request"], data["cron"], data["zone"], tuple(data["allow"]), data["recurrence"], data.get("template"),
+            tuple(data.get("hosts", ())),
+        )  # fmt: skip
 
     def spec(self, author: str, project: str, language: str) -> ScheduleSpec:
         return ScheduleSpec(
@@ -102,6 +107,7 @@ class Proposal:
             rule=parse_cron(self.cron),
             zone=self.zone,
             allow=self.allow,
+            hosts=self.hosts,
         )
 
 
@@ -239,8 +245,8 @@ class Recurring:
         words = request or without_time_words(intent.utterance, str(recurrence.get("words", "")))
         zone = self.schedule_zone or person_zone()
         cron = str(recurrence.get("cron", ""))
-        template, allow = self._allowance(words, intent, state, language)
-        proposal = Proposal(words, cron, zone, allow, recurrence, template)
+        template, allow, hosts, held_back = self._allowance(words, intent, state, language)
+        proposal = Proposal(words, cron, zone, allow, recurrence, template, hosts)
         try:
             rule = parse_cron(cron)
             tz = zone_of(zone)
@@ -263,8 +269,14 @@ class Recurring:
             zone=zone,
             cron=cron,
             slots="; ".join(_local(s, zone, language) for s in slots),
-            effects=_effects(allow, language),
+            effects=_effects(allow, language, hosts),
         )
+        if held_back:
+            question += " " + tr(
+                language,
+                "Sending data out is not among what each run may do alone: its plan names no host to allow it for, "
+                "so each run's sending waits for a person.",
+            )
         if unclear:
             question = tr(language, "I did not take that as yes, no or a time.") + " " + question
         data = {"question": question, "schedule_proposal": proposal.to_json(), "next": [_utc(s) for s in slots]}
@@ -272,23 +284,32 @@ class Recurring:
 
     def _allowance(
         self, request: str, intent: IntentEnvelope, state: ConversationState, language: str
-    ) -> tuple[str | None, tuple[EffectClass, ...]]:
-        """The fitting template and the effect classes its plan has, less what the request forbids."""
+    ) -> tuple[str | None, tuple[EffectClass, ...], tuple[str, ...], tuple[EffectClass, ...]]:
+        """The fitting template, the effect classes its plan has (less what the request forbids), the hosts it
+        reaches, and the classes held back. A schedule that may send data out names where to (`ScheduleSpec.hosts`):
+        when the plan's hosts are not known now (the words do not fill the template, an operation sends without
+        naming a host, or a host is computed at run time), sending is held back: each firing's sends wait for a
+        person, and the question says so."""
         selection = self.selector.select(request, None, untrusted=not intent.authoritative)
         workflow = self.workflows.get(selection.workflow or "")
         if workflow is None:
-            return None, ALWAYS_ALLOWED
+            return None, ALWAYS_ALLOWED, (), ()
         found: set[EffectClass] = set()
+        hosts: tuple[str, ...] = ()
         forbidden = self._forbidden(state, intent)
         try:
             now = parse_time(self.clock.now())
             params = workflow.parameters.model_validate(workflow.extract(request, language, now))
             built = workflow.build(params, frozenset(forbidden))
             found = {self.app.registry.get(node.operation).effect for node in built.nodes}
+            reached = assess(built, self.app.registry).hosts
+            hosts = () if UNKNOWN in reached else tuple(reached)
         except (ValidationError, KeyError, ValueError):  # the words do not fill the template: its operations
             found = {op.effect for op in workflow.operations}
-        allowed = {c for c in found if c not in forbidden} | set(ALWAYS_ALLOWED)
-        return workflow.id, tuple(c for c in EFFECT_ORDER if c in allowed)
+        wanted = {c for c in found if c not in forbidden}
+        held_back = tuple(c for c in EFFECT_ORDER if c in wanted and c in SENDING and not hosts)
+        allowed = (wanted - set(held_back)) | set(ALWAYS_ALLOWED)
+        return workflow.id, tuple(c for c in EFFECT_ORDER if c in allowed), hosts, held_back
 
     def _add(
         self, state: ConversationState, intent: IntentEnvelope, tap: JournalTap, proposal: Proposal, by: str
@@ -320,7 +341,7 @@ class Recurring:
             known=[
                 tr(language, "each run does: {request}", request=spec.request),
                 tr(language, "each run may: {effects}; anything more waits for a person", effects=_effects(
-                    spec.allow, language
+                    spec.allow, language, spec.hosts
                 )),
                 tr(language, "approved by {person}", person=by),
             ],
@@ -357,8 +378,11 @@ def _local(slot: datetime, zone: str, language: str) -> str:
     return f"{format_datetime(local, 'EEE d MMM yyyy, HH:mm', locale=language)} {local.tzname()}"
 
 
-def _effects(allow: tuple[str, ...], language: str) -> str:
+def _effects(allow: tuple[str, ...], language: str, hosts: tuple[str, ...] = ()) -> str:
     beyond = [c for c in allow if c not in ALWAYS_ALLOWED]
     if not beyond:
         return tr(language, "only look (read), change nothing")
-    return effects_said(["read", *beyond], language)
+    said = effects_said(["read", *beyond], language)
+    if hosts and any(c in SENDING for c in beyond):
+        return tr(language, "{effects}, reaching only {hosts}", effects=said, hosts=", ".join(hosts))
+    return said

@@ -2,7 +2,8 @@
 
 A triggered run's terms carry the trigger record `{schedule, slot, fired_at}` its request's envelope claimed. An
 envelope can lie, so the allowance is never taken from it: `allowance_of` reads the schedule's own stream and gives
-the effect classes it allowed only when all of these hold, else none (with the reason, for `alicorn why`):
+the effect classes and the hosts it allowed only when all of these hold, else none (with the reason, for
+`alicorn why`):
 
 * the schedule exists and is active (not paused, not removed);
 * it belongs to the run's project;
@@ -14,6 +15,8 @@ the effect classes it allowed only when all of these hold, else none (with the r
 
 The app layer hands this to Anvil's live gate, which journals the result in the run's `anvil.inputs`; the policy
 then decides on it (rule `permit-schedule-allowed` in the built-in policy), so replay reads the recorded allowance.
+An allowance always carries `hosts` (a schedule journaled before hosts existed has none), which tells Anvil to
+check the plan's hosts and outbound label against it; allowances journaled before that carry no `hosts` key.
 """
 
 from __future__ import annotations
@@ -31,17 +34,20 @@ from alicorn.schedule.state import fold, stream_of
 
 @dataclass(frozen=True)
 class Allowance:
-    """The effect classes a triggered run may have without a human (empty: none), and why."""
+    """The effect classes a triggered run may have without a human (empty: none), the hosts its plans may reach
+    without one (empty: none), and why."""
 
     schedule: str
     effects: tuple[str, ...]
     approved_by: str = ""
     reason: str = ""
+    hosts: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "schedule": self.schedule,
             "effects": list(self.effects),
+            "hosts": list(self.hosts),
             "approved_by": self.approved_by,
             "reason": self.reason,
         }
@@ -78,7 +84,9 @@ def allowance_of(
         authority.check(spec)
     except ScheduleError as exc:
         return none(f"schedule {sid}'s approval no longer holds: {exc}")
-    return Allowance(sid, tuple(spec.allow), approved_by=spec.author, reason=f"schedule {sid} is active")
+    return Allowance(
+        sid, tuple(spec.allow), approved_by=spec.author, reason=f"schedule {sid} is active", hosts=tuple(spec.hosts)
+    )
 
 
 def started_by(conversation: str, run_id: str) -> bool:

@@ -1,7 +1,8 @@
 """The schedule book: adding, reading, pausing, resuming and removing schedules on the journal.
 
 This is the API the command line, the service and Core (a recurring request proposed as a schedule) call:
-`add_schedule(store, spec, clock)` validates and journals; nothing is journaled when a check fails. Each schedule
+`add_schedule(store, spec, clock)` validates and journals; nothing is journaled when a check fails (a schedule that
+allows sending data out must name the hosts it may send to). Each schedule
 is its own stream `schedule:<id>`; the `schedules` stream indexes them so a scheduler finds new ones by reading only
 what it has not seen. Changes append with the stream's expected seq, so a change made on a stale view is refused
 rather than lost.
@@ -43,6 +44,13 @@ def add_schedule(
     """Validate `spec` (zone, first slot, the author's authority) and journal it as a new schedule."""
     zone = zone_of(spec.zone)
     (authority or Authority()).check(spec)
+    if spec.needs_hosts:
+        raise ScheduleError(
+            f"--host is missing: a schedule that allows {', '.join(spec.needs_hosts)} is a standing approval to send "
+            "data out, so it must say where to: add --host HOST for each host its firings may send to (a pattern "
+            "like *.example.com covers a domain); a firing's plan reaching any other host waits for a human; nothing "
+            "was journaled"
+        )
     now = parse_time(clock.now())
     first = next_slot(spec.rule, zone, spec.active_hours, now)
     if first is None or (first - now).days > HORIZON_DAYS:

@@ -53,6 +53,7 @@ def detail(state: ScheduleState, now: datetime) -> dict[str, Any]:
         "window_s": spec.window_s,
         "max_catch_up": spec.max_catch_up,
         "allow": list(spec.allow),
+        "hosts": list(spec.hosts),
         "forbidden": list(spec.forbidden),
         "cursor": state.cursor,
         "queued": state.queued,

@@ -169,6 +169,9 @@ class NewSchedule(BaseModel):
     window: Annotated[str, Field(max_length=20)] = "6h"
     max_catch_up: Annotated[int, Field(ge=1, le=100)] = 5
     allow: list[EffectClass] = Field(default_factory=list, max_length=8)
+    #: The hosts (or patterns like *.example.com) each firing may reach without a human: required when `allow`
+    #: holds a class that sends data out (`alicorn schedule add --host`).
+    hosts: list[Annotated[str, Field(min_length=1, max_length=253)]] = Field(default_factory=list, max_length=50)
     project: Annotated[str, Field(max_length=64)] = "default"
     language: Literal["en", "pl", "ru"] | None = None
 
@@ -188,6 +191,10 @@ class Change(BaseModel):
     reason: Annotated[str, Field(max_length=500)] = ""
 
 
+#: Options of `alicorn schedule add` whose body field is named otherwise (a repeated option is a list field).
+_FIELD_OF_OPTION = {"--host": "hosts", "--hosts": "hosts"}
+
+
 def refusal(exc: ScheduleError) -> Problem:
     """A schedule's refusal as a problem detail: 404 for an unknown id, else 422 naming the field (the book's and
     the rules' sentences name the command line's option, `--cron`; here it is the body's field, `cron`)."""
@@ -199,7 +206,7 @@ def refusal(exc: ScheduleError) -> Problem:
     field = ""
     if text.startswith("--"):
         option = text.split()[0]
-        field = option[2:].replace("-", "_")
+        field = _FIELD_OF_OPTION.get(option, option[2:].replace("-", "_"))
         text = field + text[len(option) :]
     if any(state in text for state in ("already", "was removed", "not paused")):
         return Problem(409, "schedule-conflict", text)
@@ -229,7 +236,7 @@ def spec_of(body: NewSchedule, author: str, now: Any) -> ScheduleSpec:
             request=body.request, author=author, project=body.project, language=body.language, rule=rule,
             zone=body.zone, active_hours=rules.parse_hours(body.active_hours) if body.active_hours else None,
             overlap=body.overlap, catch_up=body.catch_up, window_s=rules.parse_duration("--window", body.window),
-            max_catch_up=body.max_catch_up, allow=tuple(body.allow),
+            max_catch_up=body.max_catch_up, allow=tuple(body.allow), hosts=tuple(body.hosts),
         )  # fmt: skip
     except ValidationError as exc:
         err = exc.errors()[0]
