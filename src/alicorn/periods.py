@@ -115,13 +115,19 @@ class Period:
 
 @dataclass(frozen=True)
 class Coverage:
-    """How data that spans `first`..`last` (inclusive days; None when there is no data) covers `period`."""
+    """How data that spans `first`..`last` (inclusive days; None when there is no data) covers `period`.
+
+    `running`: the period was not over at `as_of` (the request's time), so no data could cover all of it; the days
+    after `as_of`'s day are not counted in `missing_days` (they had not happened), and the status is at best
+    `partial`."""
 
     period: Period
     first: date | None
     last: date | None
     status: CoverageStatus
     missing_days: int
+    running: bool = False
+    as_of: datetime | None = None
 
     @property
     def sentence(self) -> str:
@@ -137,22 +143,35 @@ class Coverage:
         if self.status == "covered":
             return f"the data covers {asked}"
         missing = f" ({self.missing_days} {'day' if self.missing_days == 1 else 'days'} missing)"
+        if self.running and self.as_of is not None:
+            return (
+                f"the data covers {held} only, up to the request's time ({self.as_of:%Y-%m-%d %H:%M}); the request "
+                f"asks for {asked}, which was not over then" + (missing if self.missing_days else "")
+            )
         return f"the data covers {held} only; the request asks for {asked}" + (
             missing if self.status == "partial" else ""
         )
 
 
-def coverage(period: Period, first: date | None, last: date | None) -> Coverage:
-    """Whether data whose days run from `first` to `last` (inclusive; None: no data) covers `period`."""
+def coverage(period: Period, first: date | None, last: date | None, *, now: datetime | None = None) -> Coverage:
+    """Whether data whose days run from `first` to `last` (inclusive; None: no data) covers `period`.
+
+    `now` (the request's time) bounds what any data could hold: a period not over at `now` ("today" at 09:00, this
+    week before Sunday night) is never `covered`, however far the data reaches; only the days begun by `now` can be
+    missing, and a period that has not begun is covered by nothing (`none`)."""
+    running = now is not None and now.date() < period.end
+    due_end = min(period.end, now.date() + _ONE_DAY) if now is not None and running else period.end
+    due_days = max((due_end - period.start).days, 0)
     if first is None or last is None:
-        return Coverage(period, None, None, "empty", period.days)
+        return Coverage(period, None, None, "empty", due_days, running, now)
     if last < first:
         raise ValueError(f"the data's last day {last} is before its first day {first}")
-    overlap = (min(last + _ONE_DAY, period.end) - max(first, period.start)).days
+    overlap = (min(last + _ONE_DAY, due_end) - max(first, period.start)).days
     if overlap <= 0:
-        return Coverage(period, first, last, "none", period.days)
-    missing = period.days - overlap
-    return Coverage(period, first, last, "covered" if missing == 0 else "partial", missing)
+        return Coverage(period, first, last, "none", due_days, running, now)
+    missing = due_days - overlap
+    status: CoverageStatus = "covered" if missing == 0 and not running else "partial"
+    return Coverage(period, first, last, status, missing, running, now)
 
 
 def find_period(text: str, language: str, now: datetime, *, prefer: Prefer = "past") -> Period | None:

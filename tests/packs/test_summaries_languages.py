@@ -42,7 +42,7 @@ def test_the_alarms_headline_in_english_polish_and_russian() -> None:
     polish = ALARMS.summarize(_alarms(8), COMPLETE, "pl")
     assert polish.lines[0] == "8 zdarzeń wymaga człowieka (alarmów łącznie: 52, scalonych duplikatów: 17)"
     assert polish.lines[1] == (
-        "alarm 4131 o 2026-11-29T02:14:00: person, kamera gate (perimeter), scalono z nim 3 powtórzenia"
+        "alarm 4131 o 2026-11-29T02:14:00: osoba, kamera gate (perimeter), scalono z nim 3 powtórzenia"
     )
     russian = ALARMS.summarize(_alarms(8), COMPLETE, "ru")
     assert russian.lines[0] == "8 событий требуют внимания человека (всего тревог: 52, объединено дубликатов: 17)"

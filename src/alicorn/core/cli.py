@@ -195,11 +195,13 @@ def _interact(core: Any, turn: Any, person: str, *, approve: bool, interactive: 
 def _authenticate(application: Any, turn: Any) -> None:
     """The OS user must be an enrolled approver to decide at the prompt (the first admin of a new home)."""
     from alicorn.anvil.people import authenticate
+    from alicorn.i18n import tr
 
     run = turn.proposal.run if turn.proposal else "the plan"
     me, enrolled = authenticate(application.people, None, role="approver", doing=f"approve or reject run {run}")
     if enrolled:
-        typer.echo(f"{me} is this home's first person: enrolled as admin (`alicorn people list`)", err=True)
+        said = tr(turn.language, "{me} is this home's first person: enrolled as admin (`alicorn people list`)", me=me)
+        typer.echo(said, err=True)
 
 
 def _prompt(text: str) -> str | None:

@@ -22,6 +22,7 @@ from alicorn.anvil.budget import Budget
 from alicorn.i18n import N_, tr, tr_marked
 from alicorn.packs.workflow import effect_said, effects_said
 from alicorn.plan.dsl import EffectClass, Plan
+from alicorn.validate.base import ARTIFACT_LABELS
 from alicorn.validate.constraints import Measure, read_bound
 
 if TYPE_CHECKING:
@@ -115,12 +116,12 @@ class OutcomeContract(BaseModel):
         """The contract for a human, a line per term, in `language` (values stay as written)."""
         none = tr(language, "none")
         lines = [tr(language, "goal: {goal}", goal=self.goal)]
+        kind = ARTIFACT_LABELS.get(self.result)
+        result = tr_marked(language, kind) if kind else self.result  # "document", said in `language`
         if self.workflow:
-            lines.append(
-                tr(language, "result: {result} (workflow {workflow})", result=self.result, workflow=self.workflow)
-            )
+            lines.append(tr(language, "result: {result} (workflow {workflow})", result=result, workflow=self.workflow))
         else:
-            lines.append(tr(language, "result: {result}", result=self.result))
+            lines.append(tr(language, "result: {result}", result=result))
         if self.parameters:  # a slot nobody set (None: "since", "asked_period") is not said
             values = ", ".join(f"{k}={v}" for k, v in sorted(self.parameters.items()) if v is not None)
             lines.append(tr(language, "parameters: {values}", values=values))

@@ -16,6 +16,7 @@ This is the seed's "if the user picks a variant, a *separate* publication plan i
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from alicorn.app import App
@@ -96,7 +97,10 @@ class FollowUps:
         language = self._language(state)
         text = tr(language, "I cannot act on “{message}”: {why}.", message=message, why=why)
         tap.append("followup.declined", {"message": message, "answer": text})
-        return self._turn(self._refold(state), "reported", answer=text)
+        turn = self._turn(self._refold(state), "reported", answer=text)
+        # This turn's goal was the message, and nothing was done for it: the earlier contract (its goal, parameters
+        # and forbidden effects) is not what this turn did, so the header does not repeat it as if it were.
+        return replace(turn, understood=declined_header(message, state.goal_hash, language))
 
     def _refold(self, state: ConversationState) -> ConversationState:
         from alicorn.core.conversation import fold
@@ -154,6 +158,19 @@ class FollowUps:
                     raw["description"] = said[:1000]
             nodes.append(Node.model_validate(raw))
         return nodes
+
+
+def declined_header(message: str, goal_hash: str | None, language: str) -> tuple[str, ...]:
+    """The header of a turn that declined a message after the report: its goal, and that nothing was done."""
+    if goal_hash:
+        status = tr(
+            language,
+            "status: declined; nothing was planned or run, and the result of goal {hash}… stands",
+            hash=goal_hash[:16],
+        )
+    else:
+        status = tr(language, "status: declined; nothing was planned or run")
+    return (tr(language, "goal: {goal}", goal=message), status)
 
 
 def result_run(state: ConversationState) -> str | None:

@@ -20,11 +20,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from alicorn.app import App
+from alicorn.clock import parse_time
 from alicorn.context.artifacts import ArtifactStore
 from alicorn.context.tap import JournalTap
 from alicorn.core.advice import how_to_attach
@@ -149,8 +150,13 @@ def _outside_sentence(path: object, language: str) -> str:
     )
 
 
-def coverage_of(workflow: Workflow, values: dict[str, Any], data: dict[str, Any]) -> dict[str, Any] | None:
-    """The request's period against the data's span (the dated files of `data.found`): covered, partial or none."""
+def coverage_of(
+    workflow: Workflow, values: dict[str, Any], data: dict[str, Any], now: datetime
+) -> dict[str, Any] | None:
+    """The request's period against the data's span (the dated files of `data.found`): covered, partial or none.
+
+    `now` is the request's time: data cannot hold what had not happened yet, so a period still running then ("today"
+    asked at 09:00) is partial at best, and says so (`running`, with `as_of`)."""
     if workflow.period is None:
         return None
     period = workflow.period(values)
@@ -166,12 +172,13 @@ def coverage_of(workflow: Workflow, values: dict[str, Any], data: dict[str, Any]
     if not spans:
         return None
     first, last = min(s for s, _ in spans), max(e for _, e in spans)
-    found = coverage(Period(start, end, "", "range"), first, last)
+    found = coverage(Period(start, end, "", "range"), first, last, now=now)
     return {
         "status": found.status,
         "asked": _span(start, found.period.last),
         "found": _span(first, last),
         "missing_days": found.missing_days,
+        **({"running": True, "as_of": f"{now:%Y-%m-%d %H:%M %Z}".strip()} if found.running else {}),
     }
 
 
@@ -332,7 +339,7 @@ def check_coverage(
     """Journal the request's period against the data's span (`data.checked`); a Report when none of the period is
     covered (missing data, with the span that was found), else None."""
     data = state.data or {}
-    coverage = coverage_of(workflow, values, data)
+    coverage = coverage_of(workflow, values, data, parse_time(state.received_at))
     tap.append("data.checked", {"coverage": coverage})
     if coverage is None or coverage["status"] != "none":
         return None

@@ -417,10 +417,22 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
         )
 
     def _turn(self, state: ConversationState, phase: str, **fields: Any) -> Turn:
-        """A Turn with what Core understood so far (kind, workflow, contract)."""
+        """A Turn with what Core understood so far (kind, workflow, contract). After the report, the contract is the
+        latest message's (`follows` the first goal), and so is the understanding: the first request's reading (what
+        it forbade) no longer says what this turn does."""
         language = self._language(state)
         lines = []
-        if state.classification:
+        contract = state.contract or {}
+        if state.classification and contract.get("follows"):
+            lines.append(
+                tr(
+                    language,
+                    "understood: a next step on this conversation's result, in {language} (forbids {forbidden})",
+                    language=state.classification["language"],
+                    forbidden=effects_said(contract.get("forbidden", []), language) or tr(language, "nothing"),
+                )
+            )
+        elif state.classification:
             c = state.classification
             forbidden = effects_said(c.get("forbidden", []), language) or tr(language, "nothing")
             lines.append(

@@ -12,12 +12,12 @@ from typing import Any
 from alicorn.core.consent import consent_said
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState
-from alicorn.core.report import OUTCOME_LABELS, Outcome, Report, run_facts
+from alicorn.core.report import OUTCOME_LABELS, STATE_LABELS, Outcome, Report, run_facts
 from alicorn.i18n import N_, tr, tr_marked
 from alicorn.packs.workflow import LeftOut, Workflow
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.state import RunState
-from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, check
+from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, check, phrase
 from alicorn.validate.constraints import check_constraints
 
 #: Runs that ended without doing the work: there is nothing to validate, and nothing was done.
@@ -53,7 +53,8 @@ def validate_run(
 
 def _step_check(run: RunState, node: str) -> CheckResult:
     status = run.nodes[node].status
-    return check(node, status == "succeeded", N_("{node}: {status}"), node=node, status=status)
+    said = phrase(STATE_LABELS[status]) if status in STATE_LABELS else status  # "succeeded" in the report's words
+    return check(node, status == "succeeded", N_("{node}: {status}"), node=node, status=said)
 
 
 def weakest(report: ValidationReport) -> ValidationReport:
@@ -70,6 +71,29 @@ def _coverage_checks(data: Mapping[str, Any] | None) -> list[CheckResult]:
         return []
     if coverage["status"] == "covered":
         return [check("period", True, N_("the data covers the period asked ({asked})"), asked=coverage["asked"])]
+    if coverage.get("running"):  # asked before the period ended: what had not happened yet, no data could hold
+        said = (
+            N_(
+                "the data covers {found} only, up to the request's time ({as_of}); the request asks about {asked}, "
+                "which was not over then ({days} day(s) missing before it)"
+            )
+            if coverage["missing_days"]
+            else N_(
+                "the data covers {found} only, up to the request's time ({as_of}); the request asks about {asked}, "
+                "which was not over then"
+            )
+        )
+        return [
+            check(
+                "period",
+                False,
+                said,
+                found=coverage["found"],
+                asked=coverage["asked"],
+                as_of=coverage["as_of"],
+                days=coverage["missing_days"],
+            )
+        ]
     return [
         check(
             "period",
@@ -137,6 +161,7 @@ def final_report(
     """The final report: outcome, headline, the result's lines, evidence (every check, every file read, every failed
     node), conflicts, metrics and run facts, all in the request's `language`."""
     facts = run_facts(run, language)
+    served = goal_served(workflow, contract, language)
     if contract.follows is not None:
         workflow = None  # a follow-up's result is its steps, not a new artifact of the workflow
     summary = workflow.summarize(workflow.artifact_of(run), validation, language) if workflow is not None else None
@@ -179,7 +204,7 @@ def final_report(
         for n in run.order
         if run.nodes[n].status == "failed"
     ]
-    known = [goal_served(workflow, contract, language), *contract.sentences(language)]
+    known = [served, *contract.sentences(language)]
     known.append(tr(language, "plan {source}: {n} nodes", source=plan_info.get("source", "?"), n=len(run.order)))
     known += left_out_lines(plan_info, language)
     known += [tr(language, "slot not taken as given: {what}", what=r) for r in (state.slots or {}).get("reverted", [])]
@@ -219,6 +244,14 @@ def goal_served(workflow: Workflow | None, contract: OutcomeContract, language: 
     """The goal a run served, said in every report: the template's work, or the request's own words."""
     if workflow is None:
         return tr(language, "goal served: a plan written for the request “{goal}”", goal=contract.goal)
+    if contract.follows is not None:  # a next step on the workflow's result (a picked variant published)
+        return tr(
+            language,
+            "goal served: a next step on the result of {work} (workflow {id}), for the request “{goal}”",
+            work=tr_marked(language, workflow.title),
+            id=workflow.id,
+            goal=contract.goal,
+        )
     return tr(
         language,
         "goal served: {work} (workflow {id}), for the request “{goal}”",

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from alicorn.i18n import N_, tr, trn
+from alicorn.i18n import N_, tr, tr_marked, trn
 from alicorn.packs.inputs import DataInput
 from alicorn.packs.workflow import BuiltPlan, LeftOut, ResultSummary, Workflow
 from alicorn.periods import InvalidDate, parse_date_answer
@@ -122,6 +122,23 @@ ALARM_TYPES: dict[str, tuple[str, ...]] = {
         "изменение освещения",
     ),
 }
+
+
+#: The alarm types the triage knows, as a person reads them (a type it does not know is shown as the log wrote it).
+TYPE_LABELS = {
+    "person": N_("person"),
+    "vehicle": N_("vehicle"),
+    "tamper": N_("tampering"),
+    "offline": N_("camera offline"),
+    "animal": N_("animal"),
+    "motion": N_("motion"),
+    "light_change": N_("light change"),
+}
+
+
+def type_said(kind: str, language: str) -> str:
+    """An alarm's type in `language` ("person" → "osoba", "человек"); English keeps the triage's own names."""
+    return tr_marked(language, TYPE_LABELS[kind]) if kind in TYPE_LABELS and language != "en" else kind
 
 
 def _day_period(day: str) -> tuple[date, date]:
@@ -298,7 +315,7 @@ def summarize(artifact: Mapping[str, Any] | None, report: ValidationReport, lang
             "alarm {id} at {ts}: {type} on {camera} ({zone})",
             id=e.get("id"),
             ts=e.get("ts"),
-            type=e.get("type"),
+            type=type_said(str(e.get("type")), language),
             camera=e.get("camera"),
             zone=e.get("zone"),
         )

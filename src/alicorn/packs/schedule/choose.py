@@ -13,6 +13,7 @@ from typing import Any
 
 from alicorn.i18n import tr
 from alicorn.packs.schedule.extract import _clean, _picked, _publish
+from alicorn.packs.schedule.workflow import variant_label
 
 
 def follow_up(text: str, language: str) -> dict[str, Any] | None:
@@ -46,7 +47,7 @@ def describe_publication(node: str, inputs: Mapping[str, Any], language: str) ->
         "(the recipients): {people}",
         variant=chosen["id"],
         month=inputs.get("month", "?"),
-        objective=chosen.get("label") or chosen.get("objective", ""),
+        objective=variant_label(chosen, language),
         changes=len(chosen.get("assignments", [])),
         n=len(people),
         people=shown,

@@ -273,7 +273,8 @@ OBJECTIVE_LABELS = {
 STATUS_LABELS = {"complete": N_("complete"), "partial": N_("partial"), "failed": N_("failed")}
 
 
-def _label(row: Mapping[str, Any], language: str) -> str:
+def variant_label(row: Mapping[str, Any], language: str) -> str:
+    """A variant's objective as the person reads it ("Hours closest to each contract", "Godziny najbliższe…")."""
     objective = row.get("objective")
     if language != "en" and objective in OBJECTIVE_LABELS:
         return tr_marked(language, OBJECTIVE_LABELS[str(objective)])
@@ -294,7 +295,7 @@ def _headline(row: Mapping[str, Any], currency: str, language: str = "en") -> st
         language,
         "Variant {variant} ({label}): {figures}",
         variant=row["variant"],
-        label=_label(row, language),
+        label=variant_label(row, language),
         figures=", ".join(parts) or tr(language, "metrics not available"),
     )
 
