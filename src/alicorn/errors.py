@@ -51,6 +51,14 @@ class JournalError(AlicornError):
     """The journal cannot be used as asked."""
 
 
+class NoJournalError(JournalError):
+    """A command that needs an existing journal found none where it looked (nothing was created)."""
+
+    def __init__(self, message: str, *, location: str) -> None:
+        super().__init__(message)
+        self.location = location
+
+
 class NotAJournalError(JournalError):
     """The file exists but is not an Alicorn journal."""
 

@@ -81,6 +81,7 @@ def test_a_home_where_no_folder_may_be_made_is_refused(tmp_path: Path, monkeypat
         ["run", str(ALARMS), "--project", "Bad Name"],
         ["run", str(ALARMS), "--allow-secret-read", "../x"],
         ["run", str(ALARMS), "--proposed-by", "agent:nobody"],
+        ["ask", "--conversation", "conv-20261130-000000000000", "yes"],  # nothing to continue in a new home
     ],
 )
 def test_a_run_refused_for_its_terms_makes_no_home(tmp_path: Path, args: list[str]) -> None:

@@ -217,3 +217,8 @@ def test_a_refused_request_names_the_field_as_the_person_wrote_it() -> None:
     assert "pattern" not in said and "^" not in said
     assert refusal({"utterance": "text"}, utterance="\x01hi").startswith("the request is not valid: text: the request")
     assert "Value error" not in refusal({"utterance": ""}, utterance="\x01hi")
+    # a deadline of the right shape that is no real moment is refused by the envelope itself (the API, a trigger)
+    for impossible in ("2026-13-45", "2026-02-30", "2026-12-01T25:00"):
+        said = refusal({"deadline": "deadline"}, deadline=impossible)
+        assert f"deadline: '{impossible}' is not a real date or time; write YYYY-MM-DD" in said, said
+    assert IntentEnvelope(utterance="hi", author="human:ann", deadline="2026-12-01T18:30Z").deadline

@@ -127,6 +127,17 @@ def test_a_refused_add_creates_no_file_and_no_folder(tmp_path: Path) -> None:
     assert list(home.iterdir()) == []
 
 
+def test_reading_a_memory_that_does_not_exist_creates_none(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    for args in (["search", "anything"], ["show", "m-nope"], ["graph", "Ada"], ["forget", "m-nope", "--reason", "x"]):
+        refused = cli(home, *args)
+        said = " ".join(refused.output.split())
+        assert refused.exit_code == 1 and f"no memory at {home / 'memory.db'} yet" in said, (args, refused.output)
+        assert "nothing was created" in said
+    assert list(home.iterdir()) == []
+
+
 def test_mcp_serve_refuses_a_port_out_of_range_before_opening_anything(tmp_path: Path) -> None:
     # a port uvicorn cannot bind was a traceback, after journal.db and memory.db were made
     home = tmp_path / "home"

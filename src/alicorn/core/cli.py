@@ -118,7 +118,17 @@ def register(app: typer.Typer, *, open_app: Callable[..., Any], guard: Callable[
             # A request and its files are checked before the home is opened: a refused one creates no file.
             _envelope(request, [])
             _check_attachments(attach or [])
-        application = open_app(home, create=True)
+        # Continuing a conversation needs the journal that holds it: a new home gets none made for a refusal.
+        from alicorn.core.norbi import CoreError
+        from alicorn.errors import NoJournalError
+
+        try:
+            application = open_app(home, create=conversation is None)
+        except NoJournalError as exc:
+            raise CoreError(
+                f"no conversation {conversation!r}: there is no journal at {exc.location} yet, and nothing was "
+                'created; start a conversation with `alicorn ask "…"`, or check --home'
+            ) from None
         notes = ModelNotes(application.store)
         # Live progress read from the journal as Core commits it; shown only while a Core call works (never at a
         # prompt or under the printed turn), and not at all with --quiet or when stdout is not a terminal.

@@ -10,6 +10,7 @@ they are named by artifact id (stored first, classified, given a safe view by `a
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -65,6 +66,19 @@ class IntentEnvelope(BaseModel):
         if any(ord(c) < 32 for c in text):
             raise ValueError("the request contains control characters; send plain text")
         return text
+
+    @field_validator("deadline")
+    @classmethod
+    def _real_moment(cls, value: str | None) -> str | None:
+        """A deadline of the right form that names no real day or time (2026-13-45, 2026-02-30T25:00) is refused."""
+        if value is not None:
+            try:
+                datetime.fromisoformat(value.removesuffix("Z"))
+            except ValueError:
+                raise ValueError(
+                    f"{value!r} is not a real date or time; write YYYY-MM-DD or YYYY-MM-DDTHH:MM"
+                ) from None
+        return value
 
     @field_validator("forbid")
     @classmethod

@@ -43,6 +43,7 @@ from alicorn.errors import (
     EnvironmentFailure,
     JournalError,
     JournalIntegrityError,
+    NoJournalError,
     NotAJournalError,
     StreamLockedError,
 )
@@ -326,9 +327,10 @@ class PostgresJournalStore(JournalStore):
                 shape = _shape(conn, self.schema)
                 conn.rollback()
             if not shape:
-                raise JournalError(
+                raise NoJournalError(
                     f"no journal at {self.location}; run something first (`alicorn run PLAN.json`) or check "
-                    "[journal] url in alicorn.toml"
+                    "[journal] url in alicorn.toml",
+                    location=self.location,
                 )
             self._check_shape(shape)
             meta = dict(conn.execute("SELECT key, value FROM journal_meta").fetchall())

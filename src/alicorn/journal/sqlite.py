@@ -33,6 +33,7 @@ from alicorn.errors import (
     EnvironmentFailure,
     JournalError,
     JournalIntegrityError,
+    NoJournalError,
     NotAJournalError,
     StreamLockedError,
     environment_failure,
@@ -788,7 +789,9 @@ def _open(path: Path, create: bool, read_only: bool) -> sqlite3.Connection:
 def _open_journal(path: Path, create: bool, read_only: bool) -> sqlite3.Connection:
     exists = path.exists()
     if not exists and not create:
-        raise JournalError(f"no journal at {path}; run something first (`alicorn run PLAN.json`) or check --home")
+        raise NoJournalError(
+            f"no journal at {path}; run something first (`alicorn run PLAN.json`) or check --home", location=str(path)
+        )
     if not exists:
         _create_journal(path)
     if path.is_dir():

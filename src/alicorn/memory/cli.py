@@ -125,11 +125,20 @@ def _read(file: Path) -> str:
         _fail(f"cannot read --file {file}: {exc.strerror or exc}; nothing was written")
 
 
-def _open(home: Path, store: str | None, project: str, journal: bool = False, **embed: Any) -> MemoryStore:
+def _open(
+    home: Path, store: str | None, project: str, journal: bool = False, *, existing: bool = False, **embed: Any
+) -> MemoryStore:
+    """The memory store; a command that reads or changes what is there (`existing`) never creates one: a missing
+    file is refused."""
     from alicorn.memory.open import open_memory
 
     _check_store(store)
     location = store or str(home / "memory.db")
+    if existing and "://" not in location and not Path(location).expanduser().exists():
+        _fail(
+            f"no memory at {location} yet: nothing to read or change, and nothing was created; remember something "
+            "first (`alicorn memory add …`) or check --home or --store"
+        )
     embedder = _embedder(**embed) if embed.get("kind") else None
     journal_store = None
     if journal:
@@ -266,7 +275,7 @@ def search(
             "include_invalid": include_invalid,
         }
     )
-    with _open(home, store, project) as memory:
+    with _open(home, store, project, existing=True) as memory:
         result = memory.search(query, k=k, filters=filters, expand=expand, mode=mode)  # type: ignore[arg-type]
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
@@ -288,7 +297,7 @@ def show(
     """A record with its sources, validity, contradictions, relations and history."""
     from alicorn.memory.render import print_record
 
-    with _open(home, store, project) as memory:
+    with _open(home, store, project, existing=True) as memory:
         graph = memory.neighbours(record_id, depth=1)
         record = memory.get(graph.start)
         history = memory.history(record.id)
@@ -315,7 +324,7 @@ def forget(
     journal: Journal = True,
 ) -> None:
     """Mark a record as no longer true from a time. Nothing is deleted: searches of earlier times still see it."""
-    with _open(home, store, project, journal) as memory:
+    with _open(home, store, project, journal, existing=True) as memory:
         record = memory.invalidate(record_id, by=_operator(None), reason=reason, at=_time(from_, "--from"))
     when = record.invalid_from.isoformat() if record.invalid_from else "now"
     typer.echo(
@@ -359,7 +368,7 @@ def graph(
     """The neighbourhood of an entity, or (with --to) a shortest path between two."""
     from alicorn.memory.render import print_graph, print_path
 
-    with _open(home, store, project) as memory:
+    with _open(home, store, project, existing=True) as memory:
         if to is None:
             found = memory.neighbours(node, depth=depth, types=type_ or ())
             if as_json:
