@@ -43,10 +43,11 @@ def test_a_left_out_node_says_its_effect_in_the_requests_language() -> None:
 
 def _literal_check_names() -> set[str]:
     """Every check name written as a literal in src/alicorn: `check("name", …)`, and in alicorn.validate also a
-    validator's own `_check("name", …)` and `CheckResult(name="name", …)` (the arbiter's CheckResult is another)."""
+    validator's own `_check("name", …)`, `_result("name", …)` and `CheckResult(name="name", …)` (the arbiter's
+    CheckResult is another)."""
     names = set()
     for path in SRC.rglob("*.py"):
-        builders = ("check", "_check", "CheckResult") if path.parent.name == "validate" else ("check",)
+        builders = ("check", "_check", "_result", "CheckResult") if path.parent.name == "validate" else ("check",)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
@@ -61,7 +62,7 @@ def _literal_check_names() -> set[str]:
 
 def test_every_check_the_code_names_has_a_title() -> None:
     names = _literal_check_names()
-    assert {"coverage", "time_limits", "data", "tests"} <= names  # the scan finds what it should
+    assert {"coverage", "time_limits", "data", "tests", "speakers"} <= names  # the scan finds what it should
     assert names - set(CHECK_TITLES) == set(), "add a title to CHECK_TITLES in src/alicorn/validate/base.py"
 
 
