@@ -179,7 +179,9 @@ def test_adding_a_schedule_that_sends_without_naming_a_host_is_refused(tmp_path:
     app = App(home, SQLiteStore(home / "journal.db"), registry())
     enrol(app, "ann")
     sends = spec(allow=("external_transmission",))
-    with pytest.raises(ScheduleError, match=r"^--host is missing: a schedule that allows external_transmission .* add --host"):
+    with pytest.raises(
+        ScheduleError, match=r"^--host is missing: a schedule that allows external_transmission .* add --host"
+    ):
         add_schedule(app.store, sends, JumpClock(), authority=Authority.from_app(app), schedule_id="sch-x")
     assert app.store.read(stream_of("sch-x")) == [] and app.store.read(INDEX_STREAM) == []
     # a schedule that only looks or writes locally needs no host

@@ -43,7 +43,7 @@ from alicorn.core.turn import Turn
 from alicorn.i18n import tr
 from alicorn.models.intent.recurrence import find_recurrence
 from alicorn.packs.workflow import Workflow, effects_said
-from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
+from alicorn.plan.dsl import EFFECT_ORDER, EffectClass, Plan, goal_digest
 from alicorn.runtime.world import parse_time
 from alicorn.schedule.authority import Authority
 from alicorn.schedule.book import add_schedule, upcoming
@@ -302,7 +302,8 @@ class Recurring:
             params = workflow.parameters.model_validate(workflow.extract(request, language, now))
             built = workflow.build(params, frozenset(forbidden))
             found = {self.app.registry.get(node.operation).effect for node in built.nodes}
-            reached = assess(built, self.app.registry).hosts
+            plan = Plan(goal=request, goal_hash=goal_digest(request), nodes=list(built.nodes))
+            reached = assess(plan, self.app.registry).hosts
             hosts = () if UNKNOWN in reached else tuple(reached)
         except (ValidationError, KeyError, ValueError):  # the words do not fill the template: its operations
             found = {op.effect for op in workflow.operations}
