@@ -202,7 +202,7 @@ def test_memory_commands_share_the_boundary(tmp_path: Path, monkeypatch: pytest.
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(alicorn.memory.open, "open_memory", full)
-    result = invoke(tmp_path, "memory", "search", "alarms")
+    result = invoke(tmp_path, "memory", "add", "alarms")  # a command that opens (and may create) the store
     assert_clean(result)
     assert result.exit_code == 5 and f"{tmp_path / 'memory.db'}: the disk is full" in result.stderr, result.output
 
