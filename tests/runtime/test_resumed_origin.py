@@ -77,6 +77,18 @@ def _contexts(app: App, run_id: str) -> list[dict[str, Any]]:
     return out
 
 
+def _journal_as_before_the_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Until `monkeypatch.undo()`, runs are created as every run was before ORIGIN_KEPT: without the mark."""
+    recorded_before = RunTerms.to_created
+
+    def without_mark(self: RunTerms) -> dict[str, Any]:
+        data = recorded_before(self)
+        data.pop(ORIGIN_KEPT, None)
+        return data
+
+    monkeypatch.setattr(terms_module.RunTerms, "to_created", without_mark)
+
+
 def test_a_resumed_firing_is_judged_as_the_schedules_not_as_a_persons(tmp_path: Path) -> None:
     app, record, run_id = _fired_home(tmp_path)
     terms = app.anvil.terms("agent:planner", provenance="trigger", channel="schedule")
@@ -127,14 +139,7 @@ def test_a_run_journaled_before_the_mark_replays_as_it_was_recorded(
     app, record, run_id = _fired_home(tmp_path)
     terms = app.anvil.terms("agent:planner", provenance="trigger", channel="schedule")
     terms = terms.model_copy(update={"trigger": record})
-    recorded_before = RunTerms.to_created
-
-    def without_mark(self: RunTerms) -> dict[str, Any]:
-        data = recorded_before(self)
-        data.pop(ORIGIN_KEPT, None)
-        return data
-
-    monkeypatch.setattr(terms_module.RunTerms, "to_created", without_mark)
+    _journal_as_before_the_mark(monkeypatch)
     _queued_then_resumed(app, tmp_path, terms, run_id)
     resumed = [c for c in _contexts(app, run_id) if c["session"] == 2]
     assert resumed and all("trigger" not in c for c in resumed)  # judged as a person's, as it was then
@@ -148,14 +153,7 @@ def test_a_replan_of_a_run_recorded_before_the_mark_is_a_new_run_and_keeps_its_o
     app = make_app(tmp_path / "home")
     terms = app.anvil.terms("agent:planner", provenance="external", channel="mail")
     app.anvil.prepare(terms)
-    recorded_before = RunTerms.to_created
-
-    def without_mark(self: RunTerms) -> dict[str, Any]:
-        data = recorded_before(self)
-        data.pop(ORIGIN_KEPT, None)
-        return data
-
-    monkeypatch.setattr(terms_module.RunTerms, "to_created", without_mark)
+    _journal_as_before_the_mark(monkeypatch)
     executor = app.executor(tmp_path)
     old = executor.start(PLAN, terms=terms, run_id="run-20261130-dddddddddddd-1")
     assert old.status == "awaiting_approval"  # an external request's write waits for a person

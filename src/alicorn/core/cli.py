@@ -275,28 +275,18 @@ def _envelope(request: _Request, attachments: list[str]) -> Any:
         raise CoreError(envelope_refusal(exc, names)) from None
 
 
-#: The deadline's forms: a day, or a day and a time (seconds and a Z allowed), as the envelope takes it.
-_DEADLINE = r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?"
-
-
 def _deadline(text: str | None) -> str | None:
     """--deadline, refused unless it is a day (and time) that exists: 2026-13-45 and 2026-02-30 have the shape of a
     date but are none."""
     import re
-    from datetime import datetime
 
+    from alicorn.core.intake import DEADLINE_FORM, names_a_real_moment
     from alicorn.core.norbi import CoreError
 
     if text is None:
         return None
-    try:
-        if not re.fullmatch(_DEADLINE, text):
-            raise ValueError(text)
-        datetime.fromisoformat(text.removesuffix("Z"))
-    except ValueError:
-        raise CoreError(
-            f"--deadline {text} is not a date; write YYYY-MM-DD or YYYY-MM-DDTHH:MM; nothing was journaled"
-        ) from None
+    if not re.fullmatch(DEADLINE_FORM, text) or not names_a_real_moment(text):
+        raise CoreError(f"--deadline {text} is not a date; write YYYY-MM-DD or YYYY-MM-DDTHH:MM; nothing was journaled")
     return text
 
 

@@ -36,6 +36,20 @@ ExpectedResult = Literal["answer", "document", "code", "schedule", "conversation
 MAX_UTTERANCE = 4000
 
 
+#: What a deadline looks like (the envelope's, the command line's and the API's): a day, or a day and a time
+#: (with seconds, and a Z for UTC, optional).
+DEADLINE_FORM = r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?"
+
+
+def names_a_real_moment(text: str) -> bool:
+    """Whether `text` (of DEADLINE_FORM) names a day, and time, that exists: 2026-13-45 and 2026-02-30 do not."""
+    try:
+        datetime.fromisoformat(text.removesuffix("Z"))
+    except ValueError:
+        return False
+    return True
+
+
 class IntentEnvelope(BaseModel):
     """One request: the words, who said them through which channel, for which project, and its provenance."""
 
@@ -48,7 +62,7 @@ class IntentEnvelope(BaseModel):
     project: ProjectName = "default"
     language: Literal["en", "pl", "ru"] | None = None
     expected_result: ExpectedResult | None = None
-    deadline: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?$")] | None = None
+    deadline: Annotated[str, Field(pattern=f"^{DEADLINE_FORM}$")] | None = None
     constraints: tuple[Annotated[str, Field(min_length=1, max_length=500)], ...] = Field(default=(), max_length=20)
     forbid: tuple[EffectClass, ...] = ()
     attachments: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")], ...] = Field(default=(), max_length=20)
@@ -71,13 +85,8 @@ class IntentEnvelope(BaseModel):
     @classmethod
     def _real_moment(cls, value: str | None) -> str | None:
         """A deadline of the right form that names no real day or time (2026-13-45, 2026-02-30T25:00) is refused."""
-        if value is not None:
-            try:
-                datetime.fromisoformat(value.removesuffix("Z"))
-            except ValueError:
-                raise ValueError(
-                    f"{value!r} is not a real date or time; write YYYY-MM-DD or YYYY-MM-DDTHH:MM"
-                ) from None
+        if value is not None and not names_a_real_moment(value):
+            raise ValueError(f"{value!r} is not a real date or time; write YYYY-MM-DD or YYYY-MM-DDTHH:MM")
         return value
 
     @field_validator("forbid")

@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-#: What a request's deadline may look like (Core's IntentEnvelope takes the same forms).
+from alicorn.core.intake import DEADLINE_FORM
+
+#: What a request's deadline may look like, in words (the form is Core's envelope's: DEADLINE_FORM).
 DEADLINE_FORMS = "YYYY-MM-DD, or YYYY-MM-DDTHH:MM with optional :SS and Z (like 2026-12-31 or 2026-12-31T17:00Z)"
-_DEADLINE = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?")
+_DEADLINE = re.compile(DEADLINE_FORM)
 
 
 def checked_deadline(value: str | None) -> str | None:
