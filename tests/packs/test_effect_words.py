@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from alicorn.packs.workflow import LeftOut, effect_said, effects_said
+from alicorn.anvil.words import effect_said, effects_said
+from alicorn.packs.workflow import LeftOut
 from alicorn.plan.dsl import EFFECT_ORDER
 from alicorn.validate.base import CHECK_TITLES, CheckResult
 

@@ -28,6 +28,8 @@ from typing import Any
 from alicorn import canonical
 from alicorn.anvil.labels import DataLabels, label_rank
 from alicorn.anvil.risk import PlanRisk, assess
+from alicorn.anvil.words import UNKNOWN, effect_class, host_said, label_said
+from alicorn.i18n import N_, tr, tr_marked
 from alicorn.plan.dsl import EFFECT_ORDER, Plan
 
 #: Default growth of a plan's cost above which a replan is material (+25 %).
@@ -136,73 +138,102 @@ def _what_it_does(binding: dict[str, Any]) -> str:
     return canonical.dumps({"operation": binding["operation"], "inputs": binding["inputs"]})
 
 
-def _changed_effect(binding: dict[str, Any], before: dict[str, Any] | None) -> str:
+def _changed_effect(binding: dict[str, Any], before: dict[str, Any] | None, language: str) -> str:
     """Why a new plan's effect node is not one the approved plan had, naming the node and the inputs that differ."""
     node, operation = binding["node"], binding["operation"]
     if before is None:
-        return f"it adds an effect the approved plan did not have: node {node} ({operation})"
+        return tr(language, "it adds an effect the approved plan did not have: node {node} ({operation})",
+                  node=node, operation=operation)  # fmt: skip
     if before["operation"] != operation:
-        return f"node {node} now runs {operation} instead of the approved {before['operation']}"
+        return tr(language, "node {node} now runs {operation} instead of the approved {approved}",
+                  node=node, operation=operation, approved=before["operation"])  # fmt: skip
     new, old = binding["inputs"], before["inputs"]
     parts = []
-    for verb, names in (
-        ("changed", [k for k in new if k in old and new[k] != old[k]]),
-        ("added", [k for k in new if k not in old]),
-        ("removed", [k for k in old if k not in new]),
-    ):
-        if names:
-            parts.append(f"input(s) {', '.join(names)} {verb}")
-    return f"it changes what approved node {node} ({operation}) does: {'; '.join(parts)}"
+    changed = [k for k in new if k in old and new[k] != old[k]]
+    added = [k for k in new if k not in old]
+    removed = [k for k in old if k not in new]
+    if changed:
+        parts.append(tr(language, "input(s) {names} changed", names=", ".join(changed)))
+    if added:
+        parts.append(tr(language, "input(s) {names} added", names=", ".join(added)))
+    if removed:
+        parts.append(tr(language, "input(s) {names} removed", names=", ".join(removed)))
+    return tr(language, "it changes what approved node {node} ({operation}) does: {parts}",
+              node=node, operation=operation, parts="; ".join(parts))  # fmt: skip
 
 
-def _effect_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+def _effect_changes(old: dict[str, Any], new: dict[str, Any], language: str) -> list[str]:
     """One reason per effect node of `new` that does not do exactly what an approved effect node did."""
     if "effect_inputs" not in old or "effect_inputs" not in new:
         return []
     approved = {_what_it_does(b) for b in old["effect_inputs"]}
     by_node = {b["node"]: b for b in old["effect_inputs"]}
     return [
-        _changed_effect(b, by_node.get(b["node"])) for b in new["effect_inputs"] if _what_it_does(b) not in approved
+        _changed_effect(b, by_node.get(b["node"]), language)
+        for b in new["effect_inputs"]
+        if _what_it_does(b) not in approved
     ]
 
 
+#: What a new plan adds that the approved one did not have, by summary key (each with the words that say so).
+_ADDED = (
+    ("operations", N_("it uses operation(s) the approved plan did not: {items}")),
+    ("paths", N_("it writes to new destination(s): {items}")),
+    ("flows", N_("it routes data differently: {items}")),
+)
+#: A plan's cost figures, as a reason names them.
+_COSTS = (("steps", N_("possible calls")), ("effects", N_("effects")), ("amount", N_("money moved")))
+
+
 def compare(
-    old: dict[str, Any], new: dict[str, Any], threshold: float = DEFAULT_THRESHOLD, *, from_data: bool = False
+    old: dict[str, Any],
+    new: dict[str, Any],
+    threshold: float = DEFAULT_THRESHOLD,
+    *,
+    from_data: bool = False,
+    language: str = "en",
 ) -> MaterialChange:
     """Compare two plan summaries (see `summarize`); pure, so replay recomputes it from the journaled summary.
 
-    `from_data`: the replan's cause came from data or tool output, which makes it material whatever it changes."""
+    `from_data`: the replan's cause came from data or tool output, which makes it material whatever it changes.
+    `language`: the reasons' words (English is what `run.created` journals)."""
     reasons: list[str] = []
     if from_data:
-        reasons.append(
-            "its cause came from the data or a tool's output (an error or a failed check), so a person decides"
-        )
+        reasons.append(tr(language, "its cause came from the data or a tool's output (an error or a failed check), "
+                                    "so a person decides"))  # fmt: skip
     if old["goal_hash"] != new["goal_hash"]:
-        reasons.append(f"it changes the goal (goal hash {old['goal_hash'][:12]}… → {new['goal_hash'][:12]}…)")
+        reasons.append(tr(language, "it changes the goal (goal hash {old}… → {new}…)",
+                          old=old["goal_hash"][:12], new=new["goal_hash"][:12]))  # fmt: skip
     added = tuple(c for c in EFFECT_ORDER if c in new["classes"] and c not in old["classes"] and c != "none")
     if added:
-        reasons.append(f"it adds effect class(es) {', '.join(added)}")
+        classes = ", ".join(effect_class(c, language) for c in added)
+        reasons.append(tr(language, "it adds effect class(es) {classes}", classes=classes))
     hosts = tuple(h for h in new["hosts"] if h not in old["hosts"])
     if hosts:
-        shown = ", ".join("a host computed at run time" if h == "?" else h for h in hosts)
-        reasons.append(f"it reaches new external destination(s): {shown}")
-    for key, sentence in (
-        ("operations", "it uses operation(s) the approved plan did not: {}"),
-        ("paths", "it writes to new destination(s): {}"),
-        ("flows", "it routes data differently: {}"),
-    ):
+        shown = ", ".join(host_said(h, language) for h in hosts)
+        reasons.append(tr(language, "it reaches new external destination(s): {hosts}", hosts=shown))
+    for key, sentence in _ADDED:
         found = _added(old, new, key)
         if found:
-            items = ("a path computed at run time" if item == "?" else item for item in found)
-            reasons.append(sentence.format(", ".join(items)))
-    reasons += _effect_changes(old, new)
+            items = (tr(language, "a path computed at run time") if item == UNKNOWN else item for item in found)
+            reasons.append(tr_marked(language, sentence, items=", ".join(items)))
+    reasons += _effect_changes(old, new, language)
     if label_rank(new["outbound"]) > label_rank(old["outbound"]):
-        reasons.append(f"it sends more sensitive data outside ({new['outbound']}, before {old['outbound']})")
+        reasons.append(tr(language, "it sends more sensitive data outside ({now}, before {before})",
+                          now=label_said(new["outbound"], language),
+                          before=label_said(old["outbound"], language)))  # fmt: skip
     before, after = old["cost"], new["cost"]
-    for key, label in (("steps", "possible calls"), ("effects", "effects"), ("amount", "money moved")):
+    for key, label in _COSTS:
         if _grew(float(before[key]), float(after[key]), threshold):
             reasons.append(
-                f"it raises the {label} from {before[key]:g} to {after[key]:g}, past the threshold of +{threshold:.0%}"
+                tr(
+                    language,
+                    "it raises the {what} from {before:g} to {after:g}, past the threshold of +{threshold:.0%}",
+                    what=tr_marked(language, label),
+                    before=before[key],
+                    after=after[key],
+                    threshold=threshold,
+                )
             )
     return MaterialChange(bool(reasons), tuple(reasons), added, hosts, {"before": before, "after": after})
 

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from alicorn.anvil.labels import glob_match
 from alicorn.anvil.risk import UNKNOWN, PlanRisk
+from alicorn.anvil.words import effect_class
+from alicorn.i18n import tr
 from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -138,21 +140,28 @@ def gaps(rights: Rights, risk: PlanRisk, project: str) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def describe_gap(token: str) -> str:
-    """A gap token in words."""
+def describe_gap(token: str, language: str = "en") -> str:
+    """A gap token in words (English: what the journaled sentences say)."""
     kind, _, value = token.partition(":")
     if value == UNKNOWN:
-        return {"host": "a host computed at run time", "path": "a path computed at run time"}.get(
-            kind, f"an {kind} computed at run time"
-        )
-    return {
-        "effect": f"the effect class {value}",
-        "operation": f"the operation {value}",
-        "project": f"the project {value!r}",
-        "host": f"the host {value}",
-        "path": f"writing {value}",
-        "amount": f"moving an amount of {value}",
-    }.get(kind, token)
+        if kind == "host":
+            return tr(language, "a host computed at run time")
+        if kind == "path":
+            return tr(language, "a path computed at run time")
+        return tr(language, "an {kind} computed at run time", kind=kind)
+    if kind == "effect":
+        return tr(language, "the effect class {effect}", effect=effect_class(value, language))
+    if kind == "operation":
+        return tr(language, "the operation {operation}", operation=value)
+    if kind == "project":
+        return tr(language, "the project {project!r}", project=value)
+    if kind == "host":
+        return tr(language, "the host {host}", host=value)
+    if kind == "path":
+        return tr(language, "writing {path}", path=value)
+    if kind == "amount":
+        return tr(language, "moving an amount of {amount}", amount=value)
+    return token
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from alicorn.anvil.labels import (
@@ -25,11 +25,38 @@ from alicorn.anvil.labels import (
     normalize_path,
     propagate,
 )
+from alicorn.anvil.words import UNKNOWN, hosts_said, label_said
+from alicorn.i18n import tr
 from alicorn.plan.dsl import EFFECT_ORDER, EffectClass, LiteralInput, Node, Plan, effect_rank
 
 EXTERNAL: EffectClass = "external_transmission"
-#: A destination computed at run time (a reference), unknown when the plan is judged.
-UNKNOWN = "?"
+
+__all__ = ["EXTERNAL", "UNKNOWN", "NodeRisk", "PlanRisk", "Upgrade", "assess"]
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    """Why a node counts as an external transmission though it declares less: it `sends` data labelled `label`
+    (from its `carriers`) to `hosts`, or it is `granted` network access to `hosts`."""
+
+    form: Literal["sends", "granted"]
+    hosts: tuple[str, ...]
+    label: str = ""
+    carriers: tuple[str, ...] = ()
+
+    def words(self, language: str = "en") -> str:
+        """The reason in `language` (English: what `run.created` journals, as it always has)."""
+        if self.form == "granted":
+            where = ", ".join(hosts_said([h], language) for h in self.hosts)
+            return tr(language, "is granted network access to {where}: an external transmission", where=where)
+        origin = tr(language, " from {carriers}", carriers=", ".join(self.carriers)) if self.carriers else ""
+        return tr(
+            language,
+            "sends {label} data{origin} to {where}: an external transmission",
+            label=label_said(self.label, language),
+            origin=origin,
+            where=hosts_said(self.hosts, language),
+        )
 
 
 @dataclass(frozen=True)
@@ -45,7 +72,12 @@ class NodeRisk:
     paths: tuple[str, ...] = ()
     amount: float = 0.0
     amount_unknown: bool = False
-    upgraded_because: str | None = None
+    upgrade: Upgrade | None = None
+
+    @property
+    def upgraded_because(self) -> str | None:
+        """Why it counts as more than it declares, in English (None when it does not)."""
+        return self.upgrade.words() if self.upgrade is not None else None
 
 
 @dataclass(frozen=True)
@@ -110,9 +142,9 @@ class PlanRisk:
             grouped.setdefault(n.effective, []).append(n.node)
         return {c: grouped[c] for c in EFFECT_ORDER if c in grouped}
 
-    def upgrades(self) -> list[str]:
-        """Why nodes count as more than they declare (data flow), in words."""
-        return [f"{n.node} ({n.operation}) {n.upgraded_because}" for n in self.nodes if n.upgraded_because]
+    def upgrades(self, language: str = "en") -> list[str]:
+        """Why nodes count as more than they declare (data flow), in words (English: what run.created journals)."""
+        return [f"{n.node} ({n.operation}) {n.upgrade.words(language)}" for n in self.nodes if n.upgrade is not None]
 
     def to_json(self) -> dict[str, Any]:
         """What run.created journals: the aggregates, per-class nodes, and the data-flow upgrades."""
@@ -165,22 +197,19 @@ def _node_risk(node: Node, op: Any, label: NodeLabel) -> NodeRisk:
     hosts: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
     amount, amount_unknown = 0.0, False
-    upgraded: str | None = None
+    upgraded: Upgrade | None = None
     if (url := _bound(node, op, op.url_input)) is not None:
         hosts = (_host(url),)
         if label_rank(label.inputs) >= label_rank("private") and effect_rank(declared) < effect_rank(EXTERNAL):
             effective = EXTERNAL
-            origin = f" from {', '.join(label.carriers)}" if label.carriers else ""
-            where = "a host computed at run time" if hosts[0] == UNKNOWN else hosts[0]
-            upgraded = f"sends {label.inputs} data{origin} to {where}: an external transmission"
+            upgraded = Upgrade("sends", hosts[:1], label.inputs, tuple(label.carriers))
     if (grant := _bound(node, op, op.hosts_input)) is not None:
         granted = _granted_hosts(grant)
         if granted:
             hosts = tuple(sorted(set(hosts) | set(granted)))
             if effect_rank(effective) < effect_rank(EXTERNAL):
                 effective = EXTERNAL
-                where = ", ".join("a host computed at run time" if h == UNKNOWN else h for h in granted)
-                upgraded = f"is granted network access to {where}: an external transmission"
+                upgraded = Upgrade("granted", granted)
     if declared in ("local_write", "code_execution") and (path := _bound(node, op, op.path_input)) is not None:
         paths = (_path(path),)
     if (money := _bound(node, op, op.amount_input)) is not None:

@@ -34,6 +34,7 @@ from alicorn.anvil.labels import (
     normalize_path,
     propagate,
 )
+from alicorn.i18n import tr
 from alicorn.plan.dsl import Plan
 
 __all__ = ["COMPUTED", "ReadGuard", "allowing", "describe", "is_allowed", "not_allowed", "refusal", "secret_sources"]
@@ -75,10 +76,14 @@ def not_allowed(sources: Sequence[str], allowed: Sequence[str]) -> tuple[str, ..
     return tuple(s for s in sources if not is_allowed(s, allowed))
 
 
-def describe(sources: Sequence[str]) -> str:
-    """The sources as a sentence says them."""
+def describe(sources: Sequence[str], language: str = "en") -> str:
+    """The sources as a sentence says them (English: what the journaled sentences say)."""
     named = [
-        "a path computed at run time" if s == COMPUTED else f"a file matching '{s}'" if is_pattern(s) else f"'{s}'"
+        tr(language, "a path computed at run time")
+        if s == COMPUTED
+        else tr(language, "a file matching '{pattern}'", pattern=s)
+        if is_pattern(s)
+        else f"'{s}'"
         for s in sources
     ]
     return ", ".join(named)

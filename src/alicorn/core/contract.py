@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from alicorn import canonical
 from alicorn.anvil.budget import Budget
+from alicorn.anvil.words import effect_said, effects_said
 from alicorn.i18n import N_, tr, tr_marked
-from alicorn.packs.workflow import effect_said, effects_said
 from alicorn.plan.dsl import EffectClass, Plan
 from alicorn.validate.base import ARTIFACT_LABELS
 from alicorn.validate.constraints import Measure, read_bound

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from alicorn.anvil.words import effects_said
 from alicorn.app import App
 from alicorn.broker.jobs import Broker
 from alicorn.context.artifacts import ArtifactStore
@@ -41,7 +42,7 @@ from alicorn.errors import AlicornError, JournalError
 from alicorn.i18n import tr, tr_marked
 from alicorn.models.intent.classifier import IntentClassifier
 from alicorn.models.recorder import ModelClient
-from alicorn.packs.workflow import Workflow, effects_said
+from alicorn.packs.workflow import Workflow
 from alicorn.plan.dsl import EffectClass, Plan
 from alicorn.plan.validate import validate_plan
 from alicorn.runtime.humans import Approval, Rejection, Withdrawal

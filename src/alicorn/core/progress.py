@@ -31,11 +31,11 @@ from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
+from alicorn.anvil.words import effects_said
 from alicorn.core.decided import choice_said, kind_said
 from alicorn.i18n import tr, tr_marked, trn
 from alicorn.journal.events import Event
 from alicorn.journal.store import JournalStore
-from alicorn.packs.workflow import effects_said
 
 Mark = Literal["done", "partial", "failed", "retry", "skipped", "waiting", "info"]
 MARKS: dict[str, tuple[str, str]] = {

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from alicorn.anvil.risk import UNKNOWN, assess
+from alicorn.anvil.words import effects_said
 from alicorn.context.tap import JournalTap
 from alicorn.core.choosing import NONE_WORDS, YES_WORDS, describe_recurrence
 from alicorn.core.conversation import ConversationState
@@ -42,7 +43,7 @@ from alicorn.core.select import WorkflowSelector
 from alicorn.core.turn import Turn
 from alicorn.i18n import tr
 from alicorn.models.intent.recurrence import find_recurrence
-from alicorn.packs.workflow import Workflow, effects_said
+from alicorn.packs.workflow import Workflow
 from alicorn.plan.dsl import EFFECT_ORDER, EffectClass, Plan, goal_digest
 from alicorn.runtime.world import parse_time
 from alicorn.schedule.authority import Authority

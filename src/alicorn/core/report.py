@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alicorn.anvil.words import effect_said, effects_said
 from alicorn.i18n import N_, tr, tr_marked
-from alicorn.packs.workflow import effect_said, effects_said
 from alicorn.runtime.state import UNSETTLED_EFFECTS, RunState
 
 Outcome = Literal[

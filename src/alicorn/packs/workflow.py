@@ -18,7 +18,7 @@ criteria it asks the validator to check, and how to read the run's artifact back
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -26,7 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from alicorn.i18n import N_, tr, tr_marked
+from alicorn.anvil.words import effect_said, effects_said
+from alicorn.i18n import tr, tr_marked
 from alicorn.ops.registry import Operation
 from alicorn.packs.inputs import DataInput
 from alicorn.plan.dsl import EffectClass, Node
@@ -36,30 +37,6 @@ from alicorn.validate.constraints import Measure
 
 #: Languages a pack's questions and examples must cover.
 LANGUAGES = ("en", "pl", "ru")
-
-#: Each effect class as a person reads it. The journal, `--json` and the configuration keep the class's code
-#: (`external_transmission`); what Core says to a person uses these words, in the person's language.
-_EFFECT_WORDS: dict[str, str] = {
-    "none": N_("no effect"),
-    "read": N_("reading"),
-    "local_write": N_("writing local files"),
-    "code_execution": N_("running code"),
-    "external_transmission": N_("sending outside"),
-    "publication": N_("publication"),
-    "installation": N_("installing software"),
-    "physical": N_("acting on physical devices"),
-}
-
-
-def effect_said(effect: str, language: str) -> str:
-    """An effect class (`local_write`) in words, in `language`; a code this module does not know is shown as it is."""
-    words = _EFFECT_WORDS.get(effect)
-    return tr_marked(language, words) if words else effect
-
-
-def effects_said(effects: Iterable[str], language: str) -> str:
-    """Effect classes in words, comma-separated, in their given order."""
-    return ", ".join(effect_said(e, language) for e in effects)
 
 
 @dataclass(frozen=True)
