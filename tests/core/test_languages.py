@@ -19,6 +19,7 @@ from alicorn.core.turn import Turn
 from alicorn.i18n import tr
 from alicorn.journal.memory import InMemoryStore
 from alicorn.ops.builtin import builtin_registry
+from alicorn.plan.dsl import Plan, goal_digest
 from alicorn.runtime.state import EffectState, NodeState, RunState
 from alicorn.testing.people import act_as, enrol
 
@@ -177,6 +178,33 @@ def test_the_printed_turn_is_in_the_turns_language(printed: io.StringIO) -> None
     assert "rozmowa conv-1 · modele: brak" in text and "pytanie: Który zespół?" in text
     assert 'odpowiedz: alicorn ask --conversation conv-1 "…"' in text
     assert "ответ: Да." in text and "отчёт\n[частично]" in text
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ["code_execution ← variant", "Run the candidate's tests (pytest when"]),
+        ("pl", ["uruchamianie kodu ← variant", "Uruchom testy kandydata (pytest, gdy"]),
+        ("ru", ["запуск кода ← variant", "Запустить тесты кандидата (pytest, если"]),
+    ],
+)
+def test_a_waiting_plans_steps_are_said_in_the_turns_language(
+    printed: io.StringIO, language: str, words: list[str]
+) -> None:
+    from alicorn.packs.candidate import plan as candidate
+    from alicorn.packs.candidate.slots import CandidateParameters
+
+    registry = builtin_registry()
+    for op in candidate.OPERATIONS:
+        if op.name not in registry:
+            registry.register(op)
+    built = candidate.build(CandidateParameters(app="app"), frozenset({"installation"}))
+    nodes = [n.model_dump(mode="json") for n in built.nodes]
+    plan = Plan.model_validate({"goal": "build", "goal_hash": goal_digest("build"), "nodes": nodes})
+    assert any(n.description.startswith("Run the candidate's tests") for n in plan.nodes)  # the plan keeps English
+    render.print_turn(Turn("conv-1", "waiting", plan=plan, language=language), registry, source=None)
+    text = printed.getvalue()
+    assert all(w in text for w in words), text
 
 
 def test_repeated_causes_are_counted_in_the_right_plural() -> None:

@@ -178,7 +178,7 @@ def test_an_outside_effect_waits_for_a_human_then_runs_once(tmp_path: Path) -> N
     norbi = core(app)
     turn = norbi.receive(_ask("Send a hello to the red team"))
     assert turn.phase == "waiting" and turn.proposal is not None
-    assert any("external_transmission" in e for e in turn.effects) and SENT == []
+    assert any(e.startswith("sending outside: ") for e in turn.effects) and SENT == []
     turn = norbi.approve(turn.conversation, by="human:ann")
     assert turn.report is not None and turn.report.outcome == "complete" and len(SENT) == 1
     assert norbi.advance(turn.conversation).report == turn.report  # idempotent: nothing runs again

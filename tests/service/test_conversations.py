@@ -75,6 +75,17 @@ def test_a_plan_with_an_outside_effect_waits_and_a_message_cannot_skip_the_appro
         assert acting.heads() == before
 
 
+def test_the_chat_says_why_a_plan_waits_in_the_requests_language(acting: Acting) -> None:
+    with acting.client("ada") as client:
+        conv = ask(client, "Z rozmowy przygotuj notatkę i zadania, i wyślij projekt odpowiedzi uczestnikom")
+        body = settled(client, conv, waiting="approval")
+    assert body["language"] == "pl"
+    reasons = body["proposal"]["reasons"]
+    assert reasons and all(r.startswith("Wymaga zatwierdzenia przez człowieka: ") for r in reasons)
+    journaled = [e.data["sentence"] for e in acting.store.read(body["run"]) if e.kind == "anvil.check"]
+    assert any(s.startswith("Needs a human approval: ") for s in journaled)
+
+
 def test_closing_withdraws_the_waiting_plan_and_reports(acting: Acting) -> None:
     with acting.client("ada") as client:
         conv = ask(client, SEND)

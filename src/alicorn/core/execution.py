@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from alicorn.anvil.proposals import envelope
 from alicorn.anvil.replan import material_change
+from alicorn.anvil.words import effect_said
 from alicorn.app import App
 from alicorn.broker.jobs import Broker
 from alicorn.broker.submit import broker_for, enqueuing, is_queued
@@ -39,6 +39,7 @@ from alicorn.i18n import tr
 from alicorn.models.recorder import ModelClient
 from alicorn.packs.workflow import Workflow
 from alicorn.plan.dsl import Plan
+from alicorn.runtime.admission import proposal_in
 from alicorn.runtime.executor import Executor
 from alicorn.runtime.state import RunState
 from alicorn.runtime.state import fold as fold_run
@@ -245,8 +246,14 @@ class Execution:
         run = fold_run(events, run_id)
         if run.status == "awaiting_approval":
             plan = Plan.model_validate(run.plan)
-            effects = tuple(f"{k}: {', '.join(v)}" for k, v in sorted(run.effects.items()) if k not in ("none", "read"))
-            return self._turn(state, "waiting", proposal=envelope(events), plan=plan, effects=effects)
+            language = self._language(state)
+            effects = tuple(
+                f"{effect_said(k, language)}: {', '.join(v)}"
+                for k, v in sorted(run.effects.items())
+                if k not in ("none", "read")
+            )
+            proposal = proposal_in(events, self.app.registry, language)  # Anvil's reasons in the person's words
+            return self._turn(state, "waiting", proposal=proposal, plan=plan, effects=effects)
         if not run.finished:
             if run.status == "blocked" and run.blocked():
                 language = self._language(state)

@@ -9,8 +9,10 @@ from collections.abc import Iterable, Sequence
 from rich.console import Console
 from rich.markup import escape
 
+from alicorn.anvil.sentences import cause_of
+from alicorn.anvil.words import effect_class
 from alicorn.core.turn import Turn
-from alicorn.i18n import tr, trn
+from alicorn.i18n import catalog, tr, tr_marked, trn
 from alicorn.journal.events import Event
 from alicorn.journal.store import JournalStore
 from alicorn.ops.registry import Registry
@@ -42,9 +44,9 @@ def print_turn(turn: Turn, registry: Registry, *, source: str | None, models: Se
         for node in turn.plan.nodes:
             effect = registry.get(node.operation).effect if node.operation in registry else "?"
             after = f" ← {', '.join(sorted(node.upstream()))}" if node.upstream() else ""
-            console.print(f"  {node.node_id:<14} {node.operation:<28} {effect}{after}")
+            console.print(f"  {node.node_id:<14} {node.operation:<28} {escape(effect_class(effect, lang))}{after}")
             if effect not in ("none", "read", "local_write", "?") and node.description:
-                console.print(f"      {escape(node.description)}")  # what it changes, and for whom
+                console.print(f"      {escape(described(node.description, lang))}")  # what it changes, for whom
         effects = "; ".join(turn.effects) or tr(lang, "none")
         console.print(f"[bold]{escape(tr(lang, 'effects:'))}[/] {escape(effects)}")
         if turn.proposal is not None:
@@ -75,12 +77,18 @@ def print_turn(turn: Turn, registry: Registry, *, source: str | None, models: Se
         console.print(escape(turn.report.text()))
 
 
+def described(description: str, language: str) -> str:
+    """A node's description in `language` where a pack marked it as a message (`N_`) and it has a translation; as
+    the plan holds it otherwise (the plan, and so its hash, keeps the words it was built with)."""
+    return tr_marked(language, description) if catalog(language).get(description) else description
+
+
 def distinct_causes(reasons: list[str], language: str = "en") -> list[str]:
     """Anvil gives one reason per checked operation; most share one cause. Each cause once, with its count."""
     seen: dict[str, int] = {}
     first: dict[str, str] = {}
     for reason in reasons:
-        cause = reason.split(" because ", 1)[-1]
+        cause = cause_of(reason, language)
         seen[cause] = seen.get(cause, 0) + 1
         first.setdefault(cause, reason)
     return [

@@ -11,21 +11,26 @@ reads journaled values only, so replay regenerates the same events.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from alicorn.anvil.budget import Usage, check_step
 from alicorn.anvil.decide import Verdict, decide
 from alicorn.anvil.facts import ApprovalState, Facts
 from alicorn.anvil.policy import Policies
+from alicorn.anvil.proposals import ProposalEnvelope, envelope
 from alicorn.anvil.replan import compare, summarize
 from alicorn.anvil.rights import Subject
 from alicorn.anvil.risk import PlanRisk
 from alicorn.anvil.secret_reads import refusal, secret_sources
+from alicorn.anvil.sentences import decision_sentence
+from alicorn.anvil.terms import RunTerms
 from alicorn.errors import RunError
-from alicorn.ops.registry import Operation
-from alicorn.plan.dsl import effect_rank
-from alicorn.runtime.plan_decisions import PlanVerdict, plan_verdict, verdict_key
-from alicorn.runtime.state import TERMINAL_NODE
+from alicorn.journal.events import Event
+from alicorn.ops.registry import Operation, Registry
+from alicorn.plan.dsl import Plan, effect_rank
+from alicorn.runtime.plan_decisions import PlanVerdict, plan_risk, plan_verdict, verdict_key
+from alicorn.runtime.state import TERMINAL_NODE, RunState, fold
 
 if TYPE_CHECKING:
     from alicorn.runtime.needs import RunSession
@@ -47,7 +52,11 @@ def journal_inputs(session: RunSession, *, usage: bool) -> dict[str, Any]:
 
 def approval_state(session: RunSession) -> tuple[ApprovalState, tuple[str, ...]]:
     """Whether the current plan hash is approved (granted, or carried over from a non-material replan), and by whom."""
-    bound = [a for a in session.state.approvals if a.get("plan_hash") == session.state.plan_hash]
+    return _approval_of(session.state)
+
+
+def _approval_of(state: RunState) -> tuple[ApprovalState, tuple[str, ...]]:
+    bound = [a for a in state.approvals if a.get("plan_hash") == state.plan_hash]
     if not bound:
         return "none", ()
     kind: ApprovalState = "granted" if any(not a.get("carried") for a in bound) else "carried"
@@ -56,11 +65,15 @@ def approval_state(session: RunSession) -> tuple[ApprovalState, tuple[str, ...]]
 
 def change_of(session: RunSession) -> Any:
     """The material-change judgement of a replan (None for a first plan)."""
-    origin = session.terms.replan_of
+    return _change(session.plan, session.terms, session.registry, session.risk)
+
+
+def _change(plan: Plan, terms: RunTerms, registry: Registry, risk: PlanRisk, language: str = "en") -> Any:
+    origin = terms.replan_of
     if origin is None:
         return None
-    new = summarize(session.plan, session.registry, session.risk)
-    return compare(origin.summary, new, origin.threshold, from_data=origin.from_data)
+    new = summarize(plan, registry, risk)
+    return compare(origin.summary, new, origin.threshold, from_data=origin.from_data, language=language)
 
 
 def admit(session: RunSession, operations: frozenset[str] | None = None) -> Verdict:
@@ -93,25 +106,83 @@ def plan_facts(
 ) -> Facts:
     """The whole-plan facts every check of the plan is taken on: the plan's risk and secret sources, the run's
     terms, the journaled inputs (the proposer's snapshot, a trigger's allowance) and the approval state."""
-    change = change_of(session)
+    return _facts(session.state, session.plan, session.terms, session.registry, inputs, (approval, approvers))
+
+
+def _facts(
+    state: RunState,
+    plan: Plan,
+    terms: RunTerms,
+    registry: Registry,
+    inputs: dict[str, Any],
+    approval: tuple[ApprovalState, tuple[str, ...]],
+    language: str = "en",
+) -> Facts:
+    """The facts of `plan_facts`; a replan's material-change reasons in `language` (English is what is decided on
+    and journaled)."""
+    risk = plan_risk(plan, state.plan_hash, registry, terms.labels)
+    change = _change(plan, terms, registry, risk, language)
     return Facts(
-        plan_hash=session.state.plan_hash,
-        goal_hash=session.state.goal_hash,
-        project=session.terms.project,
-        risk=session.risk,
+        plan_hash=state.plan_hash,
+        goal_hash=state.goal_hash,
+        project=terms.project,
+        risk=risk,
         subject=Subject.from_json(inputs["principal"]),
-        forbidden=session.terms.forbidden,
-        approval=approval,
-        approved_by=approvers,
+        forbidden=terms.forbidden,
+        approval=approval[0],
+        approved_by=approval[1],
         material=bool(change is not None and change.material),
         material_reasons=tuple(change.reasons) if change is not None else (),
-        provenance=session.terms.provenance,
-        channel=session.terms.channel,
-        secret_sources=secret_sources(session.plan, session.registry, session.terms.labels),
-        secret_allowed=session.terms.secret_reads,
-        trigger=session.terms.trigger.model_dump(mode="json") if session.terms.trigger is not None else None,
+        provenance=terms.provenance,
+        channel=terms.channel,
+        secret_sources=secret_sources(plan, registry, terms.labels),
+        secret_allowed=terms.secret_reads,
+        trigger=terms.trigger.model_dump(mode="json") if terms.trigger is not None else None,
         allowance=inputs.get("trigger_allowance"),
     )
+
+
+def proposal_in(events: Sequence[Event], registry: Registry, language: str) -> ProposalEnvelope | None:
+    """The envelope of a run whose journal ends waiting for a person (`anvil.proposals.envelope`), with its reasons
+    in `language` where they can be made again exactly (`reasons_in`), as journaled otherwise."""
+    found = envelope(list(events))
+    said = reasons_in(events, registry, language) if found is not None else None
+    return found if found is None or said is None else found.model_copy(update={"reasons": said})
+
+
+def reasons_in(events: Sequence[Event], registry: Registry, language: str) -> list[str] | None:
+    """Why the run waits for a person, in `language`: the sentence of each check of its last admission that did not
+    simply allow (each once, in plan order), made again from the facts the run journaled (its plan and terms, the
+    last `anvil.inputs`, its approvals). None when the facts cannot be made again exactly (a run whose journal ends
+    elsewhere, one recorded by another version or under operations that changed since): each sentence's English
+    must equal, byte for byte, the one journaled, so a translation never says what the decision did not."""
+    if not events or events[0].kind != "run.created" or events[-1].kind != "run.awaiting_approval":
+        return None
+    state = fold(events)
+    last_inputs = max((i for i, e in enumerate(events) if e.kind == "anvil.inputs"), default=None)
+    if last_inputs is None:
+        return None
+    try:
+        plan = Plan.model_validate(events[0].data["plan"])
+        terms = RunTerms.from_created(state.terms)
+        inputs, approval = events[last_inputs].data, _approval_of(state)
+        facts = _facts(state, plan, terms, registry, inputs, approval)
+        worded = _facts(state, plan, terms, registry, inputs, approval, language) if terms.replan_of else facts
+    except (KeyError, ValueError, TypeError, LookupError):
+        return None
+    reasons: list[str] = []
+    for event in events[last_inputs + 1 :]:
+        data = event.data
+        if event.kind != "anvil.check" or data.get("decision") == "allow":
+            continue
+        kind, operation, blocked, permitted = (data["decision"], data["operation"], tuple(data["blocked_by"]),
+                                               tuple(data["permitted_by"]))  # fmt: skip
+        if decision_sentence(kind, operation, facts, blocked, permitted) != data.get("sentence"):
+            return None
+        sentence = decision_sentence(kind, operation, worded, blocked, permitted, language)
+        if sentence not in reasons:
+            reasons.append(sentence)
+    return reasons
 
 
 def proceed(session: RunSession, verdict: Verdict) -> bool:

@@ -15,13 +15,13 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from alicorn.anvil.proposals import envelope
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState
 from alicorn.core.intake import MAX_UTTERANCE, IntentEnvelope, envelope_refusal
 from alicorn.core.norbi import CoreError
 from alicorn.errors import JournalError
 from alicorn.plan.dsl import EffectClass
+from alicorn.runtime.admission import proposal_in
 from alicorn.runtime.state import fold
 from alicorn.service.actions import Actions
 from alicorn.service.auth import Caller, needs
@@ -189,7 +189,7 @@ def _detail(actions: Actions, state: ConversationState) -> dict[str, Any]:
         if events:
             folded = fold(events, state.run)
             run = {"run": state.run, "status": folded.status, "plan_hash": folded.plan_hash}
-            found = envelope(events)
+            found = proposal_in(events, actions.service.app.registry, language)  # its reasons in the chat's language
             proposal = found.model_dump(mode="json") if found is not None else None
             if not state.finished and folded.status == "awaiting_approval":
                 waiting_for = "approval"

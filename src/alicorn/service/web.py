@@ -19,14 +19,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from alicorn.anvil.errors import AnvilError
-from alicorn.anvil.proposals import envelope
+from alicorn.runtime.admission import proposal_in
 from alicorn.runtime.humans import Approval, Rejection, check_approvals, check_rejection
 from alicorn.runtime.state import fold
 from alicorn.service.artifacts import listing, workspace_of
 from alicorn.service.dag import draw
 from alicorn.service.events import MAX_SEQ
 from alicorn.service.index import CursorError, RunFilter
-from alicorn.service.pages import HERE, NeedsSignIn, PageError, Pages, secure, states_for, words_for
+from alicorn.service.pages import HERE, NeedsSignIn, PageError, Pages, language_of, secure, states_for, words_for
 from alicorn.service.problems import Problem
 from alicorn.service.sessions import COOKIE, SIGNIN_COOKIE, Sessions, SignInRefused, load_key
 from alicorn.service.signin_state import FAILURES_FILE, SignInFailures
@@ -239,7 +239,8 @@ def install(api: FastAPI, service: Any, actions: Any, *, sessions: Sessions | No
     def inbox(request: Request) -> Response:
         signed = pages.signed(request)
         waiting = service.index.page(RunFilter(("awaiting_approval",)), limit=100).runs
-        proposals = [p for p in (envelope(service.app.store.read(r["run"])) for r in waiting) if p is not None]
+        lang, registry = language_of(request), service.app.registry
+        proposals = [p for r in waiting if (p := proposal_in(service.app.store.read(r["run"]), registry, lang))]
         busy = {p.run for p in proposals if chat.busy_run(p.run)}
         return pages.render(request, "inbox.html", signed=signed, proposals=proposals, busy=busy)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from alicorn.i18n import tr
+from alicorn.i18n import N_, tr
 from alicorn.packs.candidate.ops import APPLY_VARIANT, CREATE_CANDIDATE, DIFF
 from alicorn.packs.candidate.release import INSTALL, PACKAGE
 from alicorn.packs.candidate.runner import RUN_TESTS
@@ -82,8 +82,9 @@ def _nodes(p: CandidateParameters, with_install: bool, tested: bool = True) -> l
         {
             "node_id": "tests",
             "operation": RUN_TESTS.name,
-            "description": "Run the candidate's tests (pytest when they are written for it, else unittest) in the "
-            "sandbox.",
+            "description": N_(
+                "Run the candidate's tests (pytest when they are written for it, else unittest) in the sandbox."
+            ),
             "inputs": {"root": root},
             "expected_outputs": ["total", "failed", "errors", "ok"],
             "depends_on": ["variant"],
@@ -117,7 +118,7 @@ def _nodes(p: CandidateParameters, with_install: bool, tested: bool = True) -> l
             {
                 "node_id": "install",
                 "operation": INSTALL.name,
-                "description": "Install the package (once per idempotency key).",
+                "description": N_("Install the package (once per idempotency key)."),
                 "inputs": {"package": _val(archive), "sha256": _ref("package", "sha256")},
                 "expected_outputs": ["installed", "path"],
             }

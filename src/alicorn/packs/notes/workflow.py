@@ -124,7 +124,7 @@ def _nodes(p: NotesParams) -> list[Node]:
             {
                 "node_id": "send",
                 "operation": "notes.send_reply",
-                "description": "Send the drafted reply to the participants (asked for in the request).",
+                "description": N_("Send the drafted reply to the participants (asked for in the request)."),
                 "inputs": {
                     "to": _ref("draft", "to"),
                     "subject": _ref("draft", "subject"),
