@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from alicorn.anvil.labels import DataLabels
 from alicorn.app import App, open_app, record_staged_labels, staged_labels_file
 from alicorn.clock import PinnedClock
+from alicorn.context.artifacts import ArtifactStore
 from alicorn.core.data import DataSources, locate, stage, stage_given
 from alicorn.core.intake import IntentEnvelope
 from alicorn.core.norbi import Norbi
@@ -115,6 +116,50 @@ def test_the_secret_refusal_is_said_in_the_requests_language(tmp_path: Path) -> 
                 data=("alarms=keys/alarms.csv",))  # fmt: skip
     assert turn.question is not None, turn.report
     assert "keys/alarms.csv jest oznaczony jako tajny przez [data] secret w alicorn.toml" in turn.question
+
+
+def _attach(app: App, *files: Path) -> tuple[str, ...]:
+    """Attach `files` as `alicorn ask --attach` does (the project's artifact store, each file's path kept)."""
+    store = ArtifactStore(app.artifacts("default"))
+    return tuple(store.put_file(f).sha256 for f in files)
+
+
+def test_a_secret_file_attached_is_refused_as_the_same_file_given(tmp_path: Path) -> None:
+    """Attachments are stored by digest; they were labelled by their name alone, so `keys/alarms.csv` attached was
+    read, its password journaled, where the same file given with --data is refused."""
+    project, home = _project(tmp_path)
+    app, core = _core(home, project)
+    attached = _attach(app, _secret_log(project / "keys" / "alarms.csv"))
+    turn = _ask(core, ALARMS, attachments=attached)
+    assert turn.phase == "asking" and turn.question is not None, turn.report
+    assert "alarms.csv is labelled secret by [data] secret in alicorn.toml" in turn.question, turn.question
+    assert _runs(app) == [] and _staged(home) == []
+    assert PASSWORD not in _journal_text(app) and TOKEN not in _journal_text(app)
+
+
+def test_the_same_bytes_attached_again_from_a_secret_folder_are_secret(tmp_path: Path) -> None:
+    project, home = _project(tmp_path)
+    app, core = _core(home, project)
+    exported = _secret_log(project / "exports" / "alarms.csv")
+    first = _attach(app, exported)
+    (project / "keys").mkdir()
+    (project / "keys" / "cams.csv").write_bytes(exported.read_bytes())
+    assert _attach(app, project / "keys" / "cams.csv") == first  # one artifact, two origins: the strictest counts
+    turn = _ask(core, ALARMS, attachments=first)
+    assert turn.question is not None and "is labelled secret" in turn.question, turn.report
+    assert _runs(app) == []
+
+
+def test_a_private_file_attached_stays_private_and_an_upload_is_labelled_by_its_name(tmp_path: Path) -> None:
+    project, home = _project(tmp_path)
+    app, core = _core(home, project)
+    turn = _ask(core, ALARMS, attachments=_attach(app, _log(project / "hr" / "alarms.csv")))
+    assert turn.report is not None and turn.report.outcome == "complete", (turn.question, turn.report)
+    (run,) = _runs(app)
+    assert "alarms.csv" in app.store.read(run)[0].data["labels"]["private"]
+    # an upload has no path: its name is all the patterns can read (as before)
+    uploaded = ArtifactStore(app.artifacts("default")).put_bytes(b"x", name="notes.txt")
+    assert ArtifactStore(app.artifacts("default")).meta(uploaded.sha256).origins == ()
 
 
 @pytest.mark.parametrize("given", ["keys", "keys/"], ids=["folder", "folder-slash"])

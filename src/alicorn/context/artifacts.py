@@ -29,6 +29,8 @@ from alicorn.context.redact import find, scrub_secrets
 from alicorn.context.tap import JournalTap
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
+#: How many origins an artifact records (the same bytes attached from more files keep the first ones).
+MAX_ORIGINS = 64
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"%PDF-", "application/pdf"),
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -51,6 +53,9 @@ class Artifact(BaseModel):
     size: int
     media_type: str
     source: str
+    #: The files these bytes were attached from (absolute paths, the first MAX_ORIGINS): the home's `[data]` patterns
+    #: label an attachment by where it came from, not only by its name (the same bytes from `keys/` are secret).
+    origins: tuple[str, ...] = ()
 
 
 class SafeView(BaseModel):
@@ -161,8 +166,9 @@ class ArtifactStore:
             raise UnknownArtifactError(f"{sha256!r} is not a sha256 hex digest")
         return self.root / sha256[:2] / sha256
 
-    def put_bytes(self, data: bytes, *, name: str, source: str = "attachment") -> SafeView:
-        """Store `data` (refused, nothing written, when over `max_bytes`) and return its safe view."""
+    def put_bytes(self, data: bytes, *, name: str, source: str = "attachment", origin: str | None = None) -> SafeView:
+        """Store `data` (refused, nothing written, when over `max_bytes`) and return its safe view; `origin` is the
+        file it was read from, added to the artifact's `origins` when it is new."""
         if len(data) > self.max_bytes:
             raise self._too_large(name, len(data))
         sha = hashlib.sha256(data).hexdigest()
@@ -170,27 +176,38 @@ class ArtifactStore:
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             self._write_atomically(target, data)
-        return self._stored(
-            Artifact(sha256=sha, name=name, size=len(data), media_type=sniff(data, name), source=source)
-        )
+        origins = (origin,) if origin is not None else ()
+        artifact = Artifact(sha256=sha, name=name, size=len(data), media_type=sniff(data, name), source=source,
+                            origins=origins)  # fmt: skip
+        return self._stored(artifact)
 
-    def put_stream(self, stream: BinaryIO, *, name: str, source: str = "attachment") -> SafeView:
+    def put_stream(
+        self, stream: BinaryIO, *, name: str, source: str = "attachment", origin: str | None = None
+    ) -> SafeView:
         """Like `put_bytes`, reading at most `max_bytes` + 1 bytes, so a huge upload is refused without reading it."""
         data = stream.read(self.max_bytes + 1)
         if len(data) > self.max_bytes:
             raise self._too_large(name, None)
-        return self.put_bytes(data, name=name, source=source)
+        return self.put_bytes(data, name=name, source=source, origin=origin)
 
     def put_file(self, path: Path, *, source: str | None = None) -> SafeView:
-        """Store a file; its size is checked before it is read."""
+        """Store a file, remembering where it came from; its size is checked before it is read."""
         try:
             size = path.stat().st_size
             if size > self.max_bytes:
                 raise self._too_large(path.name, size)
             with path.open("rb") as handle:
-                return self.put_stream(handle, name=path.name, source=source or f"document:{path.name}")
+                return self.put_stream(handle, name=path.name, source=source or f"document:{path.name}",
+                                       origin=os.path.normpath(path.absolute()))  # fmt: skip
         except OSError as exc:
             raise ArtifactError(f"cannot read the attachment {path}: {exc.strerror}") from exc
+
+    def meta(self, sha256: str) -> Artifact:
+        """A stored artifact's metadata (its first name, where it was attached from)."""
+        try:
+            return Artifact.model_validate_json(self.path(sha256).with_suffix(".json").read_text("utf-8"))
+        except FileNotFoundError as exc:
+            raise UnknownArtifactError(f"no artifact {sha256} in {self.root}") from exc
 
     def get(self, sha256: str) -> bytes:
         """The stored bytes; the content is re-hashed so a modified file is refused."""
@@ -205,11 +222,7 @@ class ArtifactStore:
 
     def view(self, sha256: str) -> SafeView:
         """The safe view of a stored artifact."""
-        try:
-            meta = Artifact.model_validate_json(self.path(sha256).with_suffix(".json").read_text("utf-8"))
-        except FileNotFoundError as exc:
-            raise UnknownArtifactError(f"no artifact {sha256} in {self.root}") from exc
-        return self.represent(meta, self.get(sha256))
+        return self.represent(self.meta(sha256), self.get(sha256))
 
     def represent(self, artifact: Artifact, data: bytes) -> SafeView:
         """Extract, clean, limit and classify; binary content becomes a placeholder."""
@@ -268,6 +281,12 @@ class ArtifactStore:
         meta = self.path(artifact.sha256).with_suffix(".json")
         if not meta.exists():
             self._write_atomically(meta, artifact.model_dump_json().encode("utf-8"))
+        elif artifact.origins:  # the same bytes from another file: its path joins the origins (the name stays)
+            kept = self.meta(artifact.sha256)
+            new = [o for o in artifact.origins if o not in kept.origins]
+            if new and len(kept.origins) < MAX_ORIGINS:
+                grown = kept.model_copy(update={"origins": (*kept.origins, *new)[:MAX_ORIGINS]})
+                self._write_atomically(meta, grown.model_dump_json().encode("utf-8"))
         view = self.represent(artifact, self.get(artifact.sha256))
         if self.tap is not None:
             name, _ = scrub_secrets(artifact.name)

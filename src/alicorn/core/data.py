@@ -104,6 +104,8 @@ class DataSources:
     """Where Core may look for a request's data (see the module docstring)."""
 
     attachments: Sequence[tuple[str, Path]] = ()  # (original name, stored file)
+    #: Where each stored attachment was attached from (absolute paths; none for an upload): it is labelled by them too.
+    origins: Mapping[Path, Sequence[Path]] = field(default_factory=dict)
     given: Sequence[tuple[str | None, Path]] = ()  # --data [NAME=]PATH
     project: Mapping[str, Sequence[str]] = field(default_factory=dict)  # NAME -> globs
     roots: Sequence[Path] = ()
@@ -441,7 +443,7 @@ def _offered(paths: Sequence[Path], want: DataInput) -> tuple[list[Path], list[S
 def _steps(want: DataInput, sources: DataSources, texts: Sequence[str]) -> tuple[list[_Step], list[str]]:
     """The sources to look in for `want`, in order, and the paths given or named outside the project's roots."""
     refused: list[str] = []
-    attached = [p for n, p in sources.attachments if _attached_label(n, sources) != "secret"]
+    attached = [p for n, p in sources.attachments if _attached_label(n, p, sources) != "secret"]
     secret = [_refusal(p, SECRET, sources, n) for n, p in sources.attachments if p not in attached]
     steps = [_Step("attachment", attached, refusals=secret)]
     for text in reversed(texts):  # an answer to Core's question corrects the paths the request named
@@ -487,9 +489,11 @@ def _steps(want: DataInput, sources: DataSources, texts: Sequence[str]) -> tuple
     return steps, refused
 
 
-def _attached_label(name: str, sources: DataSources) -> Classification:
-    """An attachment's label: its name's (it is stored by digest, and the path it came from is not known)."""
-    return sources.labels.classify(_safe_name(name))
+def _attached_label(name: str, stored: Path, sources: DataSources) -> Classification:
+    """An attachment's label: the highest of its name's and that of each file it was attached from (as `--data` of
+    that file would be labelled), so `keys/token.txt` attached is as secret as `keys/token.txt` named."""
+    origins = sources.origins.get(stored, ())
+    return highest([sources.labels.classify(_safe_name(name)), *(label_of(o, sources) for o in origins)])
 
 
 def locate(want: DataInput, sources: DataSources, texts: Sequence[str]) -> Located:
@@ -518,7 +522,7 @@ def locate(want: DataInput, sources: DataSources, texts: Sequence[str]) -> Locat
                 *(Skipped(f.path, _name_of(f), f.problem.english(), f.problem) for f in bad if f.problem is not None),
             ]
             if step.label == "attachment":
-                labels = tuple((f.path, _attached_label(_name_of(f), sources)) for f in chosen)
+                labels = tuple((f.path, _attached_label(_name_of(f), f.path, sources)) for f in chosen)
             else:
                 labels = tuple((f.path, label_of(f.path, sources)) for f in chosen)
             return Located(want, chosen, step.label, tuple(problems), tuple(refused), tuple(skipped), labels)
@@ -593,7 +597,7 @@ def stage_given(sources: DataSources, into: Path) -> Path:
         target = into / _safe_name(name)
         if stored.is_file() and not target.exists():
             shutil.copyfile(stored, target)
-            labels[target.name] = _attached_label(name, sources)
+            labels[target.name] = _attached_label(name, stored, sources)
     for _name, path in sources.given:
         if not _inside(path, sources.roots) or path.is_symlink() or in_home(path, sources):
             continue

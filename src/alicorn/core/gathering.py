@@ -53,13 +53,16 @@ def sources_for(app: App, state: ConversationState, intent: IntentEnvelope, samp
     roots (alicorn.toml), the folder the request was made in, and the samples when Core is allowed them; with the
     home's `[data]` labels, and the home itself, which is never read as data."""
     attachments = []
+    origins: dict[Path, tuple[Path, ...]] = {}
     store = ArtifactStore(app.artifacts(intent.project))
     answered = [sha for answer in state.answers for sha in answer.get("attachments", ())]  # files sent as answers
     for sha in dict.fromkeys([*intent.attachments, *answered]):
         stored = store.path(sha)
         try:
-            name = str(json.loads(stored.with_suffix(".json").read_text(encoding="utf-8")).get("name") or sha)
-        except (OSError, ValueError):
+            meta = json.loads(stored.with_suffix(".json").read_text(encoding="utf-8"))
+            name = str(meta.get("name") or sha)
+            origins[stored] = tuple(Path(str(o)) for o in meta.get("origins") or ())
+        except (OSError, ValueError, AttributeError):
             name = sha
         attachments.append((name, stored))
     project = app.config.projects.get(intent.project)
@@ -74,6 +77,7 @@ def sources_for(app: App, state: ConversationState, intent: IntentEnvelope, samp
             given.append((None, _absolute(Path(item), workdir)))
     return DataSources(
         attachments=tuple(attachments),
+        origins=origins,
         given=tuple(given),
         project=dict(project.sources) if project else {},
         roots=tuple(roots),
