@@ -86,6 +86,10 @@ def test_an_unknown_effect_is_resolved_from_the_run_page(tmp_path: Path) -> None
             sign_in(vic, "vic", PASSWORD["vic"])
             page = vic.get(f"/runs/{run}")
             assert page.status_code == 200 and f'action="/runs/{run}/effects/post/resolve"' in page.text
+            assert "<td>sending outside</td>" in page.text and "intended → <strong>unknown</strong>" in page.text
+            polish = vic.get(f"/runs/{run}?lang=pl").text  # the ledger in the page's language
+            assert "<td>wysyłanie na zewnątrz</td>" in polish and "zamierzony → <strong>nieznany</strong>" in polish
+            page = vic.get(f"/runs/{run}?lang=en")
             before = served.heads()
             form = {"outcome": "not-applied", "csrf": hidden(page.text, "csrf")}
             refused = vic.post(f"/runs/{run}/effects/post/resolve", data=form)

@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from alicorn.anvil.people import Person
+from alicorn.anvil.words import effect_said
 from alicorn.service.auth import Caller
 from alicorn.service.sessions import COOKIE, Session, Sessions
 from alicorn.service.words import LANGUAGE_NAMES, LANGUAGES, state_words, words
@@ -90,6 +91,7 @@ class Pages:
         )
         self.env.filters["pretty"] = _pretty
         self.env.filters["state"] = _state  # `{{ run.status | state(lang) }}`: the state in the page's language
+        self.env.filters["effect"] = effect_said  # `{{ e.effect | effect(lang) }}`: an effect class in words
 
     def signed(self, request: Request) -> tuple[Session, Person]:
         found = self.sessions.read(request.cookies.get(COOKIE))

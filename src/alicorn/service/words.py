@@ -168,4 +168,14 @@ def state_words(lang: str) -> dict[str, str]:
         "pending": tr(lang, "pending"),
         "standby": tr(lang, "standby"),
         "skipped": tr(lang, "skipped"),
+        # an effect's states (the effects ledger: intended -> done, ...)
+        "intended": tr(lang, "intended"),
+        "done": tr(lang, "done"),
+        "uncertain": tr(lang, "uncertain"),
+        "checking": tr(lang, "checking"),
+        "unknown": tr(lang, "unknown"),
+        "compensating": tr(lang, "compensating"),
+        "compensated": tr(lang, "compensated"),
+        "compensation_failed": tr(lang, "compensation failed"),
+        "compensation_unknown": tr(lang, "compensation unknown"),
     }
