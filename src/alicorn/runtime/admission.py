@@ -144,9 +144,10 @@ def _facts(
 
 def proposal_in(events: Sequence[Event], registry: Registry, language: str) -> ProposalEnvelope | None:
     """The envelope of a run whose journal ends waiting for a person (`anvil.proposals.envelope`), with its reasons
-    in `language` where they can be made again exactly (`reasons_in`), as journaled otherwise."""
+    in `language` where they can be made again exactly (`reasons_in`), as journaled otherwise (English is what the
+    journal holds: nothing to make again)."""
     found = envelope(list(events))
-    said = reasons_in(events, registry, language) if found is not None else None
+    said = reasons_in(events, registry, language) if found is not None and language != "en" else None
     return found if found is None or said is None else found.model_copy(update={"reasons": said})
 
 
