@@ -130,7 +130,7 @@ def test_the_notes_summary_in_polish_and_russian() -> None:
         "Planowanie (2026-11-27, pl): zadania: 1, decyzje: 0, otwarte pytania: 0; uczestnicy: 2",
         "Szkic odpowiedzi do 1 uczestnika: gotowy, niewysłany",
         "Pominięto: Dev Patel (brak zgody na przetwarzanie)",
-        "rozmowa: wynik nieudany; zaliczone kontrole: 0 z 1; niezaliczone: note",
+        "rozmowa: wynik nieudany; zaliczone kontrole: 0 z 1; niezaliczone: notatka",
     )
     assert polish.conflicts == (
         "T1 opiera się na fragmentach o niskiej pewności #3 (0.41): sprawdź nagranie",

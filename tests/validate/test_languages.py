@@ -140,8 +140,8 @@ def test_polish_and_russian_sentences_read_in_their_language(reports: list[Valid
     package = next(c for c in code.checks if c.name == "package")
     assert package.sentence("pl").startswith("ścieżka pakietu '../out.tgz': wychodzi poza kandydata ('..'); ")
     assert code.summary.startswith("code: failed; 0 of 4 checks passed; failed: ")
-    assert code.summary_in("pl").startswith("kod: wynik nieudany; zaliczone kontrole: 0 z 4; niezaliczone: tests")
-    assert code.summary_in("ru").startswith("код: результат не принят; пройдено проверок: 0 из 4; не пройдены: tests")
+    assert code.summary_in("pl").startswith("kod: wynik nieudany; zaliczone kontrole: 0 z 4; niezaliczone: testy")
+    assert code.summary_in("ru").startswith("код: результат не принят; пройдено проверок: 0 из 4; не пройдены: тесты")
 
     schedule = reports[8]
     month = next(c for c in schedule.checks if c.name == "month")
@@ -175,7 +175,7 @@ def test_a_report_journaled_before_messages_still_validates_and_reads() -> None:
     report = ValidationReport.model_validate(old)
     assert report.checks[0].message is None and report.checks[0].values == {}
     assert report.checks[0].sentence("pl") == "1 variant(s) short of staff: …"  # only the English was kept
-    assert report.summary_in("pl") == "grafik: wynik częściowy; zaliczone kontrole: 1 z 2; niezaliczone: coverage"
+    assert report.summary_in("pl") == "grafik: wynik częściowy; zaliczone kontrole: 1 z 2; niezaliczone: pokrycie"
     assert report.summary_in("en") == old["summary"]
     with pytest.raises(ValueError, match="extra"):
         CheckResult.model_validate({**old["checks"][0], "colour": "red"})
@@ -193,3 +193,21 @@ def test_check_writes_the_sentence_once() -> None:
     assert nested.sentence("pl") == "pakiet jest pusty; tytuł jest pusty"
     with pytest.raises(ValueError, match="frozen"):
         made.detail = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "; failed: tasks; warnings: evidence_confidence"),
+        ("pl", "; niezaliczone: zadania; ostrzeżenia: pewność dowodów"),
+        ("ru", "; не пройдены: задачи; предупреждения: уверенность доказательств"),
+    ],
+)
+def test_the_summary_names_failed_checks_by_their_title_in_the_language(language: str, said: str) -> None:
+    checks = (
+        check("tasks", False, "no task has an owner"),
+        check("speakers", True, "all speakers named"),
+        CheckResult(name="evidence_confidence", passed=False, detail="low", severity="warning"),
+    )
+    report = ValidationReport.of("conversation", list(checks))
+    assert report.summary_in(language).endswith(said), report.summary_in(language)

@@ -219,8 +219,13 @@ def _summary(artifact: str, status: Status, checks: tuple[CheckResult, ...], lan
         text = tr(language, "{artifact}: partial; {passed} of {total} checks passed", **values)
     else:
         text = tr(language, "{artifact}: failed; {passed} of {total} checks passed", **values)
-    failed = [c.name for c in errors if not c.passed]
-    warned = [c.name for c in checks if c.severity == "warning" and not c.passed]
+
+    def named(c: CheckResult) -> str:
+        """English keeps a check's name (what the journal, `--json` and their readers know it by); others its title."""
+        return c.name if language == "en" else c.title(language)
+
+    failed = [named(c) for c in errors if not c.passed]
+    warned = [named(c) for c in checks if c.severity == "warning" and not c.passed]
     if failed:
         text += tr(language, "; failed: {checks}", checks=", ".join(failed))
     if warned:
