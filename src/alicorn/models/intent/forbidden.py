@@ -6,6 +6,7 @@ Both readers share `lexicon`'s vocabulary; this module is the one that uses them
 
 from __future__ import annotations
 
+from alicorn.models.intent.devices import devices_operated
 from alicorn.models.intent.diacritics import restored
 from alicorn.models.intent.fallback import embedded_readings
 from alicorn.models.intent.idioms import judged
@@ -15,6 +16,7 @@ from alicorn.models.intent.lexicon import (
     _SENTENCE_END,
     KEPT_PRIVATE,
     ForbiddenAction,
+    _clause_span,
     _sentences,
     _whole,
     chain_readings,
@@ -50,7 +52,7 @@ def positioned_readings(
     found.extend(constructions(words, language, names_in(text)))
     # judgements on an action ("off the table", "Mark's job", "nothing gets installed or run") read its word more
     # closely than a chain does ("run on either machine" is code, not a device): at their positions they win
-    verdicts = judged(words, language)
+    verdicts = judged(words, language) + devices_operated(words)
     claimed = {position for position, _ in verdicts}
     found = [item for item in found if item[0] not in claimed] + verdicts
     found = _named_over_draft(words, found)
@@ -64,6 +66,9 @@ def positioned_readings(
     found = [item for item in found if not _otherwise(words, item[0])]
     # "remind me to text the parents once it's confirmed": the speaker's own errand, nothing asked of the agent
     found = [item for item in found if not _reminded(words, item[0])]
+    # "it'd be a shame not to post them", "no reason not to send it": leaving it undone is judged, not asked (a
+    # reading the chains already lifted stays recorded)
+    found = [item for item in found if not (item[1].forbids and _undoing_judged(words, item[0]))]
     if embedder:
         found.extend(embedded_readings(words, language, {position for position, _ in found}))
     found.sort(key=lambda item: item[0])
@@ -124,6 +129,45 @@ def _reminded(words: list[str], position: int) -> bool:
             return False
         if _whole(_REMIND, words[k]) and words[k + 1 : k + 2] and words[k + 1] in _ME:
             return True
+    return False
+
+
+#: The negation of an infinitive ("not to post", "не выложить", "nie wrzucić"), at most three words before it.
+_NOT_INFINITIVE = {"not", "не", "nie"}
+#: Judging what is left undone: "it'd be silly not to", "было бы глупо не …", "szkoda byłoby nie …".
+_JUDGING = (
+    "=silly", "=stupid", "=shame", "=pity", "=mistake", "=crazy", "=daft", "=mad", "=waste", "=sin", "=madness",
+    "глуп", "жаль", "ошибк", "ошибоч", "странн", "обидн", "грех", "преступн",
+    "głupi", "głupo", "szkoda", "błąd", "błęd", "grzech", "żal", "zbrodni",
+)  # fmt: skip
+#: A reason not to do it, denied: "I can't think of a reason not to", "нет причин не …", "nie widzę powodu, by nie …".
+_REASONS = ("=reason", "=reasons", "=excuse", "powod", "powód", "przyczyn", "причин", "повод")
+_DENYING = {
+    "no", "not", "can't", "cannot", "don't", "dont", "never", "without", "nie", "bez", "не", "нет", "без",
+}  # fmt: skip
+
+
+def _undoing_judged(words: list[str], position: int) -> bool:
+    """The action at `position` is a negated infinitive that is judged ("Не выложить их было бы глупо", "it would
+    be a shame not to send it": its clause holds a judging word) or whose reason is denied ("I see no reason not to
+    publish it", "не вижу причин не отправлять"): the speaker wants it done; the negation commands nothing."""
+    negation = next((k for k in range(position, max(-1, position - 4), -1) if words[k] in _NOT_INFINITIVE), None)
+    if negation is None:
+        return False
+    word = words[position]
+    english = words[position - 1 : position] == ["to"] and words[negation + 1 : negation + 2] == ["to"]
+    if not (english or word.endswith(("ть", "ти", "чь", "ться", "ć", "c", "ść", "źć"))):
+        return False
+    start, end = _clause_span(words, position)
+    if any(_whole(_JUDGING, w) for w in words[start:end]):
+        return True
+    # the reason, at most five words before the negation (past a comma: "powodu, żeby tego nie wrzucać"), denied at
+    # most six words before itself
+    for k in range(negation - 1, max(-1, negation - 6), -1):
+        if words[k] in _SENTENCE_END:
+            return False
+        if _whole(_REASONS, words[k]):
+            return any(w in _DENYING for w in words[max(0, k - 6) : k])
     return False
 
 

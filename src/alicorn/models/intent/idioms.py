@@ -32,6 +32,7 @@ alone; a question states nothing, so none of them reads one.
 from __future__ import annotations
 
 from alicorn.models.intent.lexicon import (
+    _CHATS,
     _CLAUSE_BREAK,
     _CONTINUE,
     _DATA_OBJECTS,
@@ -61,6 +62,10 @@ _REFUSALS: tuple[tuple[str, ...], ...] = (
     ("wykluczone",), ("wykluczona",), ("wykluczony",), ("nie", "ma", "opcji"), ("nie", "ma", "takiej", "opcji"),
     ("исключено",), ("исключена",), ("исключен",), ("исключены",), ("и", "речи", "нет"), ("речи", "нет"),
     ("речи", "быть", "не", "может"), ("не", "обсуждается"), ("не", "вариант"), ("отпадает",),
+    # in no form at all, said as the predicate of a verbless clause: "в общий чат — ни в каком виде", "w żadnej
+    # formie" (English "under no circumstances" stands before a verb: "under no circumstances wait for Monday")
+    ("ни", "в", "каком", "виде"), ("ни", "под", "каким", "видом"), ("w", "żadnej", "formie"),
+    ("pod", "żadną", "postacią"),
 )
 #: Forbidding, said by the speaker or as a rule: "I forbid running the scripts", "Restarting the nodes is not
 #: allowed", "Zabraniam przesyłania go", "restart node'ów zabroniony", "push в репозиторий запрещаю", "не смей".
@@ -191,6 +196,10 @@ def _at(words: list[str], index: int, phrase: tuple[str, ...]) -> bool:
     return tuple(words[index : index + len(phrase)]) == phrase
 
 
+#: Prepositions that send a thing into a place: "в общий чат", "do czatu zespołu", "into the team channel".
+_INTO_A_PLACE = {"в", "во", "на", "do", "na", "w", "into", "in", "on", "to", "onto"}
+
+
 def _named(words: list[str], start: int, end: int) -> list[tuple[int, EffectClass]]:
     """The actions in [start, end), else what a change to the things named there would be."""
     actions = [(j, e) for j in range(start, end) if words[j][0].isalpha() and (e := action_of(words, j))]
@@ -205,6 +214,8 @@ def _named(words: list[str], start: int, end: int) -> list[tuple[int, EffectClas
             named.append((j, "physical"))
         elif _whole(_VENUES, word):
             named.append((j, "publication"))
+        elif _whole(_CHATS, word) and any(w in _INTO_A_PLACE for w in words[max(start, j - 3) : j]):
+            named.append((j, "publication"))  # "В общий чат — ни в коем случае": posted where a group reads it
         elif _whole(_SERVERS, word):
             named.append((j, "installation"))
         elif _whole(_DATA_OBJECTS, word):

@@ -305,6 +305,11 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
         "включ", "выключ", "physical", "fizyczn", "физическ",
         # cutting the power: "щиток не обесточивай"; putting out: "не гаси свет"
         "обесточ", "гаси", "гасит", "погас", "погаш",
+        # buying brings goods in, as the labelled splits read it: "don't buy the skis yet", "nic nie kupuj", "не
+        # покупай" (ordering from a supplier is read as sending the order, see `_orders`)
+        "=buy", "=purchase", "=kupuj", "=kupujcie", "=kupować", "=kupowac", "=kupić", "=kupic", "=kup", "=kupcie",
+        "!покупай", "!покупать", "!покупайте", "=купи", "=купите", "=купить", "!закупай", "!закупать", "=закупи",
+        "=закупить",
 ),
     "local_write": (
         "modify", "=change", "=edit", "overwrit", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
@@ -398,6 +403,9 @@ _PHYSICAL_OBJECTS = (
     # lifts, cranes, sluices and snow cannons: "windy nie uruchamiaj", "the inlet sluice", "снежные пушки"
     "=lift", "=lifts", "=winda", "=windy", "=windę", "=windzie", "crane", "dźwig", "hoist", "sluice", "śluz", "шлюз",
     "cannon", "armat", "пушк", "escalator",
+    # snow guns and cable cars by their everyday names: "the guns on Blue 3", "канатку не останавливай", "the chairlift"
+    # (the plural only: "don't jump the gun" is an idiom of haste)
+    "guns", "snowgun", "chairlift", "gondol", "канатк", "канатн",
     # a garage's car lifts: "Podnośnika nie opuszczaj", "подъёмник не трогай"
     "podnośnik", "podnosnik", "подъёмник", "подъемник",
     # plant of a cold store or a treatment works: "agregatów nie dotykasz", "zasuw i dmuchaw nie ruszasz"
@@ -1068,6 +1076,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "code_execution"  # "Серверы не гаси", "nie wyłączaj serwera", "don't shut the servers down"
     if _orders(words, index):
         return "external_transmission"  # "don't order the parts yet", "niczego nie zamawiaj", "не заказывай"
+    if _rings_someone(words, index):
+        return "external_transmission"  # "don't ring the landlord yet", "never phone her at home": a call
     if _whole(_CONFIRMING, word) and not _is_past(word) and _confirmed_to_someone(words, index):
         return "external_transmission"  # "Grupie jeszcze nic nie potwierdzaj", "don't confirm anything to them"
     if (
@@ -1193,6 +1203,32 @@ _SUPPLIERS = ("=supplier", "=suppliers", "=wholesaler", "=wholesalers", "=vendor
 _ORDERING_SUBJECTS = {"i'll", "ill", "we'll", "will", "i", "we", "you", "please", "and", "or", "then", "just"}
 
 
+#: Calling by telephone, said with the verbs that are also nouns: "don't ring the landlord", "phone them tomorrow".
+_RINGING = {"ring", "rings", "ringing", "phone", "phones", "phoning", "phoned"}
+#: What is rung without calling anyone: "ring the bell", "ring a tone".
+_RUNG_THINGS = ("=bell", "=chime", "=tone", "=changes", "=number")
+_RING_PARTICLES = {"up", "round", "around", "back"}
+#: What follows a call with no one named: "ring round for quotes", "phone about the leak", "ring in sick".
+_NOT_CALLED = {"for", "about", "in", "at", "on", "with", "from", "if", "when", "sick", "off"}
+
+
+def _rings_someone(words: list[str], index: int) -> bool:
+    """English "ring" or "phone" at `index` used as the agent's verb (after a negation, "to", a coordinator or at a
+    clause's start) with someone as its object: "the phone", "phones ringing" name the thing, "ring the bell" or
+    "ring the siren" call no one."""
+    previous = words[index - 1] if index else "."
+    if words[index] not in _RINGING:
+        return False
+    if previous not in _VERBAL | _CONTINUE | _CLAUSE_BREAK | {"to", "please", "just"}:
+        return False
+    # past a particle ("ring up the client", "ring round the suppliers"); "ring round for quotes" names no one
+    end = min(len(words), index + 5)
+    target = next((j for j in range(index + 1, end) if words[j] not in _DETERMINERS | _RING_PARTICLES), None)
+    if target is None or not words[target][0].isalpha() or words[target] in _BEING | _INVERTING | _NOT_CALLED:
+        return False
+    return not _whole(_RUNG_THINGS, words[target]) and not _device(words[target])
+
+
 #: Confirming to someone is a message to them (confirming the totals are right is not).
 _CONFIRMING = ("=confirm", "potwierdz", "potwierdź", "подтвержд", "подтверди", "подтвердить")
 
@@ -1282,7 +1318,11 @@ def _venue_after_placing(words: list[str], index: int) -> bool:
     one up on the noticeboard"), it may stand further ("put them up on the team intranet page")."""
     particle = words[index + 1 : index + 5]
     particle = particle[: next((k for k, w in enumerate(particle) if w in _CLAUSE_BREAK), len(particle))]
-    return _venue_near(words, index, reach=9 if "up" in particle else 6)
+    # places joined by "or"/"and" are all where it goes: "put it in the brochure or on the website" reaches the second
+    end = _clause_span(words, index)[1]
+    place = next((k for k in range(index + 1, min(end, index + 7)) if words[k] in _PLACE_PREPOSITIONS), None)
+    joined = place is not None and any(w in _CONTINUE for w in words[place + 2 : min(end, place + 6)])
+    return _venue_near(words, index, reach=12 if joined else 9 if "up" in particle else 6)
 
 
 #: Verbs of wanting and seeing, before an object and its participle ("want it pinned up", "see them posted").
@@ -1308,6 +1348,11 @@ def _placed_first_on_a_venue(words: list[str], index: int) -> bool:
 _CHANGING = ("=change", "=adjust", "zmień", "zmien", "zmieni", "измен", "меняй", "менять", "поменя")
 
 
+#: A device's settings: "its settings", "ustawienia", "настройки", "the parameters".
+_SETTINGS = ("=setting", "=settings", "=config", "configuration", "ustawie", "konfiguracj", "настройк", "конфигурац",
+             "=parameters", "parametr", "параметр")  # fmt: skip
+
+
 def _changes_a_device(words: list[str], index: int) -> bool:
     """A verb of changing whose object (the four words after it, or the three fronted before it in its clause) is a
     device: "don't change the setpoint", "Уставку температуры не меняй"."""
@@ -1315,7 +1360,11 @@ def _changes_a_device(words: list[str], index: int) -> bool:
         return False
     start, end = _clause_span(words, index)
     near = words[max(start, index - 3) : index] + words[index + 1 : min(end, index + 5)]
-    return any(_device(w) for w in near)
+    if any(_device(w) for w in near):
+        return True
+    # a device's settings, the device named before them in the clause: "Канатку не останавливай и настройки не меняй",
+    # "the boiler stays on, don't change its settings"
+    return any(_whole(_SETTINGS, w) for w in near) and any(_device(w) for w in words[max(start, index - 12) : index])
 
 
 #: Cutting a supply works a valve or a switch: "shut off the water", "zakręć wodę", "перекрой газ", "cut the power".
@@ -1515,8 +1564,11 @@ def _arriving(words: list[str], index: int, after: list[str]) -> EffectClass | N
         return _entering(words, index, after)
     else:
         return None
-    place = next((k for k, w in enumerate(rest[:2]) if w in ("to", "on", "onto", "in", "into", "do", "na", "в", "на",
-                                                            "к", "до", "poza", "w")), None)  # fmt: skip
+    # English prepositions only after an English verb: "pójdzie to" is the Polish pronoun, the place fronted before it
+    places: tuple[str, ...] = ("do", "na", "в", "на", "к", "до", "poza", "w")
+    if word in _ARRIVING_EN:
+        places += ("to", "on", "onto", "in", "into")
+    place = next((k for k, w in enumerate(rest[:2]) if w in places), None)
     if place is not None and word.startswith(_HANGING) and rest[place] in ("w", "na", "в", "на"):
         return "publication"  # "Wybrany wariant zawiśnie w rejestracji": what is hung up anywhere is put up
     if place is None and word not in _ARRIVING_EN:
@@ -2777,6 +2829,9 @@ _TOUCHING = (
     "modyfik", "dotyk", "grzeb", "трог", "правь", "править", "правьте", "правка", "правки", "=меняй", "=меняйте",
     "менять",
     "измен", "редакт", "касай", "касаться", "лезь",
+    # rearranging it in place: "don't tidy or re-sort the sheet", "nie sortuj arkusza", "таблицу не пересортировывай"
+    "=tidy", "=sort", "=resort", "=reorder", "=rearrange", "=reformat", "sortuj", "posortuj", "przesortuj",
+    "porządkuj", "uporządkuj", "sortowa", "сортир", "пересортир", "отсортир", "упорядоч",
 )
 _DATA_OBJECTS = (
     "=file", "=spreadsheet", "=sheet", "=log", "=logfile", "=table", "=database", "=db", "=records", "=ledger",
@@ -2840,6 +2895,18 @@ def _recipient(words: list[str], index: int, language: str = "") -> bool:
         len(word) > 3 and word.endswith(("у", "ю", "ам", "ям", "ому", "ему")) and not word.startswith(_TIME_NOUNS)
     )
     return cyrillic and dative and previous not in ("к", "до", "по", "в", "на")
+
+
+def _touch_negation(words: list[str], index: int) -> str | None:
+    """The negation over the touching verb at `index`: in the two words before it, or over the verb it is joined to
+    ("don't tidy or re-sort the sheet", "nie zmieniaj ani nie sortuj": the negation before the first verb)."""
+    k = index
+    if k > 1 and words[k - 1] == "-" and words[k - 2] == "re":
+        k -= 2  # "re-sort", "re-order": the prefix written apart
+    negation = next((w for w in reversed(words[max(0, k - 2) : k]) if w in _TOUCH_NEGATIONS), None)
+    if negation is None and k > 1 and words[k - 1] in _CONTINUE and _whole(_TOUCHING, words[k - 2]):
+        return _touch_negation(words, k - 2)
+    return negation
 
 
 def _object_after(words: list[str], index: int, end: int) -> int | None:
@@ -2937,8 +3004,7 @@ def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
                 found.append((index, ForbiddenAction("external_transmission", f"{word} (not to see it)", word)))
         # 3. "without touching the spreadsheet", "nie ruszaj arkusza", "журнал не правь": a data object is written
         if _whole(_TOUCHING, word) and not _is_past(word):
-            previous = words[max(0, index - 2) : index]
-            negation = next((w for w in reversed(previous) if w in _TOUCH_NEGATIONS), None)
+            negation = _touch_negation(words, index)
             describes = negation in ("nie", "не") and _describes(word)
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
             near = [k for k in range(max(start, index - 4), min(end, index + 5)) if k != index]

@@ -1215,6 +1215,10 @@ def _not_subject_to(words: list[str], language: str) -> list[tuple[int, Forbidde
     return found
 
 
+#: Prepositions of a place said before "not a word": "na stronie", "в группе", "on the site".
+_PLACES_BEFORE = {"on", "in", "na", "w", "we", "в", "во", "на"}
+
+
 def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
     """ "выкладывать пока рано", "too early to send it" (the clause's action not now); "Wysyłkę biorę na siebie",
     "I'll handle the sending" (the speaker keeps it). ("Read-only" is not here: people say it of a task's scope,
@@ -1229,6 +1233,12 @@ def _phrased(words: list[str], language: str) -> list[tuple[int, ForbiddenAction
         if silent is not None and not said and not heard:  # "not a peep from the alarms all night": a report
             after = words[index + len(silent) : index + len(silent) + 3]
             online = any(w in _ONLINE or _whole(_VENUES, w) for w in after)  # "ani słowa w sieci": not published
+            # the places fronted before it: "На сайте и в соцсетях об этом ни слова", "On the website, not a word"
+            front = words[_clause_span(words, index)[0] : index] or words[max(0, index - 8) : index]
+            online = online or any(
+                front[k] in _PLACES_BEFORE and any(w in _ONLINE or _whole(_VENUES, w) for w in front[k + 1 : k + 3])
+                for k in range(len(front) - 1)
+            )
             # "not a word in the drivers' group chat": a chat the whole group reads
             online = online or _into_everyones_chat(words, index + len(silent) - 1)
             effect: EffectClass = "publication" if online else "external_transmission"
