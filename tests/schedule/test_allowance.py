@@ -17,6 +17,7 @@ from alicorn.anvil.terms import RunTerms, TriggerRecord
 from alicorn.app import App
 from alicorn.core.conversation import run_id_for
 from alicorn.plan.dsl import Plan, goal_digest
+from alicorn.runtime.admission import proposal_in
 from alicorn.runtime.state import RunState
 from alicorn.schedule.book import pause
 from alicorn.schedule.rules import parse_cron
@@ -134,6 +135,26 @@ def test_a_paused_schedule_allows_nothing(tmp_path: Path) -> None:
     app, record = _home(tmp_path)
     pause(app.store, SID, JumpClock(), by="human:ann")
     _waits_because(app, tmp_path, record, f"schedule {SID} is paused")
+
+
+def test_why_a_schedule_allows_nothing_is_said_in_the_readers_language(tmp_path: Path) -> None:
+    """The reason is journaled in English (the sentence replays byte for byte) and, beside it, as a msgid and its
+    values: a Polish or Russian reader gets the whole sentence in their language."""
+    app, record = _home(tmp_path)
+    pause(app.store, SID, JumpClock(), by="human:ann")
+    run = _run(app, tmp_path, _plan(WRITE), record)
+    events = app.store.read(run.run_id)
+    allowance = next(e for e in events if e.kind == "anvil.inputs").data["trigger_allowance"]
+    assert allowance["reason"] == f"schedule {SID} is paused"
+    assert allowance["reason_said"] == {"message": "schedule {schedule} is {status}",
+                                        "values": {"schedule": SID, "status": "paused"}}  # fmt: skip
+    polish = proposal_in(events, app.registry, "pl")
+    russian = proposal_in(events, app.registry, "ru")
+    assert polish is not None and russian is not None
+    assert any(
+        f"który bez człowieka nie pozwala na nic: harmonogram {SID} ma stan paused)" in r for r in polish.reasons
+    )
+    assert any(f"без человека не разрешает ничего: расписание {SID} в состоянии paused)" in r for r in russian.reasons)
 
 
 def test_another_projects_schedule_allows_nothing_here(tmp_path: Path) -> None:

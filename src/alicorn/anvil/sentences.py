@@ -15,7 +15,7 @@ from alicorn.anvil.facts import Facts
 from alicorn.anvil.rights import describe_gap
 from alicorn.anvil.secret_reads import COMPUTED, describe, not_allowed
 from alicorn.anvil.words import effect_class, hosts_said, label_said, listed
-from alicorn.i18n import tr
+from alicorn.i18n import tr, tr_marked
 
 
 def _classes(classes: Sequence[str], language: str) -> str:
@@ -102,7 +102,8 @@ def _schedule_said(facts: Facts, language: str) -> str:
     sid, slot = facts.trigger.get("schedule"), facts.trigger.get("slot")
     allows = [c for c in facts.schedule_allows if c not in ("none", "read")]
     if not facts.schedule_allows:
-        why = allowance.get("reason") or tr(language, "schedule {schedule} could not be read", schedule=sid)
+        why = _allowance_reason(allowance, language) or tr(language, "schedule {schedule} could not be read",
+                                                           schedule=sid)  # fmt: skip
         return tr(language, " (slot {slot} of schedule {schedule}, which allows nothing without a human: {why})",
                   slot=slot, schedule=sid, why=why)  # fmt: skip
     beyond = sorted(set(facts.risk.classes) - set(facts.schedule_allows))
@@ -110,6 +111,17 @@ def _schedule_said(facts: Facts, language: str) -> str:
     allowed = _classes(allows, language) or tr(language, "only looking")
     return tr(language, " (slot {slot} of schedule {schedule}, which allows {allowed}{also})",
               slot=slot, schedule=sid, allowed=allowed, also=also)  # fmt: skip
+
+
+def _allowance_reason(allowance: dict[str, object], language: str) -> str:
+    """Why a schedule allows nothing: its journaled English reason, or in another language the same reason made
+    from the msgid and values the schedule journaled beside it (`schedule.allowance`; absent before they were)."""
+    said = allowance.get("reason_said")
+    if language != "en" and isinstance(said, dict) and isinstance(said.get("message"), str):
+        values = said.get("values")
+        values = values if isinstance(values, dict) else {}
+        return tr_marked(language, str(said["message"]), **{str(k): str(v) for k, v in values.items()})
+    return str(allowance.get("reason") or "")
 
 
 def _destinations(facts: Facts, language: str) -> str:

@@ -21,10 +21,11 @@ check the plan's hosts and outbound label against it; allowances journaled befor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from alicorn.anvil.terms import TriggerRecord
+from alicorn.i18n import N_
 from alicorn.journal.store import JournalStore
 from alicorn.runtime.world import conversation_of_run
 from alicorn.schedule.authority import Authority
@@ -35,22 +36,32 @@ from alicorn.schedule.state import fold, stream_of
 @dataclass(frozen=True)
 class Allowance:
     """The effect classes a triggered run may have without a human (empty: none), the hosts its plans may reach
-    without one (empty: none), and why."""
+    without one (empty: none), and why: `reason` in English, and the same as a msgid and its values (`said`), so a
+    decision's sentence can say it in a person's language."""
 
     schedule: str
     effects: tuple[str, ...]
     approved_by: str = ""
     reason: str = ""
     hosts: tuple[str, ...] = ()
+    said: tuple[str, tuple[tuple[str, str], ...]] | None = None
+
+    @staticmethod
+    def because(schedule: str, effects: tuple[str, ...], message: str, /, **values: str) -> Allowance:
+        """An allowance whose reason is `message` (a msgid marked with N_) with `values`."""
+        return Allowance(schedule, effects, reason=message.format(**values), said=(message, tuple(values.items())))
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "schedule": self.schedule,
             "effects": list(self.effects),
             "hosts": list(self.hosts),
             "approved_by": self.approved_by,
             "reason": self.reason,
         }
+        if self.said is not None:
+            found["reason_said"] = {"message": self.said[0], "values": dict(self.said[1])}
+        return found
 
 
 def allowance_of(
@@ -59,34 +70,37 @@ def allowance_of(
     """The allowance of the schedule `trigger` names, for run `run_id` in `project` (see the module docstring)."""
     sid = trigger.schedule
 
-    def none(reason: str) -> Allowance:
-        return Allowance(sid, (), reason=reason)
+    def none(message: str, /, **values: str) -> Allowance:
+        return Allowance.because(sid, (), message, schedule=sid, **values)
 
     valid = all(c.isalnum() or c in "_.-" for c in sid)
     events = store.read(stream_of(sid)) if valid else []
     if not events or events[0].kind != "schedule.added":
-        return none(f"no schedule {sid} exists in this journal")
+        return none(N_("no schedule {schedule} exists in this journal"))
     state = fold(events)
     spec = state.require_spec()
     if state.status != "active":
-        return none(f"schedule {sid} is {state.status}")
+        return none(N_("schedule {schedule} is {status}"), status=state.status)
     if spec.project != project:
-        return none(f"schedule {sid} belongs to project {spec.project}, not {project}")
+        return none(
+            N_("schedule {schedule} belongs to project {its}, not {project}"), its=spec.project, project=project
+        )
     firing = next((f for f in state.fired.values() if (f.slot, f.fired_at) == (trigger.slot, trigger.fired_at)), None)
     if firing is None:
-        return none(f"schedule {sid} never fired the slot {trigger.slot} at {trigger.fired_at}")
+        return none(N_("schedule {schedule} never fired the slot {slot} at {fired_at}"), slot=trigger.slot,
+                    fired_at=trigger.fired_at)  # fmt: skip
     if not started_by(firing.conversation, run_id):
         return none(
-            f"run {run_id} was not started by schedule {sid}'s firing of {trigger.slot} (that firing's requests are "
-            f"in conversation {firing.conversation})"
-        )
+            N_("run {run} was not started by schedule {schedule}'s firing of {slot} (that firing's requests are in "
+               "conversation {conversation})"),
+            run=run_id, slot=trigger.slot, conversation=firing.conversation,
+        )  # fmt: skip
     try:
         authority.check(spec)
     except ScheduleError as exc:
-        return none(f"schedule {sid}'s approval no longer holds: {exc}")
-    return Allowance(
-        sid, tuple(spec.allow), approved_by=spec.author, reason=f"schedule {sid} is active", hosts=tuple(spec.hosts)
-    )
+        return none(N_("schedule {schedule}'s approval no longer holds: {error}"), error=str(exc))
+    active = Allowance.because(sid, tuple(spec.allow), N_("schedule {schedule} is active"), schedule=sid)
+    return replace(active, approved_by=spec.author, hosts=tuple(spec.hosts))
 
 
 def started_by(conversation: str, run_id: str) -> bool:
