@@ -21,7 +21,7 @@ check the plan's hosts and outbound label against it; allowances journaled befor
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from alicorn.anvil.terms import TriggerRecord
@@ -36,32 +36,29 @@ from alicorn.schedule.state import fold, stream_of
 @dataclass(frozen=True)
 class Allowance:
     """The effect classes a triggered run may have without a human (empty: none), the hosts its plans may reach
-    without one (empty: none), and why: `reason` in English, and the same as a msgid and its values (`said`), so a
-    decision's sentence can say it in a person's language."""
+    without one (empty: none), and why: `message` (a msgid marked with N_) and its `values`, so a decision's sentence
+    can say it in a person's language; `reason` is the same in English, as the journal has always held it."""
 
     schedule: str
     effects: tuple[str, ...]
+    message: str
+    values: tuple[tuple[str, str], ...] = ()
     approved_by: str = ""
-    reason: str = ""
     hosts: tuple[str, ...] = ()
-    said: tuple[str, tuple[tuple[str, str], ...]] | None = None
 
-    @staticmethod
-    def because(schedule: str, effects: tuple[str, ...], message: str, /, **values: str) -> Allowance:
-        """An allowance whose reason is `message` (a msgid marked with N_) with `values`."""
-        return Allowance(schedule, effects, reason=message.format(**values), said=(message, tuple(values.items())))
+    @property
+    def reason(self) -> str:
+        return self.message.format(**dict(self.values))
 
     def to_json(self) -> dict[str, Any]:
-        found: dict[str, Any] = {
+        return {
             "schedule": self.schedule,
             "effects": list(self.effects),
             "hosts": list(self.hosts),
             "approved_by": self.approved_by,
             "reason": self.reason,
+            "reason_said": {"message": self.message, "values": dict(self.values)},
         }
-        if self.said is not None:
-            found["reason_said"] = {"message": self.said[0], "values": dict(self.said[1])}
-        return found
 
 
 def allowance_of(
@@ -71,7 +68,7 @@ def allowance_of(
     sid = trigger.schedule
 
     def none(message: str, /, **values: str) -> Allowance:
-        return Allowance.because(sid, (), message, schedule=sid, **values)
+        return Allowance(sid, (), message, tuple({"schedule": sid, **values}.items()))
 
     valid = all(c.isalnum() or c in "_.-" for c in sid)
     events = store.read(stream_of(sid)) if valid else []
@@ -99,8 +96,10 @@ def allowance_of(
         authority.check(spec)
     except ScheduleError as exc:
         return none(N_("schedule {schedule}'s approval no longer holds: {error}"), error=str(exc))
-    active = Allowance.because(sid, tuple(spec.allow), N_("schedule {schedule} is active"), schedule=sid)
-    return replace(active, approved_by=spec.author, hosts=tuple(spec.hosts))
+    active = N_("schedule {schedule} is active")
+    return Allowance(
+        sid, tuple(spec.allow), active, (("schedule", sid),), approved_by=spec.author, hosts=tuple(spec.hosts)
+    )
 
 
 def started_by(conversation: str, run_id: str) -> bool:
