@@ -28,7 +28,7 @@ from typing import Any
 from alicorn import canonical
 from alicorn.anvil.labels import DataLabels, label_rank
 from alicorn.anvil.risk import PlanRisk, assess
-from alicorn.anvil.words import UNKNOWN, effect_class, host_said, label_said
+from alicorn.anvil.words import effect_class, host_said, label_said, path_said
 from alicorn.i18n import N_, tr, tr_marked
 from alicorn.plan.dsl import EFFECT_ORDER, Plan
 
@@ -215,8 +215,8 @@ def compare(
     for key, sentence in _ADDED:
         found = _added(old, new, key)
         if found:
-            items = (tr(language, "a path computed at run time") if item == UNKNOWN else item for item in found)
-            reasons.append(tr_marked(language, sentence, items=", ".join(items)))
+            items = ", ".join(path_said(item, language) for item in found)
+            reasons.append(tr_marked(language, sentence, items=items))
     reasons += _effect_changes(old, new, language)
     if label_rank(new["outbound"]) > label_rank(old["outbound"]):
         reasons.append(tr(language, "it sends more sensitive data outside ({now}, before {before})",

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from alicorn.anvil.labels import glob_match
 from alicorn.anvil.risk import UNKNOWN, PlanRisk
-from alicorn.anvil.words import effect_class
+from alicorn.anvil.words import effect_class, host_said, path_said
 from alicorn.i18n import tr
 from alicorn.plan.dsl import EFFECT_ORDER, EffectClass
 
@@ -145,9 +145,9 @@ def describe_gap(token: str, language: str = "en") -> str:
     kind, _, value = token.partition(":")
     if value == UNKNOWN:
         if kind == "host":
-            return tr(language, "a host computed at run time")
+            return host_said(value, language)
         if kind == "path":
-            return tr(language, "a path computed at run time")
+            return path_said(value, language)
         return tr(language, "an {kind} computed at run time", kind=kind)
     if kind == "effect":
         return tr(language, "the effect class {effect}", effect=effect_class(value, language))

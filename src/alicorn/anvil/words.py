@@ -72,4 +72,10 @@ def host_said(host: str, language: str) -> str:
 
 
 def hosts_said(hosts: Sequence[str], language: str) -> str:
+    """Hosts as a list (`host_said` each)."""
     return listed([host_said(h, language) for h in hosts], language)
+
+
+def path_said(path: str, language: str) -> str:
+    """A path, or the words for one the run computes."""
+    return tr(language, "a path computed at run time") if path == UNKNOWN else path
