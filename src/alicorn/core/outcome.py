@@ -12,11 +12,12 @@ from typing import Any
 from alicorn.core.consent import consent_said
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState
-from alicorn.core.report import OUTCOME_LABELS, STATE_LABELS, Outcome, Report, run_facts
+from alicorn.core.report import OUTCOME_LABELS, Outcome, Report, run_facts
 from alicorn.i18n import N_, tr, tr_marked
 from alicorn.packs.workflow import LeftOut, Workflow
 from alicorn.plan.dsl import Plan
 from alicorn.runtime.state import RunState
+from alicorn.state_words import STATE_WORDS
 from alicorn.validate.base import ArtifactType, CheckResult, ValidationReport, check, phrase
 from alicorn.validate.constraints import check_constraints
 
@@ -53,7 +54,7 @@ def validate_run(
 
 def _step_check(run: RunState, node: str) -> CheckResult:
     status = run.nodes[node].status
-    said = phrase(STATE_LABELS[status]) if status in STATE_LABELS else status  # "succeeded" in the report's words
+    said = phrase(STATE_WORDS[status]) if status in STATE_WORDS else status  # "succeeded" in the report's words
     return check(node, status == "succeeded", N_("{node}: {status}"), node=node, status=said)
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from alicorn.anvil.words import effect_said, effects_said
 from alicorn.i18n import N_, tr, tr_marked
 from alicorn.runtime.state import UNSETTLED_EFFECTS, RunState
+from alicorn.state_words import state_said
 
 Outcome = Literal[
     "answered", "triaged", "complete", "partial", "failed", "missing_data", "waiting", "asking", "stopped_safely"
@@ -39,17 +40,6 @@ OUTCOME_LABELS: dict[str, str] = {
     "waiting": N_("waiting"),
     "asking": N_("asking"),
     "stopped_safely": N_("stopped_safely"),
-}
-
-#: The node and effect states a run's facts name, in words.
-STATE_LABELS: dict[str, str] = {
-    "succeeded": N_("succeeded"),
-    "failed": N_("failed"),
-    "intended": N_("intended"),
-    "uncertain": N_("uncertain"),
-    "checking": N_("checking"),
-    "unknown": N_("unknown"),
-    "compensation_unknown": N_("compensation unknown"),
 }
 
 
@@ -134,7 +124,7 @@ def run_facts(state: RunState, language: str = "en") -> dict[str, list[str]]:
     """What a run shows a human, in `language`: finished jobs, pending effects, decisions it waits for."""
     lang = language
     finished = [
-        tr(lang, "{node} ({status})", node=n, status=_label(STATE_LABELS, state.nodes[n].status, lang))
+        tr(lang, "{node} ({status})", node=n, status=state_said(lang, state.nodes[n].status))
         for n in state.order
         if state.nodes[n].status in ("succeeded", "failed")
     ]
@@ -146,7 +136,7 @@ def run_facts(state: RunState, language: str = "en") -> dict[str, list[str]]:
             operation=e.operation,
             effect=effect_said(e.effect, lang),
             key=e.key[:16],
-            status=_label(STATE_LABELS, "uncertain" if e.status == "failed" else e.status, lang),
+            status=state_said(lang, "uncertain" if e.status == "failed" else e.status),
         )
         for e in state.effects_log.values()
         if e.outcome_unknown

@@ -12,6 +12,7 @@ from functools import cache
 from types import MappingProxyType
 
 from alicorn.i18n import tr
+from alicorn.state_words import state_words as _state_words
 
 LANGUAGES = ("en", "pl", "ru")
 LANGUAGE_NAMES = {"en": "English", "pl": "Polski", "ru": "Русский"}
@@ -151,31 +152,4 @@ def words(lang: str) -> dict[str, str]:
 def state_words(lang: str) -> dict[str, str]:
     """The states of runs and of their nodes as the pages show them in `lang` (templates: `st.get(state, state)`);
     the state's own name stays in every attribute (`class="badge s-running"`, `data-*`) and in JSON."""
-    return {
-        "running": tr(lang, "running"),
-        "awaiting_approval": tr(lang, "awaiting_approval"),
-        "blocked": tr(lang, "blocked"),
-        "cancelled": tr(lang, "cancelled"),
-        "denied": tr(lang, "denied"),
-        "failed": tr(lang, "failed"),
-        "partial": tr(lang, "partial"),
-        "rejected": tr(lang, "rejected"),
-        "replaced": tr(lang, "replaced"),
-        "stopped": tr(lang, "stopped"),
-        "succeeded": tr(lang, "succeeded"),
-        "withdrawn": tr(lang, "withdrawn"),
-        "interrupted": tr(lang, "interrupted"),
-        "pending": tr(lang, "pending"),
-        "standby": tr(lang, "standby"),
-        "skipped": tr(lang, "skipped"),
-        # an effect's states (the effects ledger: intended -> done, ...)
-        "intended": tr(lang, "intended"),
-        "done": tr(lang, "done"),
-        "uncertain": tr(lang, "uncertain"),
-        "checking": tr(lang, "checking"),
-        "unknown": tr(lang, "unknown"),
-        "compensating": tr(lang, "compensating"),
-        "compensated": tr(lang, "compensated"),
-        "compensation_failed": tr(lang, "compensation failed"),
-        "compensation_unknown": tr(lang, "compensation unknown"),
-    }
+    return _state_words(lang)
