@@ -445,3 +445,29 @@ def test_a_request_in_a_language_core_does_not_read_is_told_so_and_nothing_is_pl
     assert "I understand English, Polish and Russian" in turn.report.headline
     assert "Я понимаю английский, польский и русский" in turn.report.headline
     assert not [s for s in app.store.streams() if s.stream.startswith("run-")]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Pożar w magazynie, dym na hali!", ["alarm oceniony jako krytyczny", "treść alarmu:", "oznaki powagi:"]),
+        ("Пожар на складе, дым в цеху!", ["тревога оценена, важность критическая", "текст тревоги:"]),
+        ("Fire in the warehouse, smoke on the floor!", ["alarm triaged as critical", "the alarm says:"]),
+    ],
+)
+def test_an_alarms_triage_is_said_in_the_requests_language(tmp_path: Path, text: str, said: list[str]) -> None:
+    # the triage report was English whatever the alarm's language ("alarm triaged as critical: a human must look…")
+    from alicorn.core.intake import IntentEnvelope
+    from tests.core.support import core, make_app
+
+    app = make_app(tmp_path)
+    turn = core(app).receive(IntentEnvelope(utterance=text, author="human:ann"))
+    assert turn.report is not None and turn.report.outcome == "triaged"
+    printed = turn.report.text()
+    assert all(words in printed for words in said), printed
+    if not text.startswith("Fire"):
+        assert "triaged as" not in printed and "a human must look" not in printed and "severity cues" not in printed
+    # the journal keeps the triage's own codes, in English, whatever the language
+    events = [e for e in app.store.read(turn.conversation) if e.kind == "triage.done"]
+    assert events[0].data["severity"] == "critical"
+    assert events[0].data["action"].startswith("a human must look now")

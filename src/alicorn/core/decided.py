@@ -52,6 +52,15 @@ _AGREEMENT = {
 }
 
 
+#: An alarm's severity as triage sets it (alicorn.core.understand.triage).
+_SEVERITIES = {"critical": N_("critical"), "high": N_("high"), "normal": N_("normal")}
+
+
+def severity_said(severity: str, language: str) -> str:
+    """A triage's severity in `language` (an unknown one as it is)."""
+    return tr_marked(language, _SEVERITIES[severity]) if severity in _SEVERITIES else severity
+
+
 def kind_said(kind: str, language: str) -> str:
     """A request's kind ("task", "alarm"…) in `language`."""
     return tr_marked(language, _KINDS[kind]) if kind in _KINDS else kind

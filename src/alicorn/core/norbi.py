@@ -316,19 +316,14 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
                 question = as_data(intent.utterance, not intent.authoritative)
                 reply = understand.answer(question, kind, language, client, menu)
             tap.append("answer.given", reply)
-            self._write_report(state.id, tap, Report(conversation=state.id, outcome="answered", headline=reply["text"]))
+            answered = Report(conversation=state.id, outcome="answered", headline=reply["text"], language=language)
+            self._write_report(state.id, tap, answered)
             return None
         if kind == "alarm":
             found = understand.triage(intent.utterance)
             tap.append("triage.done", found.to_json())
-            report = Report(
-                conversation=state.id,
-                outcome="triaged",
-                headline=f"alarm triaged as {found.severity}: {found.action}",
-                known=[f"the alarm says: {intent.utterance}", f"severity cues: {', '.join(found.cues) or 'none'}"],
-                decisions_needed=[found.action],
-                pending_effects=["none: triage starts no effect"],
-            )
+            said = understand.triage_said(found, intent.utterance, language)
+            report = Report(conversation=state.id, outcome="triaged", language=language, **said)
             self._write_report(state.id, tap, report)
             return None
         return self._select_and_fill(state, intent, tap)

@@ -32,7 +32,7 @@ from rich.live import Live
 from rich.text import Text
 
 from alicorn.anvil.words import effects_said
-from alicorn.core.decided import choice_said, kind_said
+from alicorn.core.decided import choice_said, kind_said, severity_said
 from alicorn.i18n import tr, tr_marked, trn
 from alicorn.journal.events import Event
 from alicorn.journal.store import JournalStore
@@ -317,7 +317,8 @@ class ProgressView:
             self._finish("done", tr(lang, "answer given"))
             self._begin(tr(lang, "writing the report"))
         elif kind == "triage.done":
-            self._finish("done", tr(lang, "triaged: {severity}", severity=data.get("severity", "?")))
+            severity = severity_said(str(data.get("severity", "?")), lang)
+            self._finish("done", tr(lang, "triaged: {severity}", severity=severity))
             self._begin(tr(lang, "writing the report"))
         elif kind == "report.written":
             outcome = str(data.get("outcome", "?"))

@@ -26,8 +26,9 @@ from alicorn.context.fragments import Classification, Fragment
 from alicorn.context.tap import JournalTap
 from alicorn.core import consulting
 from alicorn.core.conversation import run_id_for
+from alicorn.core.decided import severity_said
 from alicorn.core.intake import IntentEnvelope
-from alicorn.i18n import tr
+from alicorn.i18n import N_, tr, tr_marked
 from alicorn.models.errors import ModelError
 from alicorn.models.messages import ChatRequest
 from alicorn.models.recorder import ModelClient
@@ -76,6 +77,12 @@ class Triage:
         return {"severity": self.severity, "cues": list(self.cues), "action": self.action}
 
 
+#: What each severity asks of a human (the journal keeps the English; a report says it in the request's language).
+_ACTION_NOW = N_("a human must look now; call the on-site responder if people are at risk")
+_ACTION_WITHIN_THE_HOUR = N_("a human on duty must look within the hour")
+_ACTION_TODAY = N_("a human should review it today")
+
+
 def triage(text: str) -> Triage:
     """Severity from the words: critical (danger to people or property), high (a service down), else normal.
 
@@ -85,10 +92,31 @@ def triage(text: str) -> Triage:
     critical = tuple(w for w in words if w.startswith(_CRITICAL))
     high = tuple(w for w in words if w.startswith(_HIGH))
     if critical:
-        return Triage("critical", critical, "a human must look now; call the on-site responder if people are at risk")
+        return Triage("critical", critical, _ACTION_NOW)
     if high:
-        return Triage("high", high, "a human on duty must look within the hour")
-    return Triage("normal", (), "a human should review it today")
+        return Triage("high", high, _ACTION_WITHIN_THE_HOUR)
+    return Triage("normal", (), _ACTION_TODAY)
+
+
+def triage_said(found: Triage, utterance: str, language: str) -> dict[str, Any]:
+    """The triage report's words in `language`: its headline, what is known, the decision it asks for and the
+    effects it leaves (none). The action is one of the three marked above; an unknown one is shown as it is."""
+    action = tr_marked(language, found.action)
+    cues = ", ".join(found.cues) or tr(language, "none")
+    return {
+        "headline": tr(
+            language,
+            "alarm triaged as {severity}: {action}",
+            severity=severity_said(found.severity, language),
+            action=action,
+        ),
+        "known": [
+            tr(language, "the alarm says: {text}", text=utterance),
+            tr(language, "severity cues: {cues}", cues=cues),
+        ],
+        "decisions_needed": [action],
+        "pending_effects": [tr(language, "none: triage starts no effect")],
+    }
 
 
 def answer(text: str, kind: str, language: str, client: ModelClient | None, menu: list[str]) -> dict[str, Any]:
