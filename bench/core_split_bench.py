@@ -69,8 +69,11 @@ def measure(path: Path, show: bool) -> dict[str, int]:
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         turn = core.receive(IntentEnvelope(utterance=row["text"], author="human:bench"))
-        state = fold(app.store.read(turn.conversation))
-        kind = (state.classification or {}).get("kind")
+        events = list(app.store.read(turn.conversation))
+        state = fold(events)
+        # the classifier's own kind (intent.classified), not what Core went on to do with it: an alarm that names a
+        # template's work is triaged and then worked on (intent.reclassified), and stays an alarm here
+        kind = next(e.data["kind"] for e in events if e.kind == "intent.classified")
         forbidden = set((state.classification or {}).get("forbidden", []))
         got, want = (state.workflow or {}).get("workflow"), row.get("template")
         label = set(row["forbidden"])

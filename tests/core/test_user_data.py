@@ -366,3 +366,46 @@ def test_a_run_whose_result_fails_validation_never_raises_reputation(tmp_path: P
     assert record.reputation <= after_good
     kinds = [e.data.get("kind") for e in app.store.read(record.id) if e.kind == "reputation.changed"]
     assert "validation" in kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "triaged"),
+    [
+        (
+            "Someone is breaking into the yard right now, the cameras keep firing tamper alarms! The log is attached: "
+            "triage today's camera alarms and show me only the ones that need a human.",
+            "alarm triaged as critical",
+        ),
+        (
+            "Ktoś właśnie włamuje się na parking, kamery sypią alarmami sabotażu! Log w załączniku: przeanalizuj "
+            "dzisiejsze alarmy z kamer i pokaż tylko te, które wymagają człowieka.",
+            "alarm oceniony jako krytyczny",
+        ),
+    ],
+)
+def test_an_alarm_that_names_a_workflows_work_is_triaged_then_worked_on_its_data(
+    tmp_path: Path, text: str, triaged: str
+) -> None:
+    # it used to end at the triage ("a human should review it today"): the attached log was stored and never read
+    log = alarm_log(tmp_path / "yard.csv", ["2026-11-30", "2026-12-01"])
+    app, core = _core(tmp_path / "home")
+    turn = _ask(core, text, attachments=(_attach(app, log),))
+    events = list(app.store.read(turn.conversation))
+    kinds = [e.kind for e in events]
+    assert next(e for e in events if e.kind == "intent.classified").data["kind"] == "alarm"
+    assert kinds.index("triage.done") < kinds.index("intent.reclassified") < kinds.index("workflow.selected")
+    assert next(e for e in events if e.kind == "triage.done").data["then"] == "work"
+    assert next(e for e in events if e.kind == "workflow.selected").data["workflow"] == "alarms"
+    assert turn.report is not None and turn.report.outcome != "triaged"
+    assert turn.report.run is not None and _runs(app) == [turn.report.run]
+    digest = hashlib.sha256(log.read_bytes()).hexdigest()
+    assert any("yard.csv" in line and digest[:16] in line for line in turn.report.evidence)  # the user's log, read
+    assert any(line.startswith(triaged) for line in turn.report.known), "\n".join(turn.report.known)
+
+
+def test_an_alarm_that_names_no_workflows_work_is_only_triaged(tmp_path: Path) -> None:
+    app, core = _core(tmp_path / "home")
+    turn = _ask(core, "Smoke in the server room right now, the detector is beeping!")
+    assert turn.report is not None and turn.report.outcome == "triaged"
+    assert _runs(app) == []
+    assert "intent.reclassified" not in [e.kind for e in app.store.read(turn.conversation)]

@@ -195,6 +195,15 @@ class Choosing:
         )
         return True
 
+    def _work_an_alarm_names(self, intent: IntentEnvelope) -> str | None:
+        """The workflow whose work an alarm's words name ("Cold store monitoring has gone mental, coldstore_events.csv
+        got 50 rows in ten minutes, tell me which are real"), or None: only the words decide (the template's subject
+        named in them), never similarity alone."""
+        selection = self.selector.select(intent.utterance, None)
+        if selection.workflow is None or not selection.decided_by.startswith("words"):
+            return None
+        return selection.workflow
+
     def _chosen_by_answer(self, state: ConversationState) -> str | None:
         """The workflow the human named when answering a "which of these" question (by number, id or title), or
         NONE_OF_THESE when they said none fits."""

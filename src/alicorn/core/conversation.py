@@ -7,7 +7,8 @@ Events, in the order a request meets them:
     intent.classified      kind, language, forbidden effects, and which signal decided each
     intent.reclassified    a weakly decided kind yields to a workflow the words clearly match
     answer.given           a conversation or question answered, with no effect
-    triage.done            an alarm's severity and who must look at it
+    triage.done            an alarm's severity and who must look at it (with "then": "work", the alarm also
+                           asks for a workflow's work on its data, and the conversation goes on to it)
     workflow.selected      the template, who chose it (model / examples / both) and the runner-up
     slots.filled           the template's parameters, the source of each, and what is missing
     data.found             the user's files for the workflow's inputs (path, digest, rows, span), and where they
@@ -127,7 +128,8 @@ def apply(state: ConversationState, event: Event) -> ConversationState:
         _phase(state, "answered")
     elif kind == "triage.done":
         state.triage = data
-        _phase(state, "triaged")
+        if data.get("then") != "work":  # an alarm that asks for a workflow's work goes on to it (reclassified)
+            _phase(state, "triaged")
     elif kind == "workflow.selected":
         state.workflow = data
     elif kind == "slots.filled":

@@ -206,7 +206,13 @@ class ProgressView:
             else:
                 self._begin(tr(lang, "choosing the workflow"))
         elif kind == "intent.reclassified":
-            self._finish("done", tr(lang, "taken as work: {why}", why=data.get("why", "")))
+            if data.get("was") == "alarm" and data.get("workflow"):
+                said = tr(
+                    lang, "the alarm asks for the work of workflow {workflow}: doing it now", workflow=data["workflow"]
+                )
+            else:
+                said = tr(lang, "taken as work: {why}", why=data.get("why", ""))
+            self._finish("done", said)
             self._begin(tr(lang, "choosing the workflow"))
         elif kind == "workflow.selected":
             if data.get("workflow"):

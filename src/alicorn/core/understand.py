@@ -59,7 +59,12 @@ _NO_MODEL = {
 
 # Severity cues of an alarm, in the three languages (stems: inflections match by prefix).
 _CRITICAL = ("fire", "smoke", "gas", "flood", "intrus", "break-in", "weapon", "injur", "pożar", "dym", "gaz", "zalan",
-             "włama", "ranny", "пожар", "дым", "газ", "затоп", "взлом", "проникн", "ранен")  # fmt: skip
+             "włam", "ranny", "пожар", "дым", "газ", "затоп", "взлом", "проникн", "ранен",
+             # a break-in said with the verb, and flames: "ktoś się włamuje", "кто-то ломится", "burglars", "ogień",
+             # "огонь", "пламя"
+             "burglar", "flame", "ogień", "ognia", "огон", "огн", "плам", "ломит", "ломят")  # fmt: skip
+#: English says a break-in with two words: "someone is breaking into the yard", "they broke in last night".
+_BREAKING_IN = re.compile(r"\b(?:break|breaks|breaking|broke)\s+in(?:to)?\b", re.IGNORECASE)
 _HIGH = ("down", "outage", "offline", "failure", "fail", "breach", "leak", "awari", "niedostęp", "wyciek", "авари",
          "недоступ", "отказ", "утечк", "сбой")  # fmt: skip
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)?", re.UNICODE)
@@ -90,6 +95,7 @@ def triage(text: str) -> Triage:
     """
     words = [w.lower() for w in _WORD.findall(text)]
     critical = tuple(w for w in words if w.startswith(_CRITICAL))
+    critical += tuple(m.group(0).lower() for m in _BREAKING_IN.finditer(text))
     high = tuple(w for w in words if w.startswith(_HIGH))
     if critical:
         return Triage("critical", critical, _ACTION_NOW)
