@@ -198,3 +198,16 @@ def test_quiet_or_not_a_terminal_the_output_is_plain_as_before(tmp_path: Path) -
     assert not re.search(r"^\s*[✓✗↻?·–] ", output, re.MULTILINE)  # no progress line
     assert output.startswith("conversation conv-ID · models: no model\n  understood: a task in en")
     assert "understanding the request" not in output and "Anvil allows" not in output
+
+
+def test_an_alarm_taken_as_work_is_shown_triaged_then_at_work_in_the_requests_language(tmp_path: Path) -> None:
+    application = make_app(tmp_path)
+    console, _ = _terminal()
+    view = ProgressView(console)
+    view.observe(application.store)
+    text = "Ktoś właśnie włamuje się na parking, kamery sypią alarmami! Przeanalizuj wczorajsze alarmy z kamer."
+    view.around(core(application, clock=_clock())).receive(_ask(text))
+    texts = _texts(view.steps)
+    triaged = next(i for i, t in enumerate(texts) if t.startswith("oceniono: krytyczny"))
+    at_work = next(i for i, t in enumerate(texts) if t.startswith("alarm wymaga pracy procesu alarms"))
+    assert triaged < at_work < next(i for i, t in enumerate(texts) if t.startswith("proces: alarms"))

@@ -640,8 +640,8 @@ def a_quantity_before(text: str, position: int) -> bool:
 #: A staffing level right after a period: "w piątki muszą być dwie osoby", "on Fridays we need two people", "по
 #: субботам нужно минимум трое".
 _STAFFED_AFTER = re.compile(
-    r"^\s*(?:we\s+)?(?:muszą|musi|powinn\w*|potrzeb\w*|needs?|must|should|нужн\w*|должн\w*|требу\w*)\s+"
-    r"(?:być\s+|be\s+|быть\s+|have\s+)?(?:co najmniej\s+|przynajmniej\s+|at least\s+|минимум\s+|не менее\s+)?"
+    r"^\s*(?:(?:we\s+)?(?:muszą|musi|powinn\w*|potrzeb\w*|needs?|must|should|нужн\w*|должн\w*|требу\w*)\s+"
+    r"(?:być\s+|be\s+|быть\s+|have\s+)?)?(?:co najmniej\s+|przynajmniej\s+|at least\s+|минимум\s+|не менее\s+)?"
     r"(?:(?:\d+|one|two|three|four|dwie|trzy|два|две|три)\s+(?:osob\w*|os\.|people|persons|staff|of us|человек\w*"
     r"|люд\w*|сотрудник\w*|pracownik\w*)|dwóch|dwoje|trzech|troje|двое|трое|четверо)(?!\w)",
     re.IGNORECASE,
@@ -653,17 +653,41 @@ def a_quantity_after(text: str, end: int) -> bool:
     return _STAFFED_AFTER.search(text[end:]) is not None
 
 
+#: "od jutra", "od dziś": when something starts; a recurrence only with a verb of doing it again and again.
+_STARTING = re.compile(r"od (?:teraz|dziś|dzisiaj|jutra)")
+#: Polish imperfective imperatives, the aspect of a habit: "wysyłaj", "sprawdzaj", "pilnuj", "zapisujcie".
+_HABITUAL_IMPERATIVE = re.compile(r"\b\w+(?:aj|uj|ajcie|ujcie)\b")
+_NOT_IMPERATIVES = {"dzisiaj", "tutaj", "wczoraj", "zwykle", "przedwczoraj", "kraj", "rodzaj", "zwyczaj", "maj"}
+
+
+def _start_of_one_change(text: str, match: re.Match[str]) -> bool:
+    """ "Piwowar chce zejść do 12°C od jutra. Rozpisz mu plan": a start date for one change, not a habit (that would
+    be said with an imperfective imperative: "od jutra sprawdzaj temperatury co rano")."""
+    habitual = [w for w in _HABITUAL_IMPERATIVE.findall(text) if w not in _NOT_IMPERATIVES]
+    return _STARTING.fullmatch(match.group(0)) is not None and not habitual
+
+
 def _constraint(text: str, match: re.Match[str]) -> bool:
     """Days in the plural in a clause that does not command, or a period after a quantity of work (a rate: "48h
     tygodniowo") or of staff ("at least two RNs every night")."""
-    if a_quantity_before(text, match.start()):
-        return True
+    if a_quantity_before(text, match.start()) or a_quantity_after(text, match.end()):
+        return True  # "at least two RNs every night", "каждый день минимум двое": who works then
     return bool(_PLURAL_DAYS_ONLY.fullmatch(match.group(0))) and not clause_commands(text, match.start())
+
+
+#: Tags that end a request with a question mark without asking anything: "Only between us, ok?", "ладно?".
+QUESTION_TAGS = frozenset({
+    "ok", "okay", "right", "yeah", "alright", "deal", "agreed", "dobrze", "jasne", "zgoda", "okej", "ладно",
+    "хорошо", "договорились", "идет", "идёт", "окей",
+})  # fmt: skip
+_TAGS = "|".join(sorted(QUESTION_TAGS, key=len, reverse=True))
+_TAG_AT_END = re.compile(r"\s*[,—–-]\s*(" + _TAGS + r")\s*\?\s*$", re.IGNORECASE)
 
 
 def kind_cue(text: str) -> KindCue | None:
     """The kind the surface of `text` suggests, or None when it says nothing clear (as empty text says)."""
-    stripped = text.strip()
+    # "Только это пока между нами, ладно?": a request closed by a tag asks nothing; its sentence ends there
+    stripped = _TAG_AT_END.sub(".", text.strip(), count=1)
     if not stripped:
         return None
     lowered = stripped.lower()
@@ -695,7 +719,12 @@ def kind_cue(text: str) -> KindCue | None:
         )
     )
     recurrence = next(
-        (m for m in _RECURRENCE.finditer(lowered) if not _adjective(lowered, m) and not _constraint(lowered, m)), None
+        (
+            m
+            for m in _RECURRENCE.finditer(lowered)
+            if not _adjective(lowered, m) and not _constraint(lowered, m) and not _start_of_one_change(lowered, m)
+        ),
+        None,
     )
     if recurrence and not asks:
         return KindCue("process", True, f"recurrence: {recurrence.group(0)!r}")

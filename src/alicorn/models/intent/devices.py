@@ -19,8 +19,10 @@ from alicorn.models.intent.lexicon import (
     _PHYSICAL_OPEN,
     ForbiddenAction,
     _device,
+    _operated_device,
     _sentences,
     _whole,
+    questions_in,
 )
 
 #: The negations that govern a list of verbs after them.
@@ -43,7 +45,7 @@ def devices_operated(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
     """(position, reading) for each verb of operating or stopping, negated alone or with the verbs listed before it,
     whose object is a device."""
     sentence = _sentences(words)
-    questions = {sentence[k] for k, w in enumerate(words) if w == "?"}
+    questions = questions_in(words, sentence)
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
         if sentence[index] in questions:
@@ -95,8 +97,11 @@ def _operates_a_device(words: list[str], index: int, sentence: list[int]) -> boo
         last_alpha = True  # another verb of the list
     if start is None or words[start] in _NOT_AN_OBJECT:
         return False  # "don't stop until the cameras are checked": a time, not what is stopped
-    phrase = [w for w in words[start : start + 5] if w in _OBJECT_PRONOUNS or w not in _DETERMINERS | _QUANTIFIERS]
-    if any(_device(w) for w in phrase[:2]):
-        return True
+    phrase = [
+        k for k in range(start, min(len(words), start + 5))
+        if words[k] in _OBJECT_PRONOUNS or words[k] not in _DETERMINERS | _QUANTIFIERS
+    ]  # fmt: skip
+    if any(_operated_device(words, k) for k in phrase[:2]):
+        return True  # "don't stop the pumps"; "don't restart the camera server" runs code on a computer
     before = [w for k, w in enumerate(words[:index]) if sentence[k] == sentence[index]][-20:]
-    return bool(phrase) and phrase[0] in _OBJECT_PRONOUNS and any(_device(w) for w in before)
+    return bool(phrase) and words[phrase[0]] in _OBJECT_PRONOUNS and any(_device(w) for w in before)

@@ -33,6 +33,7 @@ from alicorn.models.intent.lexicon import (
     _is_past,
     _sentences,
     action_of,
+    questions_in,
 )
 from alicorn.plan.dsl import EffectClass
 
@@ -143,7 +144,7 @@ _REASSURING = (*_ATTITUDES, "boj", "пугай")
 def unclaimed_scopes(words: list[str], language: str, claimed: set[int]) -> list[tuple[int, str]]:
     """(verb position, phrase) for each negated command whose verb no class claims, in a clause with no reading."""
     sentence = _sentences(words)
-    questions = {sentence[k] for k, w in enumerate(words) if w == "?"}
+    questions = questions_in(words, sentence)
     found: list[tuple[int, str]] = []
     n = len(words)
     for index, word in enumerate(words):

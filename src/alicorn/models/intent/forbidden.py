@@ -60,6 +60,10 @@ def positioned_readings(
     # "I told the interns not to post anything until the rebrand is out": theirs to keep, whatever reads it; "so
     # hopefully no more typos going live": a hope about others, not a command
     found = [item for item in found if not told_to_another_at(words, item[0]) and not _hoped(words, item[0])]
+    # "no fixes go live till I've seen them", "no changes go out without my OK": the noun after "no" is the subject of
+    # the verb after it, which the readings of that verb judge; "no" forbids no fixing or changing of its own
+    read_at = {position for position, _ in found}
+    found = [item for item in found if not (_subject_of_the_next_verb(words, item) and item[0] + 1 in read_at)]
     # "remember to mention that photos won't be posted online": what the writing is to say, not a command
     found = [item for item in found if not _content_of_a_writing(words, item[0])]
     # "Обнови модуль, иначе форму не отправить": what would fail otherwise, not a command
@@ -73,6 +77,30 @@ def positioned_readings(
         found.extend(embedded_readings(words, language, {position for position, _ in found}))
     found.sort(key=lambda item: item[0])
     return found
+
+
+#: Verbs whose subject a "no"-phrase can be: "no fixes go live", "no changes get out", "no updates reach the tills".
+_SUBJECT_VERBS = {
+    "go",
+    "goes",
+    "get",
+    "gets",
+    "reach",
+    "reaches",
+    "leave",
+    "leaves",
+    "land",
+    "lands",
+    "happen",
+    "happens",
+}
+
+
+def _subject_of_the_next_verb(words: list[str], item: tuple[int, ForbiddenAction]) -> bool:
+    """A reading of a noun negated by "no" only, with a verb of going or arriving right after it (dropped when that
+    verb has a reading of its own: "no posts go up on the website" keeps the posts' when the verb has none)."""
+    position, reading = item
+    return reading.trigger == "no" and position + 1 < len(words) and words[position + 1] in _SUBJECT_VERBS
 
 
 #: Hoping: "so hopefully no more typos going live", "mam nadzieję, że nic już nie wycieknie", "надеюсь, больше

@@ -46,6 +46,7 @@ from alicorn.models.intent.lexicon import (
     _whole,
     action_of,
     borne_by_another,
+    questions_in,
 )
 from alicorn.models.intent.urgency import IF_WORDS
 from alicorn.plan.dsl import EffectClass
@@ -137,6 +138,8 @@ _PASSIVE_PAST = (
 )  # fmt: skip
 #: What turns a past passive into a wish: "żeby nic nie zostało przestawione", "чтобы ничего не было удалено".
 _SO_THAT = {"żeby", "zeby", "aby", "by", "чтобы", "чтоб"}
+#: Negations of "get" in a passive with its own subject: "so it doesn't get run", "it mustn't get sent".
+_NOT_GETTING = {"doesn't", "don't", "won't", "never", "mustn't", "shouldn't", "can't", "cannot"}
 _NEGATIVE_SUBJECTS = {"nothing", "no", "none", "nic", "żaden", "żadna", "żadne", "ничего", "ничто", "никакой"}
 _PASSIVE_AUX = (
     ("gets",), ("get",), ("is", "to", "be"), ("are", "to", "be"), ("should", "be"), ("must", "be"), ("will", "be"),
@@ -182,7 +185,7 @@ _OURS = {"our", "наше", "наша", "nasze", "nasza", "naszą"}
 def judged(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
     """(position, reading) for every prohibition of the forms above in the tokens `words`."""
     sentence = _sentences(words)
-    questions = {sentence[k] for k, w in enumerate(words) if w == "?"}
+    questions = questions_in(words, sentence)
     found: list[tuple[int, ForbiddenAction]] = []
     readings = [*_refused(words, sentence), *_owned_elsewhere(words, sentence, language)]
     readings += [*_kept_inside(words, sentence), *_negative_passive(words, sentence)]
@@ -276,6 +279,11 @@ def _refused(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidden
             # "Instalacja na serwerze? Nie ma mowy", "Publishing it? Out of the question": the question names it
             start = sentence.index(sentence[start - 1])
             named = _named(words, start, end)
+        after = index + len(phrase)
+        if words[after : after + 1] in (["o"], ["about"], ["of"], ["об"], ["о"]) and any(j >= after for j, _ in named):
+            # "nie ma mowy o puszczaniu tego na bazie": the refusal's own topic is what is refused (not "przed
+            # backupem" before it)
+            named = [(j, effect) for j, effect in named if j >= after]
         for j, effect in named:
             if not start <= j < index and not index + len(phrase) <= j < end:
                 continue
@@ -367,9 +375,13 @@ def _negative_passive(words: list[str], sentence: list[int]) -> list[tuple[int, 
     """ "nothing gets installed or run", "nothing is to be deleted": each coordinated participle."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
-        if word not in _NEGATIVE_SUBJECTS:
+        negated_get = word in _NOT_GETTING and words[index + 1 : index + 2] in (["get"], ["gets"])
+        if negated_get and (not index or words[index - 1] in ("i", "we", "you")):
+            continue  # "I don't get paid": the speaker's own lot
+        if word not in _NEGATIVE_SUBJECTS and not negated_get:
             continue
-        j = index + 1 if word in ("nothing", "none", "nic", "ничего", "ничто") else index + 2
+        # "so it doesn't get run", "the rota won't get published": the thing is not to be done to
+        j = index + 1 if word in ("nothing", "none", "nic", "ничего", "ничто") or negated_get else index + 2
         aux = next((p for p in _PASSIVE_AUX if _at(words, j, p)), None)
         if aux is None or (aux in _PASSIVE_PAST and not any(w in _SO_THAT for w in words[max(0, index - 3) : index])):
             continue  # "nic nie zostało wysłane" reports; "żeby nic nie zostało wysłane" wishes
@@ -426,6 +438,14 @@ def _only_looking(words: list[str], sentence: list[int]) -> list[tuple[int, Forb
     return found
 
 
+#: What may lead an instruction to work read-only: "please", "strictly", "work", "open it", "keep everything".
+_READ_ONLY_LEAD = {
+    "please", "strictly", "just", "work", "open", "keep", "treat", "it", "them", "as", "everything", "all", "and",
+    "proszę", "prosze", "pracuj", "otwórz", "otworz", "traktuj", "to", "jako", "wszystko", "i", "ściśle", "scisle",
+    "работай", "открой", "держи", "все", "всё", "это", "как", "пожалуйста", "строго", "и",
+}  # fmt: skip
+
+
 def _read_only(words: list[str], sentence: list[int]) -> list[tuple[int, ForbiddenAction]]:
     """ "Обе таблицы — только на чтение", "the ledger is read-only": a document the clause names as its subject."""
     found: list[tuple[int, ForbiddenAction]] = []
@@ -443,7 +463,13 @@ def _read_only(words: list[str], sentence: list[int]) -> list[tuple[int, Forbidd
                 if _whole(_DATA_OBJECTS, words[j]):
                     found.append((j, ForbiddenAction("local_write", trigger, words[j])))
             continue
-        if not index:
+        start = _clause_span(words, index)[0]
+        explained = ":" in words[after : after + 4]  # "Read-only job though: no restarting services"
+        if all(w in _READ_ONLY_LEAD for w in words[start:index]) and not explained:
+            # (after a colon, what follows says what read-only means: "Read-only please: don't execute any scripts")
+            # the way of working, said as an instruction: "Read-only please, that file's the only copy", "Work
+            # read-only", "Tylko do odczytu, to jedyna kopia", "Только на чтение!": nothing of the user's is written
+            found.append((index, ForbiddenAction("local_write", trigger, words[index])))
             continue
         if words[index - 1] not in _COPULAS:
             # verbless: "oryginalny plik tylko do odczytu", "arkusz kadrowy tylko do odczytu", "исходники только для

@@ -72,7 +72,7 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from alicorn.models.intent.cues import imperative_form, known_verb
+from alicorn.models.intent.cues import QUESTION_TAGS, imperative_form, known_verb
 from alicorn.models.intent.urgency import IF_WORDS, WHEN_WORDS
 from alicorn.plan.dsl import EffectClass
 
@@ -177,6 +177,8 @@ _STOP_WORDS = {
     "stop", "stój", "wait", "wstrzymaj", "zaczekaj", "zaczekajcie", "odczekaj", "zapytaj", "zatrzymaj", "zatrzymać",
     "дождись", "дождитесь", "жди", "ждите", "остановись", "остановитесь", "остановить", "остановиться", "подожди",
     "подождите", "прервись", "согласуй", "спроси", "спросите", "стоп", "уточни",
+    # checking first, as the English "check": "zanim wyślesz, sprawdź", "прежде чем ставить, проверь"
+    "verify", "sprawdź", "sprawdz", "sprawdźcie", "upewnij", "проверь", "проверьте", "убедись", "убедитесь",
 }
 #: Asking to be shown first is a stop too: "run it past me before it goes anywhere", "pokaż mi, zanim wyślesz",
 #: "покажи мне перед отправкой", "let me see it before".
@@ -190,6 +192,10 @@ _SHOW_FIRST: tuple[tuple[str, ...], ...] = (
     ("i'd", "like", "to", "see"), ("i'd", "like", "to", "read"), ("i", "need", "to", "see"),
     ("chcę", "to", "zobaczyć"), ("chce", "to", "zobaczyc"), ("chcę", "zobaczyć"), ("chcę", "to", "przeczytać"),
     ("muszę", "to", "zobaczyć"), ("хочу", "посмотреть"), ("хочу", "это", "посмотреть"), ("хочу", "увидеть"),
+    # the pronoun between: "Zanim pójdzie w świat, chcę go zobaczyć", "хочу его увидеть", "хочу её посмотреть"
+    ("chcę", "go", "zobaczyć"), ("chcę", "ją", "zobaczyć"), ("chcę", "je", "zobaczyć"), ("chce", "go", "zobaczyc"),
+    ("хочу", "его", "увидеть"), ("хочу", "её", "увидеть"), ("хочу", "ее", "увидеть"), ("хочу", "его", "посмотреть"),
+    ("хочу", "её", "посмотреть"), ("хочу", "ее", "посмотреть"),
     ("хочу", "прочитать"),
     # to review or check it first: "Zanim cokolwiek pójdzie do sieci, chcę to mieć do wglądu", "хочу проверить"
     ("do", "wglądu"), ("do", "wgladu"), ("chcę", "to", "sprawdzić"), ("chcę", "sprawdzić"), ("хочу", "проверить"),
@@ -350,7 +356,10 @@ _OBJECT_PRONOUNS = {
 _PHYSICAL_OPEN = (
     "open", "=close", "=shut", "=turn", "=switch", "=trigger", "=activate", "=deactivate", "=sound", "=set", "=lock",
     "=block", "=raise", "=lower", "=start", "=run", "=arm", "=disarm", "=engage", "=cut", "=restart", "=reboot",
+    "=fire",
     "otwier", "otwór", "otworz", "uruchom", "urucham", "zamyk", "zamkn", "blok", "aktyw", "odpal", "uzbr", "rozbr",
+    # switching over: "świateł nie przełączaj", "не переключай освещение"
+    "przełącz", "przelacz", "переключ",
     "załącz", "zalacz",
     "podnie", "podnos", "opuść", "opuszcz", "zatrzas",
     "открыв", "открой", "откры", "закрой", "закры", "запир", "запри", "запер", "блок", "запуск", "запуст", "активир",
@@ -389,6 +398,8 @@ _PHYSICAL_OBJECTS = (
     "вентил", "кран", "kurek", "kurka", "stopcock",
     # climate devices as families: "the cooling units", "chłodnie", "холодильные камеры", "the vents", "wywietrzniki"
     "cooling", "chłodni", "холодильн", "=vent", "wywietrzn", "форточк",
+    # lights by their genitive plural ("świateł nie przełączaj"; "świat" alone is the world)
+    "=świateł", "=swiatel",
     # machines and door systems by name: "the washer line", "домофоны", "domofon"
     "washer", "dryer", "=oven", "=mixer", "pralnic", "suszar", "piekarnik", "стиральн", "сушил", "печь", "intercom",
     "domofon", "домофон",
@@ -415,6 +426,12 @@ _PHYSICAL_OBJECTS = (
     # an alarm system's control panel, a lighting or control console: "na centralce niczego nie przełączaj", "Сам
     # на пульте ничего не переключай"
     "centralk", "пульт",
+    # a brewery's or a dairy's vessels and their controls: "the tank", "na tanku nr 4", "в танке", "the fermenters",
+    # "sterowanie zostaw w spokoju", "ustawień chłodzenia nie ruszaj", "в контроллер ничего не вбивай"
+    "=tank", "=tanks", "=tanku", "=tanki", "=tanków", "=tankach", "=tankiem", "танк", "fermenter", "fermentor",
+    "ферментер", "чиллер", "sterowani", "chłodzeni", "chlodzeni", "охлажден", "kontroler", "контроллер",
+    # a machine's run by its program: "don't fire off another cycle", "nie puszczaj kolejnego cyklu", "цикл не запускай"
+    "=cycle", "=cycles", "cykl", "цикл",
 )
 #: Nominal negations: "no sirens", "żadnych syren", "никаких сирен", "without locking the doors".
 _NOMINAL = {
@@ -552,6 +569,9 @@ _UNNECESSARY = {"unnecessary", "zbędne", "zbędny", "zbędna", "niepotrzebne", 
 _POSTPOSED_TAIL = _ELLIPTIC | {
     "yet", "for", "anymore", "all", "it", "them", "this", "that", "wcale", "już", "tego", "go", "jej", "ich",
     "вообще", "совсем", "уже", "его", "ее", "их", "это", "никому", "nikomu",
+    # how long: "ставить её не надо до конца сезона", "nie trzeba do końca miesiąca", "not needed until May"
+    "до", "конца", "сезона", "месяца", "недели", "года", "do", "końca", "konca", "sezonu", "miesiąca", "tygodnia",
+    "until", "till", "the", "end", "of", "season", "month", "week",
 }  # fmt: skip
 
 
@@ -622,6 +642,9 @@ _VENUES = (
     "стенд", "=stand", "gablot", "gabloc", "corkboard", "=noticeboards", "pinboard",
     # a screen in a shared room shows it to all who pass: "nothing goes up on the cover screen in the staffroom"
     "=screen", "=screens", "ekran", "экран",
+    # a shared calendar is read by everyone who has it: "do wspólnego kalendarza zmian nie wpisuj", "не вноси в общий
+    # календарь", "don't put it in the team calendar"
+    "=calendar", "kalendarz", "календар",
     # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
     "facebook", "instagram", "linkedin", "tiktok", "twitter", "youtube", "fanpage", "społecznościow", "соцсет", "fejs",
     "discord",
@@ -897,7 +920,7 @@ def _front_postposed(words: list[str]) -> list[str]:
         span, operator = found
         end = index + span
         tail_end = next((k for k in range(end, len(words)) if words[k] in _CLAUSE_BREAK), len(words))
-        question = any(words[k] == "?" for k in range(index, len(words)) if sentence[k] == sentence[index])
+        question = sentence[index] in questions_in(words, sentence)
         start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)
         target = next((k for k in range(index - 1, start - 1, -1) if action_of(words, k) is not None), None)
         if target is None or question or not all(w in _POSTPOSED_TAIL for w in words[end:tail_end]):
@@ -954,6 +977,8 @@ _NOT_ACTION_WORDS = {
     "wyłącznie", "wylacznie", "włącznie", "wlacznie", "включительно", "исключительно",
     # signing oneself up: "пациенты не могут записаться" (not writing to anyone)
     "записаться", "записываться", "записался", "записалась", "записались",
+    # a till's, not deleting: "serwer kasowy", "na drukarce kasowej" (kasować is to delete)
+    "kasowy", "kasowa", "kasowe", "kasowym", "kasowej", "kasowego", "kasowych", "kasowymi",
 }  # fmt: skip
 #: Words that begin like a sending stem and name no sending: "nie przesłodzone" (too sweet), "wysłuchaj" (listen),
 #: "przesłuchanie" (a hearing).
@@ -1078,6 +1103,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "external_transmission"  # "don't order the parts yet", "niczego nie zamawiaj", "не заказывай"
     if _rings_someone(words, index):
         return "external_transmission"  # "don't ring the landlord yet", "never phone her at home": a call
+    if _tells_someone(words, index):
+        return "external_transmission"  # "don't tell the client yet", "let the supplier know once I approve"
     if _whole(_CONFIRMING, word) and not _is_past(word) and _confirmed_to_someone(words, index):
         return "external_transmission"  # "Grupie jeszcze nic nie potwierdzaj", "don't confirm anything to them"
     if (
@@ -1090,12 +1117,12 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         w.startswith(_BY_MAIL) for w in words[max(_clause_span(words, index)[0], index - 6) : index + 4]
     ):
         return "external_transmission"  # "mailem go jeszcze nie puszczaj", "puść to mailem do klienta": sent
-    if (
-        any(_stem_match(stem, word) for stem in _ENTERING_INTO)
-        and not _is_past(word)
-        and {effect for _, effect in _places_entered(words, index)} == {"publication"}
-    ):
-        return "publication"  # "на доску замен не вноси", "don't write it on the noticeboard": entered where all read
+    if any(_stem_match(stem, word) for stem in _ENTERING_INTO) and not _is_past(word):
+        places = {effect for _, effect in _places_entered(words, index)}
+        if places == {"publication"}:
+            return "publication"  # "на доску замен не вноси", "don't write it on the noticeboard": where all read
+        if places == {"physical"}:
+            return "physical"  # "в контроллер ничего не вбивай", "nic nie wprowadzaj do sterownika": a device set
     for effect, stems in _ACTIONS.items():
         if any(_stem_match(stem, word) for stem in stems):
             if _is_past(word) and not _subjunctive(words, index) and not _impersonal_rule(words, index):
@@ -1104,6 +1131,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
                 _into_everyones_chat(words, index) or _onto_a_venue(words, index)
             ):
                 return "publication"  # "ни сообщений в общий чат", "no messages in the all-staff channel"
+            if effect == "installation" and any(_whole(_SETPOINTS, w) for w in words[index + 1 : index + 8]):
+                return "physical"  # "Поставь в контроллер новые уставки", "ustaw nastawy": a device is set
             return effect
     # two verbs sharing one object reach it past the second: "don't reset or silence any of the sensors"
     reach = 7 if index + 2 < len(words) and words[index + 1] in _CONTINUE else 5
@@ -1122,7 +1151,7 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         before = before[next((k + 1 for k in range(len(before) - 1, -1, -1) if before[k] in _CLAUSE_BREAK), 0) :]
         # "все двери закрыты" describes, it commands nothing; "Gate stays shut - no opening it" forbids
         negated = passive or (index > 0 and (words[index - 1] in _VERBAL or words[index - 1] == "no"))
-        operated = any(_device(w) and not _own_computer(window, k) for k, w in enumerate(window))
+        operated = any(_operated_device(words, index + 1 + k) for k in range(len(window)))
         if operated or (negated and any(_device(w) for w in before)):
             return "physical"
         if any(w in _OBJECT_PRONOUNS for w in words[max(0, index - 3) : index + 2]) and any(
@@ -1150,9 +1179,9 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     # ничего не перезапускай" restart the cameras and the machines
     restarting = word.startswith(_RESTARTING)
     if _whole(_EXECUTING, word):
-        near = _in_sentence(words, index, max(0, index - (8 if restarting else 4)), index + 5)
-        # "no running anything on my machine": a computer to run code on, not a device operated
-        device = any(_device(w) and not _own_computer(near, k) for k, w in enumerate(near))
+        around = _sentence_range(words, index, max(0, index - (8 if restarting else 4)), index + 5)
+        # "no running anything on my machine", "on the controller PC": a computer to run code on, not a device
+        device = any(_operated_device(words, k) for k in around)
         if not device:
             return "code_execution"  # "don't run it", "nie odpalaj go", "не запускай": a device makes it physical
         if restarting:
@@ -1176,6 +1205,8 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         for w in words[max(0, index - (6 if passive else 3)) : index + 4]
     ):
         return "code_execution"  # "wykonaj skrypt", "выполнять его"
+    if letting and _on_a_server_or_base(words, index):
+        return "code_execution"  # "nie ma mowy o puszczaniu tego na żywej bazie": run against the live database
     if _whole(_PLACING, word) and (
         _venue_after_placing(words, index)
         or _anywhere_near(words, index)
@@ -1184,6 +1215,15 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     ):
         return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску", "nigdzie nie wystawiaj"
     return _motion(words, index)
+
+
+def _on_a_server_or_base(words: list[str], index: int) -> bool:
+    """ "na żywej bazie", "na produkcji", "na serwerze" within four words after `index`: where a thing is run."""
+    after = words[index + 1 : index + 5]
+    return any(
+        w == "na" and any(_whole(_SERVERS, x) or x.startswith("baz") for x in after[k + 1 : k + 3])
+        for k, w in enumerate(after)
+    )
 
 
 #: Ordering from a supplier sends the order out: the verbs (not the nouns "zamówienie", "заказ", "the orders").
@@ -1227,6 +1267,50 @@ def _rings_someone(words: list[str], index: int) -> bool:
     if target is None or not words[target][0].isalpha() or words[target] in _BEING | _INVERTING | _NOT_CALLED:
         return False
     return not _whole(_RUNG_THINGS, words[target]) and not _device(words[target])
+
+
+#: Telling, letting know and giving feedback: English verbs whose object is who hears it ("don't tell the client",
+#: "let the supplier know once I approve", "give her feedback only after I say so").
+_TELLING_VERBS = {"tell", "tells", "telling"}
+_GIVING_VERBS = {"give", "gives", "giving"}
+#: Objects of "tell" that are no one told: the speaker and the agent ("tell me how it holds up"), what is told apart,
+#: and what "tell" judges ("tell whether", "tell the difference", "tell the time").
+_NOT_TOLD = {
+    "me", "us", "myself", "ourselves", "you", "yourself", "whether", "if", "how", "what", "why", "which", "when",
+    "where", "who", "apart", "difference", "time", "truth", "story", "stories", "joke", "jokes", "lie", "lies", "from",
+    "by", "straight", "so", "it", "this", "that",
+}  # fmt: skip
+#: Pronouns that name someone told or given something: "tell him", "give them the results".
+_TOLD_PRONOUNS = {"him", "her", "them", "everyone", "everybody", "anyone", "anybody", "people", "others", "nobody"}
+#: What, given to someone, is a message to them besides the outbound nouns: "give the candidate feedback", "give
+#: them the results".
+_GIVEN_MESSAGES = ("=results", "=result", "=numbers", "=figures", "=verdict")
+
+
+def _tells_someone(words: list[str], index: int) -> bool:
+    """English "tell X", "let X know" or "give X feedback" at `index`, where X is someone other than the speaker and
+    the agent: what X hears is a message sent to them ("tell me how it holds up" asks for the answer)."""
+    word = words[index]
+    if index and words[index - 1] in ("a", "the"):
+        return False  # "a tell": the noun
+    following = words[index + 1 : index + 5]
+    if not following or not following[0][0].isalpha():
+        return False
+    if word in _TELLING_VERBS:
+        if following[0] in _TOLD_PRONOUNS:
+            return True
+        told = next((w for w in following if w not in _DETERMINERS), None)
+        return told is not None and told[0].isalpha() and told not in _NOT_TOLD and not _device(told)
+    if word in ("let", "lets", "letting"):
+        # "let the supplier know", "let them know": someone else is to learn it
+        rest = following[:3]
+        return "know" in rest and rest[0] not in _NOT_TOLD and rest.index("know") >= 1
+    if word in _GIVING_VERBS:
+        # "give her feedback", "give the candidate the results": a person, then what they are given
+        if following[0] in _NOT_TOLD:
+            return False
+        return any(_whole(_GIVEN_MESSAGES, w) or _whole(_OUTBOUND_NOUNS, w) for w in following[1:4])
+    return False
 
 
 #: Confirming to someone is a message to them (confirming the totals are right is not).
@@ -1427,6 +1511,12 @@ def _own_computer(words: list[str], index: int) -> bool:
     )
 
 
+def _names_a_computer(words: list[str], index: int) -> bool:
+    """The device word at `index` only says which computer the next word is: "the controller PC", "the CCTV server",
+    "the till laptop" (code is run on a computer; the device is not operated)."""
+    return index + 1 < len(words) and _whole(_SERVERS, words[index + 1])
+
+
 def _installs_in_sentence(words: list[str], index: int) -> bool:
     """An installation named in the sentence of `index`: "sterowniki" there are drivers, not controllers."""
     sentence = _sentences(words)
@@ -1436,9 +1526,21 @@ def _installs_in_sentence(words: list[str], index: int) -> bool:
 def _in_sentence(words: list[str], index: int, start: int, end: int) -> list[str]:
     """words[start:end] cut to the sentence of `index` ("…the pump station and flag anything odd? Don't restart the
     monitoring scripts": the pump is another sentence's)."""
+    cut = _sentence_range(words, index, start, end)
+    return words[cut.start : cut.stop]
+
+
+def _sentence_range(words: list[str], index: int, start: int, end: int) -> range:
+    """The positions of `_in_sentence`'s words."""
     begin = next((k + 1 for k in range(index - 1, start - 1, -1) if words[k] in _SENTENCE_END), start)
     finish = next((k for k in range(index + 1, min(end, len(words))) if words[k] in _SENTENCE_END), end)
-    return words[begin:finish]
+    return range(begin, min(finish, len(words)))
+
+
+def _operated_device(words: list[str], index: int) -> bool:
+    """The word at `index` names a device that an action near it operates: not "my machine" run on, nor a device
+    naming the computer after it ("the controller PC")."""
+    return _device(words[index]) and not _own_computer(words, index) and not _names_a_computer(words, index)
 
 
 def _polish_pronoun(words: list[str], index: int) -> bool:
@@ -1491,6 +1593,18 @@ def _device(word: str) -> bool:
     return any(_stem_match(o, word) for o in _PHYSICAL_OBJECTS)
 
 
+#: A device's settings: a verb that would install software sets the device instead ("Поставь в контроллер чиллера
+#: новые уставки", "wgraj nowe nastawy", "put the new setpoints on the controller").
+_SETPOINTS = ("уставк", "nastaw", "setpoint", "=°c", "температур", "temperatur")
+
+
+#: Changes to software that reach users by being deployed: "no fixes go live", "the patch goes live".
+_CODE_CHANGES = (
+    "=fix", "=fixes", "=hotfix", "=hotfixes", "=patch", "=patches", "=code", "=release", "=build", "=update",
+    "=updates", "=upgrade", "=deploy", "=deployment", "=migration", "=plugin", "=plugins",
+)  # fmt: skip
+
+
 def _motion(words: list[str], index: int) -> EffectClass | None:
     """A motion verb that says a message leaves: external transmission, or publication to everyone."""
     word = words[index]
@@ -1503,6 +1617,17 @@ def _motion(words: list[str], index: int) -> EffectClass | None:
             return None  # "don't leave the machine running", "leave the office unlocked": a state it is left in
         # "nothing leaves the building": only with a negation before it does this forbid anything
         return "external_transmission"
+    if (
+        word in _MOTION_EN
+        and after[:1] == ["live"]
+        and any(_whole(_CODE_CHANGES, w) for w in words[max(0, index - 3) : index])
+    ):
+        return "installation"  # "no fixes go live on the site till I've seen them": a deployment, wherever it lands
+    if word.startswith(("pójd", "pojd", "idzi", "wyjd", "polec", "pójś")) and after[:2] in (
+        ["w", "świat"],
+        ["w", "swiat"],
+    ):
+        return "external_transmission"  # "Zanim pójdzie w świat, chcę go zobaczyć": out into the world, to others
     arriving = _arriving(words, index, after)
     if arriving is not None:
         return arriving
@@ -2178,6 +2303,19 @@ def _sentences(words: list[str]) -> list[int]:
     return _numbered(words, _SENTENCE_END)
 
 
+def questions_in(words: list[str], sentence: list[int]) -> set[int]:
+    """The numbers of the sentences that ask something: those ending in "?", but not a request closed by a tag
+    ("Только это пока между нами, ладно?", "Keep it off the website for now, ok?")."""
+    asked = set()
+    for k, word in enumerate(words):
+        if word != "?":
+            continue
+        tag = k >= 2 and words[k - 1] in QUESTION_TAGS and words[k - 2] in (",", "—", "–", "-")
+        if not tag:
+            asked.add(sentence[k])
+    return asked
+
+
 def _nearest_action_before(words: list[str], index: int, sentence: list[int], *, back: int = 0) -> int | None:
     """The nearest action word before `index` in its sentence (or up to `back` sentences before it)."""
     for j in range(index - 1, -1, -1):
@@ -2268,7 +2406,8 @@ def _conditions(words: list[str], language: str) -> list[tuple[int, str, EffectC
         if target is not None and clause[m] - clause[target] > 2:
             target = None
         between = words[target + 1 : m] if target is not None else []
-        if any(_whole(_TELLING, w) for w in between) and any(w in _PARTICLES for w in between):
+        told = words[target:m] if target is not None else []  # the telling may be the nearest action itself
+        if any(_whole(_TELLING, w) for w in told) and any(w in _PARTICLES for w in between):
             continue  # "send Jake a message telling him he's not allowed to push until the review": the message's
         fragment = _elliptic_fragment(words, m, sentence) if target is None and not own else None
         if fragment is not None:
@@ -2482,6 +2621,8 @@ def _second_destination(words: list[str], verb: int) -> tuple[int, EffectClass] 
 _ENTERING_INTO = (
     *_WRITING_INTO, "!вноси", "!внеси", "!внести", "!внесите", "!впиши", "!вписать", "!вписывай", "!запиши",
     "!записывай", "!записать", "wpis", "dopis", "zapisz", "zapisuj",
+    # keying values in: "в контроллер ничего не вбивай", "nic nie wbijaj do sterownika", "не вводи уставки в пульт"
+    "!вбив", "!вбей", "!вбить", "!вводи", "!введи", "!ввести", "wbij", "wprowadź", "wprowadz", "=enter", "=key",
 )  # fmt: skip
 #: Records a thing is entered into: what is entered there is written locally ("в журнал", "do arkusza").
 _RECORDS = (*_RECORDS_INTO, "=register", "=logbook")
@@ -2510,6 +2651,8 @@ def _places_entered(words: list[str], verb: int, *, sent: bool = False) -> list[
             found.append((named, "publication"))
         elif any(_whole(_RECORDS, words[j]) for j in phrase):
             found.append((named, "local_write"))
+        elif any(_device(words[j]) for j in phrase):
+            found.append((named, "physical"))
     return found
 
 
@@ -2736,7 +2879,10 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
             continue
         # "you don't have to wait for me before you email": a negated stop word stops nothing
         stops = [i for i in members if words[i] in _STOP_WORDS or _shown_first(words, i)]
-        if any(not any(words[k] in _PARTICLES for k in range(max(0, i - 4), i)) for i in stops):
+        # "Zanim cokolwiek zainstalujesz – czy ta wersja obsługuje nasze drukarki?": a question opened by "before
+        # you …" is the check to make first
+        asked_first = word == "?" and bool(members) and words[members[0]] in _BEFORE_WORDS
+        if asked_first or any(not any(words[k] in _PARTICLES for k in range(max(0, i - 4), i)) for i in stops):
             for i in members:
                 if words[i] in _BEFORE_WORDS:
                     hit = _scan(words, i + 1, 4)
@@ -2755,6 +2901,8 @@ def chain_readings(words: list[str], language: str) -> list[tuple[int, Forbidden
 #: the reply"). "=" marks a whole word (with its plural), otherwise a prefix.
 _OUTBOUND_NOUNS = (
     "=report", "=letter", "=email", "=e-mail", "=mail", "=message", "=reply", "replies", "=answer", "=notice",
+    # what a candidate or a supplier hears back: "she gets feedback only once I say so"
+    "=feedback",
     "=memo", "=update", "=summary", "summaries", "=newsletter", "=invitation", "=invite", "=offer", "=quote",
     "raport", "=list", "=listu", "=listy", "wiadomoś", "wiadomos", "odpowiedź", "=odpowiedzi", "odpowiedzią",
     "=mail", "=maila", "=maile", "=oferta", "=ofertę", "=oferty", "zaproszeni", "podsumowani", "newsletter",
@@ -2802,6 +2950,26 @@ _PRIVATE_ALONE: tuple[tuple[str, ...], ...] = (
     ("between", "you", "and", "me", ":"), ("między", "nami", ":"), ("между", "нами", ":"),
     ("between", "you", "and", "me", ","), ("między", "nami", ","), ("между", "нами", ","),
 )
+#: "between us" ending a clause said of a thing: "Только это пока между нами, ладно?", "This stays between us",
+#: "To na razie między nami." (not "split the tips between us and the kitchen", "между нами говоря").
+_BETWEEN_US = {("between", "us"), ("между", "нами"), ("między", "nami"), ("miedzy", "nami")}
+_BETWEEN_US_ENDS = {"ok", "okay", "right", "yeah", "ладно", "хорошо", "да", "dobrze", "ok?", "jasne", "please"}
+#: Dividing or choosing between people: "split the tips between us", "podziel między nami", "раздели между нами".
+_DIVIDING = ("=split", "=divide", "=share", "=shared", "podziel", "dziel", "раздел", "подел", "распредел", "rozdziel")
+
+
+def _private_said_of_a_thing(words: list[str], index: int) -> bool:
+    """ "between us" at `index` closes its clause (a comma, an end, "ladno"/"ok") and nothing in the clause divides
+    something between people: the thing the clause is about stays private."""
+    after = words[index + 2 : index + 3]
+    if after and after[0] not in _SENTENCE_END and after[0] not in _CLAUSE_BREAK and after[0] not in _BETWEEN_US_ENDS:
+        return False
+    start = _clause_span(words, index)[0]
+    if start == index:
+        return False  # "Między nami: …", "Between us, …": a marker of confidence opening its clause (_PRIVATE_ALONE)
+    return not any(_whole(_DIVIDING, w) for w in words[start:index])
+
+
 #: Verbs of showing or telling: negated with nobody as the recipient they forbid passing it on ("никому не
 #: показывай", "nikomu nie mów", "don't show it to anyone").
 _SHOWING = (
@@ -2845,6 +3013,8 @@ _DATA_OBJECTS = (
     "табличк", "tabelk",
     # trackers and registers people keep: "the candidate tracker stays as it is", "табель", "ewidencja"
     "=tracker", "=crm", "табел", "ewidencj", "kartotek",
+    # the books: "without touching anything in the accounts", "nie ruszaj księgowości", "бухгалтерию не трогай"
+    "=accounts", "=books", "=bookkeeping", "księgow", "ksiegow", "бухгалтер",
     # a spreadsheet by its program: "stary harmonogram w excelu", "the old schedule in Excel", "таблица в экселе"
     "=excel", "excelu", "excela", "экселе", "эксел", "excell",
     # a spreadsheet's workbook: "I'd rather you didn't touch the workbook", "skoroszytu nie ruszaj"
@@ -2914,19 +3084,33 @@ def _object_after(words: list[str], index: int, end: int) -> int | None:
     return next((j for j in range(index + 1, end) if words[j] not in _DETERMINERS), None)
 
 
+def _opening_manner(words: list[str], index: int) -> bool:
+    """`index` is in a clause that opens its sentence and says how the agent goes about it, a question after it:
+    "Without touching anything in the accounts, how much did we spend…?", "Не трогая пока базу — подскажи, почему…?",
+    "Nie ruszając arkusza, powiedz…?": the manner binds the agent whatever the question asks."""
+    start, end = _clause_span(words, index)
+    if start and words[start - 1] not in _SENTENCE_END:
+        return False
+    first = words[start] if start < len(words) else ""
+    if first in ("without", "bez", "без"):
+        return True
+    gerund = words[start + 1] if start + 1 < end else ""
+    return first in ("не", "nie") and gerund.endswith(("я", "ая", "яя", "ąc", "ac"))
+
+
 def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
     """Prohibitions that the negation chains do not read: holding an action until later, keeping something private,
     touching a data object, an action fronted before a negative verb, an outbound message declared not needed."""
     sentence = _sentences(words)
     found: list[tuple[int, ForbiddenAction]] = []
     n = len(words)
-    question = {sentence[k] for k, w in enumerate(words) if w == "?"}
+    question = questions_in(words, sentence)
 
     def clause_end(k: int) -> int:
         return next((j for j in range(k, n) if words[j] in _CLAUSE_BREAK), n)
 
     for index, word in enumerate(words):
-        if sentence[index] in question or not word[0].isalpha():
+        if (sentence[index] in question and not _opening_manner(words, index)) or not word[0].isalpha():
             continue
         end = clause_end(index)
         # 1. "hold the reply until I've read it": a holding verb, an action or message as object, an "until"
@@ -2962,6 +3146,9 @@ def _structural(words: list[str], language: str) -> list[tuple[int, ForbiddenAct
                 opens = index == 0 or words[index - 1] in _CLAUSE_BREAK or words[index - 1] in _SENTENCE_END
                 marker = "" if alone[-1] in (":", ",") and opens else f" ({KEPT_PRIVATE})"
                 found.append((index, ForbiddenAction("external_transmission", f"{' '.join(alone)}{marker}", word)))
+        if tuple(words[index : index + 2]) in _BETWEEN_US and _private_said_of_a_thing(words, index):
+            trigger = f"{' '.join(words[index : index + 2])} ({KEPT_PRIVATE})"
+            found.append((index, ForbiddenAction("external_transmission", trigger, word)))
         # "никому не показывай", "nikomu nie mów", "don't show it to anyone": nobody is to see it
         if _whole(_SHOWING, word) and not _is_past(word):
             start = next((k + 1 for k in range(index - 1, -1, -1) if words[k] in _CLAUSE_BREAK), 0)

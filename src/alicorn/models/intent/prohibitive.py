@@ -42,6 +42,7 @@ from alicorn.models.intent.lexicon import (
     _SCHEDULE_OBJECTS,
     _SENTENCE_END,
     _SERVERS,
+    _SHOWING,
     _VENUES,
     ForbiddenAction,
     _clause_span,
@@ -58,6 +59,7 @@ from alicorn.models.intent.lexicon import (
     _whole,
     _wished,
     action_of,
+    questions_in,
 )
 from alicorn.models.intent.urgency import IF_WORDS
 from alicorn.plan.dsl import EffectClass
@@ -105,8 +107,12 @@ _POSITIONS: tuple[tuple[str, ...], ...] = (
 #: Words that make a state a description: "the files were untouched", "pliki są nietknięte".
 _DESCRIBING = {"is", "are", "was", "were", "been", "be", "jest", "są", "był", "była", "było", "были", "был", "была"}
 #: States that say not to touch a thing ("leave the roster alone"), beside those that say it stays as it is.
-_UNTOUCHED = {("alone",), ("untouched",), ("w", "spokoju"), ("в", "покое")}
+_UNTOUCHED = {("alone",), ("untouched",), ("w", "spokoju"), ("в", "покое"), ("be",)}
+#: "leave the plugins be": "be" says the thing is left alone only after "leave" or "let".
+_LEFT_BE = ("be",)
+_LEAVING = {"leave", "leaving", "let"}
 _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
+    _LEFT_BE,
     ("as", "it", "is"), ("as", "they", "are"), ("as", "is"), ("as", "it", "was"), ("alone",), ("untouched",),
     ("unchanged",), ("intact",), ("the", "same"),
     ("w", "spokoju"), ("bez", "zmian"), ("tak", "jak", "jest"), ("jak", "jest"), ("jaki", "jest"), ("jaka", "jest"),
@@ -125,7 +131,13 @@ _STATE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("nienaruszona",), ("целым",), ("целой",), ("целыми",),
 )
 #: What an installation changes: "the installed version stays", "obecną wersję zostaw", "текущую версию не трогай".
-_VERSIONS = ("=version", "wersj", "верси")
+_VERSIONS = (
+    "=version", "wersj", "верси",
+    # parts of installed software, changed only by installing: "leave the Shopify plugins be", "wtyczek nie ruszaj",
+    # "плагины не трогай", "the firmware stays as it is"
+    "plugin", "plug-in", "=extension", "=extensions", "=add-on", "=add-ons", "=addon", "=addons", "wtycz", "plugin",
+    "rozszerzeni", "плагин", "расширени", "firmware", "прошивк",
+)  # fmt: skip
 _DOCUMENTS = (
     *_DATA_OBJECTS, "=doc", "=docx", "=xlsx", "=csv", "=text", "cennik", "=tekst", "=текст", "прайс",
 )
@@ -323,12 +335,13 @@ def constructions(
     """(position, reading) for every prohibition of the forms above in the tokens `words`; `names` are the words
     the message wrote capitalized inside a sentence (people, see `_someone_named`)."""
     sentence = _sentences(words)
-    questions = {sentence[k] for k, w in enumerate(words) if w == "?"}
+    questions = questions_in(words, sentence)
     found: list[tuple[int, ForbiddenAction]] = [
         item for item in _someone_named(words, language, names) if sentence[item[0]] not in questions
     ]
     readers = (
         _unwanted, _not_even_thought, _delegated, _kept_state, _device_left, _confined, _draft_only, _only_prepared,
+        _no_programs, _to_nobody,
         _deferred_after, _asked_first,
         _approval, _approved_before,
         _not_yours, _not_coming, _venue,
@@ -515,6 +528,8 @@ def _not_even_thought(words: list[str], language: str) -> list[tuple[int, Forbid
     return found
 
 
+#: The speaker as the subject: "I'll send it from my own account" (not "send it from my own account, please").
+_SPEAKER_SUBJECTS = {"i", "i'll", "i'd", "i'm", "we", "we'll", "ill"}
 #: Leave given to the agent: "можешь сам разослать", "możesz sam wysłać" is the agent's own doing, not the speaker's.
 _YOU_MAY = {"можешь", "можете", "możesz", "możecie", "можно", "można"}
 
@@ -531,12 +546,17 @@ def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenActi
             _whole(_KEEP_SELF, word)
             and any(tuple(words[j : j + len(p)]) == p for j in range(index + 1, end) for p in _FOR_MYSELF)
         )
-        if word not in _SELF and not to_me:
+        # "I'll send it from my own account", "from my own phone": the speaker's own means, so the speaker does it
+        own_means = word == "own" and words[max(0, index - 2) : index] == ["from", "my"]
+        if word not in _SELF and not to_me and not own_means:
             continue
         if any(w in _YOU_MAY for w in words[start:end]):
             continue  # "Итоговую версию можешь сам разослать": the agent may do it on its own
         actions = _actions(words, start, end)
-        if to_me or word in ("myself", "ourselves"):
+        if own_means:
+            speaker = any(w in _SPEAKER_SUBJECTS for w in words[start:index])  # "I'll send it", not "Send it"
+            owned = [(j, e) for j, e in actions if j < index] if speaker else []
+        elif to_me or word in ("myself", "ourselves"):
             owned = actions
         elif any("\u0400" <= ch <= "\u04ff" for ch in word):
             first = any(w in _FIRST_RU for w in words[start:end])
@@ -555,7 +575,7 @@ def _delegated(words: list[str], language: str) -> list[tuple[int, ForbiddenActi
                 for k, w in enumerate(words[start:end], start)
             )
             owned = actions if first else []
-        if language == "en" and word not in ("myself", "ourselves") and not to_me:
+        if language == "en" and word not in ("myself", "ourselves") and not to_me and not own_means:
             owned = []
         if word in ("myself", "ourselves") and not any(w in _FIRST_EN for w in words[start:end]):
             owned = []
@@ -629,6 +649,11 @@ def _kept_states(words: list[str]) -> list[tuple[int, tuple[str, ...], int, list
             ),
             None,
         )
+        if phrase == _LEFT_BE:
+            # "leave the Shopify plugins be", "let the tank be": the thing between the verb and "be" is left alone
+            verb = next((k for k in range(index - 2, max(-1, index - 6), -1) if words[k] in _LEAVING), None)
+            if verb is None or index - verb < 2:
+                continue
         after = words[index + len(phrase) : index + len(phrase) + 1]
         if verb is None and index and words[index - 1] in ("–", "—", "-") and after and after[0] in _CLAUSE_BREAK:
             verb = index - 1  # verbless, after a dash: "Двери вольеров и свет — как есть", "The config - as is."
@@ -735,6 +760,55 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
     return found
 
 
+#: Nobody as the recipient: "send it to nobody", "show it to no one", "share it with no-one".
+_TO_NOBODY = {("to", "nobody"), ("to", "no", "one"), ("to", "no-one"), ("with", "nobody"), ("with", "no", "one"),
+              ("with", "no-one")}  # fmt: skip
+
+
+def _to_nobody(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Publish it, but send it to nobody", "show the figures to no one": the verb's message reaches no one, so it
+    is not sent (the English says the negation in the recipient; Polish and Russian say "nikomu nie", read
+    elsewhere)."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index in range(len(words)):
+        effect = action_of(words, index)
+        showing = _whole(_SHOWING, words[index])
+        if effect != "external_transmission" and not showing:
+            continue
+        end = _clause_span(words, index)[1]
+        for k in range(index + 1, min(end, index + 6)):
+            phrase = next((p for p in _TO_NOBODY if tuple(words[k : k + len(p)]) == p), None)
+            if phrase is not None and words[k + len(phrase) : k + len(phrase) + 1] == ["else"]:
+                break  # "send it to Ola and to nobody else": who receives it is limited, the sending is asked for
+            if phrase is not None:
+                trigger = f"{words[index]} … {' '.join(phrase)} (to nobody)"
+                found.append((index, ForbiddenAction("external_transmission", trigger, words[index])))
+                break
+    return found
+
+
+#: Nominal negations that refuse a kind of thing outright: "no scripts", "żadnych skryptów", "никаких скриптов".
+_NO_KIND = {"no", "żadnych", "żadnego", "zadnych", "zadnego", "никаких", "никакого", "никакой"}
+_HAVING = {"there's", "there", "is", "are", "was", "were", "have", "has", "had", "got", "ma", "mamy", "есть", "было"}
+#: A report of what happened, after the refused thing: "no scripts were run", "żadnych skryptów nie było".
+_REPORTED = {"were", "was", "ran", "have", "has", "had", "było", "bylo", "nie", "не", "было", "не было"}
+
+
+def _no_programs(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Tylko żadnych skryptów diagnostycznych na sterowniku", "no test scripts on the box", "никаких скриптов на
+    контроллере": programs refused outright are not to be run (not "no scripts were run": a report)."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index, word in enumerate(words):
+        if word not in _NO_KIND or (index and words[index - 1] in _HAVING):
+            continue  # "there's no script for it yet", "we have no jobs for that": what exists, not a refusal
+        end = _clause_span(words, index)[1]
+        program = next((j for j in range(index + 1, min(end, index + 4)) if _whole(_PROGRAMS, words[j])), None)
+        if program is None or any(w in _REPORTED for w in words[program + 1 : min(end, program + 3)]):
+            continue
+        found.append((program, ForbiddenAction("code_execution", f"{word} {words[program]} (refused)", words[program])))
+    return found
+
+
 #: An object left open: "ничего не переключай", "niczego nie przełączaj", "don't switch anything".
 _NOTHING = {"nothing", "anything", "niczego", "nic", "ничего", "ничто"}
 #: What runs on a server and is stopped by a command: "usługi", "services", "сервисы", "службы".
@@ -743,10 +817,29 @@ _SERVICES = ("usług", "uslug", "=service", "=services", "serwis", "сервис
 _PROGRAMS = ("=job", "=jobs", "=script", "=scripts", "skrypt", "скрипт", "джоб", "=cron", "=cronjob")
 
 
+#: "for me, not for the security firm": the first person a thing is for, and another it is not for.
+_FOR = {"for", "dla", "для"}
+_FOR_US = {"me", "us", "mnie", "nas", "меня", "нас"}
+_NOT_FOR = {"not", "nie", "не"}
+
+
+def _for_us_not_them(words: list[str], index: int) -> bool:
+    """ "Wyniki są dla mnie, nie dla firmy ochroniarskiej", "The results are for me, not for the firm", "Это для нас,
+    а не для поставщика": what is for the speaker is not to reach the one it is said not to be for."""
+    if words[index] not in _FOR or words[index + 1 : index + 2] == [] or words[index + 1] not in _FOR_US:
+        return False
+    rest = [w for w in words[index + 2 : index + 8] if w not in (",", "—", "–", "а", "a", "and", "but", "i")]
+    return len(rest) >= 3 and rest[0] in _NOT_FOR and rest[1] in _FOR and rest[2][0].isalpha()
+
+
 def _confined(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
     """ "for my eyes only", "keep it internal", "Это строго внутреннее", "tylko do użytku wewnętrznego"."""
     found: list[tuple[int, ForbiddenAction]] = []
     for index, word in enumerate(words):
+        if _for_us_not_them(words, index):
+            said = f"{word} {words[index + 1]}, not for another (confined)"
+            found.append((index, ForbiddenAction("external_transmission", said, word)))
+            continue
         phrase = next((p for p in _CONFINED if tuple(words[index : index + len(p)]) == p), None)
         trigger = " ".join(phrase) if phrase is not None else None
         if trigger is None and words[index : index + 3] == ["in", "-", "house"]:

@@ -43,7 +43,9 @@ from typing import Literal
 EMERGENCY = re.compile(
     # a fire drill, fire safety or a fire inspection is no fire; a training evacuation is no evacuation
     r"\b(?:fire(?!\s+(?:drill|exercise|safety|extinguisher|door|regulation|inspect\w*|officer|certificate|brigade"
-    r"|department|station|fighter\w*|service|escape|exit|insurance|marshal))"
+    r"|department|station|fighter\w*|service|escape|exit|insurance|marshal"
+    # the verb: "don't fire off another cycle", "fire up the kettle", "fire the intern", "fire him"
+    r"|off|up|away|back|(?:the|an?|him|her|them|me|us|people|staff|someone|somebody|anyone|anybody) \w))"
     r"|flames|smell(?:s|ing)? (?:of )?gas"
     r"|smoke|flood(?:ing)?|leak(?:ing)?|intruder|break-in|burglar|explosion|emergency|evacuate|outage"
     r"|(?:is|went|are|has been|have been) down|crashed|not responding|breach(?:ed)?|alarm:|alert:|help!"
@@ -180,7 +182,8 @@ _CALM = re.compile(
     r"|(?<!\w)(?:спокойн\w*|в норме|в порядке|без происшествий|всё хорошо|все хорошо|штатно)",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[\w'-]+|[^\w\s]", re.UNICODE)
+#: A word, a number with its decimal comma or point ("1,2%" is one reading, not a clause break), or a sign.
+_WORD = re.compile(r"\d+[.,]\d+|[\w'-]+|[^\w\s]", re.UNICODE)
 _RELATIVE = {"who", "which", "that", "który", "która", "którzy", "które", "ktory", "ktora", "который", "которая",
              "которые", "кто"}  # fmt: skip
 _BREAKS = {",", ";", ":", ".", "!", "?", "—", "–", "but", "ale", "lecz", "но", "а", "однако"}
@@ -376,6 +379,12 @@ _RIGHT_NOW = re.compile(
     r"|\bw tej chwili\b|(?<!\w)(?:прямо сейчас|только что|сейчас)(?!\w)",
     re.IGNORECASE,
 )
+#: This very moment, said emphatically (a bare "сейчас", "now" or "właśnie" dates a question or a plan as well):
+#: "Касса прямо сейчас виснет", "the reader is failing right now", "w tej chwili nie działa".
+_AT_THIS_MOMENT = re.compile(
+    r"\bright now\b|\bas we speak\b|\bw tej chwili\b|\bwłaśnie teraz\b|(?<!\w)(?:прямо сейчас|в данный момент)(?!\w)",
+    re.IGNORECASE,
+)
 #: A problem lasting until now: "for the last ~10 min", "od kwadransa", "od 5 minut", "уже полчаса", "и растёт".
 _GOING_ON_FOR = re.compile(
     r"\bfor the (?:last|past) (?:~|about |few |couple of )?\d*\s*(?:min\w*|hours?|seconds?)\b"
@@ -386,6 +395,8 @@ _GOING_ON_FOR = re.compile(
     r"|(?<!\w)за последни[йе] (?:час|полчаса|\d+ ?мин\w*)"
     # since a time of today, with no end: "throwing 502s since 10:42", "od 10:40"
     r"|\bsince \d{1,2}[:.]\d{2}\b(?! ?(?:to|until|till|-))|\bod \d{1,2}[:.]\d{2}\b(?! ?(?:do|-))"
+    # since an hour said loosely, or within the last minutes: "since about 2pm", "50 new rows in the last 10 min"
+    r"|\bsince (?:about |around |roughly )?\d{1,2} ?(?:am|pm)\b|\bin the (?:last|past) \d+ ?min\w*"
     r"|(?<!\w)и (?:всё |все |продолжает )?раст[её]т(?!\w)",
     re.IGNORECASE,
 )
@@ -398,7 +409,15 @@ _FAILING = re.compile(
     # a line or a machine standing still while it lasts: "Linia pakująca stoi od 10 minut", "конвейер стоит уже
     # полчаса", "the line has been stopped for the last 20 min"
     r"|\b(?:stopped|standing still|at a standstill)\b|\b(?:stoi|stoją|stoja)\b"
-    r"|(?<!\w)(?:стоит|стоят|встал[аио]?)(?!\w)",
+    r"|(?<!\w)(?:стоит|стоят|встал[аио]?)(?!\w)"
+    # a till, a printer or an app that stops doing its job while it lasts: "nie drukuje paragonów", "виснет на
+    # каждой оплате", "keeps freezing", "monitoring has gone mental"
+    r"|\b(?:nie (?:drukuj\w*|działa\w*|dziala\w*|odpowiada\w*|łączy|laczy|ładuje|laduje|przyjmuje)|zawiesza się"
+    r"|wiesza się|zawiesił\w* się)"
+    r"|(?<!\w)(?:не (?:печата\w*|работа\w*|отвеча\w*|грузит\w*|принима\w*|проход\w*)|висн\w*|завис\w*|глюч\w*)"
+    r"|(?:\bnot|n't)(?: been)? (?:printing|working|loading|responding|taking payments)\b"
+    r"|\bkeeps? (?:freezing|crashing|hanging)\b"
+    r"|\bgone (?:mental|haywire|crazy|nuts|mad)\b",
     re.IGNORECASE,
 )
 
@@ -509,7 +528,7 @@ def _sounding(words: list[str], now: bool = False) -> str | None:
         if not (appliance or word.startswith(_DEVICES)):
             continue
         sounds = _BEEPING if appliance else _SOUNDS
-        for j in range(max(0, i - 4), min(len(words), i + 8)):
+        for j in range(max(0, i - 4), min(len(words), i + 10)):  # "Датчик CO2 в погребе показывает 1,2% и пищит"
             if j == i:
                 continue
             sounding = words[j].startswith(sounds) and _ongoing(words[j], words[j - 1] if j else "")
@@ -593,9 +612,10 @@ def read_situation(text: str) -> Situation | None:
         quiet = _CALM.search(joined)
         if quiet is not None:
             calm.append(quiet.group(0))
-    going_on = _GOING_ON_FOR.search(text)
+    going_on = _GOING_ON_FOR.search(text) or _AT_THIS_MOMENT.search(text) or _URGENT_MARK.search(text)
     failing = _FAILING.search(text)
     if going_on is not None and failing is not None:
-        # "checkout returning 502 for the last 10 min", "strona leży od kwadransa", "41 градус и растёт"
+        # "checkout returning 502 for the last 10 min", "strona leży od kwadransa", "41 градус и растёт", "Касса
+        # прямо сейчас виснет", "Срочно! Линия розлива встала": a fault lasting until now, or said to be now
         return Situation("emergency", f"{failing.group(0)} … {going_on.group(0)}")
     return Situation("calm", "; ".join(calm)) if calm else None

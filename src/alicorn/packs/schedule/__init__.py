@@ -65,7 +65,7 @@ WORKFLOW = Workflow(
     vocabulary=tuple(
         (
             "roster rota shift-schedule work-schedule shift-plan grafik-zmian grafik-pracy "
-            "harmonogram-zmian график-смен расписание-смен график-работы plan-zmian план-смен dyżur dyzur "
+            "harmonogram-zmian график-смен расписание-смен график-работы ~plan-zmian план-смен dyżur dyzur "
             "~grafik ~график "
             "~harmonogram rozpisk ~schedule ~shift ~timetable ~zmian ~zmiano ~смен ~расписан ~дежурств "
             "~wariant ~variant ~вариант ~vacation ~urlop ~отпуск"
