@@ -176,3 +176,16 @@ def test_read_only_explained_after_a_colon_keeps_its_explanation(text: str) -> N
 )
 def test_kinds(text: str, kind: str) -> None:
     assert IntentClassifier().classify(text).kind == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a person's day off, or what something depends on, marked urgent: no fault going on
+        "Urgent: I'm not working on Friday, change the rota.",
+        "Срочно: я не работаю в пятницу, поменяй график.",
+        "Срочно! Цена зависит от курса, пересчитай смету.",
+    ],
+)
+def test_urgent_words_without_a_fault_are_no_alarm(text: str) -> None:
+    assert IntentClassifier().classify(text).kind != "alarm"

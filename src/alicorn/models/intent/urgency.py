@@ -412,10 +412,13 @@ _FAILING = re.compile(
     r"|(?<!\w)(?:стоит|стоят|встал[аио]?)(?!\w)"
     # a till, a printer or an app that stops doing its job while it lasts: "nie drukuje paragonów", "виснет на
     # каждой оплате", "keeps freezing", "monitoring has gone mental"
-    r"|\b(?:nie (?:drukuj\w*|działa\w*|dziala\w*|odpowiada\w*|łączy|laczy|ładuje|laduje|przyjmuje)|zawiesza się"
-    r"|wiesza się|zawiesił\w* się)"
-    r"|(?<!\w)(?:не (?:печата\w*|работа\w*|отвеча\w*|грузит\w*|принима\w*|проход\w*)|висн\w*|завис\w*|глюч\w*)"
-    r"|(?:\bnot|n't)(?: been)? (?:printing|working|loading|responding|taking payments)\b"
+    r"|\b(?:nie (?:drukuje|drukują|działa|działają|dziala|dzialaja|odpowiada|odpowiadają|łączy|laczy|ładuje|laduje"
+    r"|przyjmuje|przyjmują)|zawiesza się|wiesza się|zawiesił\w* się)\b"
+    # (the third person only: "не работаю в пятницу" is a person's day off, "зависит от" depends)
+    r"|(?<!\w)(?:не (?:печата(?:ет|ют)|работа(?:ет|ют)|отвеча(?:ет|ют)|грузит(?:ся)?|принима(?:ет|ют)|проход(?:ит|ят))"
+    r"|висн(?:ет|ут)|завис(?:ает|ают|ла|ло|ли)?|глючит)(?!\w)"
+    r"|\b(?:is|are|isn't|aren't|has|have|hasn't|haven't)(?: not)?(?: been)? (?:printing|working|loading|responding"
+    r"|taking payments)\b"
     r"|\bkeeps? (?:freezing|crashing|hanging)\b"
     r"|\bgone (?:mental|haywire|crazy|nuts|mad)\b",
     re.IGNORECASE,
