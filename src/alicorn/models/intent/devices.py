@@ -17,7 +17,9 @@ from alicorn.models.intent.lexicon import (
     _DETERMINERS,
     _OBJECT_PRONOUNS,
     _PHYSICAL_OPEN,
+    _SCRIPTS,
     ForbiddenAction,
+    _clause_span,
     _device,
     _operated_device,
     _sentences,
@@ -54,6 +56,8 @@ def devices_operated(words: list[str]) -> list[tuple[int, ForbiddenAction]]:
         if not (stopping or any(_whole((stem,), word) for stem in _PHYSICAL_OPEN)):
             continue
         negation = _negation_over_list(words, index)
+        if any(_whole(_SCRIPTS, w) for w in words[_clause_span(words, index)[0] : index]):
+            continue  # "Tych skryptów do sterowania nie odpalaj": a script launched is code run (lexicon reads it)
         if negation is not None and _operates_a_device(words, index, sentence):
             found.append((index, ForbiddenAction("physical", f"{words[negation]} {word} (device operated)", word)))
     return found

@@ -15,6 +15,7 @@ from alicorn.models.intent.lexicon import (
     _CLAUSE_BREAK,
     _SENTENCE_END,
     KEPT_PRIVATE,
+    PRESS,
     ForbiddenAction,
     _clause_span,
     _sentences,
@@ -56,6 +57,7 @@ def positioned_readings(
     claimed = {position for position, _ in verdicts}
     found = [item for item in found if item[0] not in claimed] + verdicts
     found = _named_over_draft(words, found)
+    found = found + _sent_to_the_press(words, found)
     found = found + _kept_private_unpublished(words, language, found)
     # "I told the interns not to post anything until the rebrand is out": theirs to keep, whatever reads it; "so
     # hopefully no more typos going live": a hope about others, not a command
@@ -77,6 +79,20 @@ def positioned_readings(
         found.extend(embedded_readings(words, language, {position for position, _ in found}))
     found.sort(key=lambda item: item[0])
     return found
+
+
+def _sent_to_the_press(words: list[str], found: list[tuple[int, ForbiddenAction]]) -> list[tuple[int, ForbiddenAction]]:
+    """A publication kept from the media is kept from being sent to them too: "Do mediów nic nie idzie", "В прессу
+    ни слова" (the press is reached by sending, and prints for everyone)."""
+    sentence = _sentences(words)
+    pressed = {sentence[k] for k, w in enumerate(words) if _whole(PRESS, w)}
+    return [
+        (p, ForbiddenAction("external_transmission", f"{r.trigger} (to the press)", r.word, r.forbids))
+        for p, r in found
+        if r.effect == "publication"
+        and sentence[p] in pressed
+        and not any(q == p and s.effect == "external_transmission" for q, s in found)
+    ]
 
 
 #: Verbs whose subject a "no"-phrase can be: "no fixes go live", "no changes get out", "no updates reach the tills".

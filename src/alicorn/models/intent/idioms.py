@@ -115,6 +115,8 @@ _COPULAS_BEFORE = {"to", "jest", "это", "—", "–", "-"}
 #: Things that are run: under someone else's domain, not for us to run ("the test suite is Marek's territory").
 _RUN_THINGS = (
     "=test", "=tests", "=suite", "=script", "=macro", "testy", "testów", "skrypt", "makro", "тест", "скрипт", "макрос",
+    # a scheduled job: "the export job itself is off limits", "joba nie ruszaj", "джоб не трогай"
+    "=job", "=jobs", "=joba", "=joby", "джоб",
 )
 _MINE = {"mine", "ours", "moje", "moja", "mój", "nasze", "моё", "мое", "моя", "мой", "наше"}
 #: Places that keep a thing inside: "w firmie", "u nas", "у нас", "in-house".
@@ -221,11 +223,17 @@ def _named(words: list[str], start: int, end: int) -> list[tuple[int, EffectClas
             named.append((j, "publication"))  # "В общий чат — ни в коем случае": posted where a group reads it
         elif _whole(_SERVERS, word):
             named.append((j, "installation"))
-        elif _whole(_DATA_OBJECTS, word):
-            named.append((j, "local_write"))
-        elif _whole(_RUN_THINGS, word):
-            named.append((j, "code_execution"))
+        elif _whole(_DATA_OBJECTS, word) and not (j + 1 < end and _whole(_RUN_THINGS, words[j + 1])):
+            named.append((j, "local_write"))  # not "the export job": the job is the thing, the export its kind
+        elif _whole(_RUN_THINGS, word) and not (word.startswith(("job", "джоб")) and _someones(words, j)):
+            named.append((j, "code_execution"))  # not "the pumps are his job": a duty, not a program
     return named
+
+
+def _someones(words: list[str], index: int) -> bool:
+    """The noun at `index` follows a possessive ("his job", "the security team's job"): someone's."""
+    before = words[index - 1] if index else ""
+    return before in _POSSESSIVES or before in ("your", "its") or _possessive(before)
 
 
 def _forbidden_to_another(words: list[str], index: int, phrase: tuple[str, ...]) -> bool:

@@ -319,6 +319,8 @@ _ACTIONS: dict[EffectClass, tuple[str, ...]] = {
 ),
     "local_write": (
         "modify", "=change", "=edit", "overwrit", "=delete", "=save", "=write", "zmieni", "zmian", "modyfik",
+        # filling in a form or a record: "Ничего пока не заполняй", "nic jeszcze nie wypełniaj", "don't fill it in"
+        "заполн", "wypełni", "wypelni", "uzupełni", "uzupelni",
         # altering and amending: "the ledger is not to be altered", "don't amend the signed contract"
         "=alter", "=amend",
         "edytuj", "edyt", "nadpis", "usuw", "usuń", "zapisuj", "zapisz", "измен", "меняй", "менять", "редакт",
@@ -358,8 +360,8 @@ _PHYSICAL_OPEN = (
     "=block", "=raise", "=lower", "=start", "=run", "=arm", "=disarm", "=engage", "=cut", "=restart", "=reboot",
     "=fire",
     "otwier", "otwór", "otworz", "uruchom", "urucham", "zamyk", "zamkn", "blok", "aktyw", "odpal", "uzbr", "rozbr",
-    # switching over: "świateł nie przełączaj", "не переключай освещение"
-    "przełącz", "przelacz", "переключ",
+    # switching over: "świateł nie przełączaj", "не переключай освещение"; cycling a device: "задвижки не гоняй"
+    "przełącz", "przelacz", "переключ", "!гоня", "!погоня",
     "załącz", "zalacz",
     "podnie", "podnos", "opuść", "opuszcz", "zatrzas",
     "открыв", "открой", "откры", "закрой", "закры", "запир", "запри", "запер", "блок", "запуск", "запуст", "активир",
@@ -633,6 +635,8 @@ _PLACING = (
     # placing it on a page: "nie zamieszczać na stronie instytutu"
     "zamieszcz", "zamieść", "zamiesc", "zamieści",
 )
+#: The media, a venue reached by sending to them (not Polish "prasa", also a machine, nor Russian "пресс").
+PRESS = ("=media", "=mediów", "=mediow", "=mediach", "=mediom", "сми", "=прессу", "=пресса", "=прессе", "=прессы")
 _VENUES = (
     "website", "=site", "=web", "=page", "homepage", "intranet", "intranec", "=board", "noticeboard", "=wiki",
     "portal", "blog",
@@ -645,6 +649,10 @@ _VENUES = (
     # a shared calendar is read by everyone who has it: "do wspólnego kalendarza zmian nie wpisuj", "не вноси в общий
     # календарь", "don't put it in the team calendar"
     "=calendar", "kalendarz", "календар",
+    # on air: "В эфир — только после моего звонка", "na antenę", "nothing on air until I call"
+    "эфир", "=antenę", "=antenie", "=air",
+    # the media print and broadcast to everyone: "Do mediów nic nie idzie", "В прессу ни слова"
+    *PRESS,
     # social media are venues too: "not on the clinic's Facebook page", "в соцсети", "na fanpage'u"
     "facebook", "instagram", "linkedin", "tiktok", "twitter", "youtube", "fanpage", "społecznościow", "соцсет", "fejs",
     "discord",
@@ -749,9 +757,15 @@ _BEFORE_THE_PLACE = {"to", "into", "in", "anything", "nothing", "something", "mo
 
 def _writes_into_a_file(words: list[str], index: int) -> bool:
     """What the writing verb at `index` writes to is a file or a sheet: its first two words name one ("to the doc",
-    "to the shared doc", "do arkusza")."""
+    "to the shared doc", "do arkusza"), or the place is fronted ("В нашу рабочую базу ничего не пиши")."""
     named = [w for w in words[index + 1 : index + 7] if w not in _BEFORE_THE_PLACE and w not in _DETERMINERS]
-    return any(_whole(_WRITTEN_INTO, w) or _whole(_FILE_PLACES, w) for w in named[:2])
+    if any(_whole(_WRITTEN_INTO, w) or _whole(_FILE_PLACES, w) for w in named[:2]):
+        return True
+    start = _clause_span(words, index)[0]
+    return any(
+        words[k] in ("в", "во", "do", "into") and any(_whole(_WRITTEN_INTO, w) for w in words[k + 1 : k + 4])
+        for k in range(start, index)
+    )
 
 
 #: Making or dropping files in the user's places: "don't create a doc", "no files in my Notes folder".
@@ -1152,7 +1166,9 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         # "все двери закрыты" describes, it commands nothing; "Gate stays shut - no opening it" forbids
         negated = passive or (index > 0 and (words[index - 1] in _VERBAL or words[index - 1] == "no"))
         operated = any(_operated_device(words, index + 1 + k) for k in range(len(window)))
-        if operated or (negated and any(_device(w) for w in before)):
+        # "Tych skryptów do sterowania pompami nie odpalaj": a script launched is code, whatever it drives
+        scripted = any(_whole(_SCRIPTS, w) for w in words[_clause_span(words, index)[0] : index])
+        if operated or (negated and any(_device(w) for w in before) and not scripted):
             return "physical"
         if any(w in _OBJECT_PRONOUNS for w in words[max(0, index - 3) : index + 2]) and any(
             _device(w) for w in words[max(0, index - 25) : index]
@@ -1182,6 +1198,9 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         around = _sentence_range(words, index, max(0, index - (8 if restarting else 4)), index + 5)
         # "no running anything on my machine", "on the controller PC": a computer to run code on, not a device
         device = any(_operated_device(words, k) for k in around)
+        if device and any(_whole(_SCRIPTS, w) for w in words[_clause_span(words, index)[0] : index + 5]):
+            # "Tych skryptów do sterowania nie odpalaj": a script run is code, whatever device it drives
+            return "code_execution"
         if not device:
             return "code_execution"  # "don't run it", "nie odpalaj go", "не запускай": a device makes it physical
         if restarting:
@@ -1200,9 +1219,11 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
         return "code_execution"
     # letting go ("puść", "puszczę") runs only a named program: "puść joba", not "przejrzę go i puszczę dalej"
     letting = word.startswith(("puść", "puszcz", "puści"))
+    # a particle reaches past a quantifier: "don't kick off any of the diagnostic scripts"
+    reach_code = 8 if words[index + 1 : index + 2] in (["off"], ["up"]) else 4
     if _whole(_EXECUTING_WITH_CODE, word) and any(
         _whole(_CODE_OBJECTS, w) and not (letting and w in ("go", "it", "его", "него"))
-        for w in words[max(0, index - (6 if passive else 3)) : index + 4]
+        for w in words[max(0, index - (6 if passive else 3)) : index + reach_code]
     ):
         return "code_execution"  # "wykonaj skrypt", "выполнять его"
     if letting and _on_a_server_or_base(words, index):
@@ -1215,6 +1236,10 @@ def action_of(words: list[str], index: int) -> EffectClass | None:
     ):
         return "publication"  # "put it on the website", "wrzuć na stronę", "повешу на доску", "nigdzie nie wystawiaj"
     return _motion(words, index)
+
+
+#: Programs by name: what is run when they are is code, whatever they drive.
+_SCRIPTS = ("script", "skrypt", "скрипт", "=program", "=programs", "program", "программ")
 
 
 def _on_a_server_or_base(words: list[str], index: int) -> bool:

@@ -341,7 +341,7 @@ def constructions(
     ]
     readers = (
         _unwanted, _not_even_thought, _delegated, _kept_state, _device_left, _confined, _draft_only, _only_prepared,
-        _no_programs, _to_nobody,
+        _no_programs, _to_nobody, _decided_later, _not_for,
         _deferred_after, _asked_first,
         _approval, _approved_before,
         _not_yours, _not_coming, _venue,
@@ -757,6 +757,64 @@ def _device_left(words: list[str], language: str) -> list[tuple[int, ForbiddenAc
                 if _whole(_SERVICES, words[j]) or _whole(_PROGRAMS, words[j]):
                     found.append((j, ForbiddenAction("code_execution", f"{words[index - 1]} {word}", words[j])))
                     break
+    return found
+
+
+#: "not for" and whom or where: "not for the ops group chat", "not for anyone outside", "nie dla mediów", "не для
+#: общего чата".
+_NOT_FOR_PAIRS = (("not", "for"), ("nie", "dla"), ("не", "для"))
+_ANYONE_OUTSIDE = {"anyone", "anybody", "outsiders", "outside", "nikogo", "никого", "посторонних", "obcych"}
+
+
+def _not_for(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Keep it in-house - not for the ops group chat and not for anyone outside": a venue or a chat it is not for
+    is not published there; anyone outside is not sent it. Not "for me, not for the firm" (read as confined) and not
+    "not for long"."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index in range(len(words) - 2):
+        if tuple(words[index : index + 2]) not in _NOT_FOR_PAIRS:
+            continue
+        end = _clause_span(words, index)[1]
+        named = [k for k in range(index + 2, min(end, index + 7)) if words[k] not in _DETERMINERS]
+        trigger = f"{words[index]} {words[index + 1]} (not for)"
+        if any(_whole(_VENUES, words[k]) or _whole(_CHATS, words[k]) for k in named[:4]):
+            found.append((index, ForbiddenAction("publication", trigger, words[index + 1])))
+        elif named and words[named[0]] in _ANYONE_OUTSIDE:
+            found.append((index, ForbiddenAction("external_transmission", trigger, words[index + 1])))
+    return found
+
+
+#: The speaker deciding later whether it goes anywhere: "I'll decide whether it goes out at all", "sam zdecyduję, czy
+#: w ogóle idzie", "я ещё подумаю, отправлять ли вообще" (the first person only: "proboszcz sam zdecyduje" is his).
+_DECIDING = (
+    ("i'll", "decide"), ("i", "will", "decide"), ("i'll", "make", "the", "call"), ("sam", "zdecyduję"),
+    ("sama", "zdecyduję"), ("zdecyduję", "sam"), ("zdecyduję", "sama"),
+    ("я", "сам", "решу"), ("я", "сама", "решу"), ("сам", "решу"), ("сама", "решу"), ("я", "ещё", "подумаю"),
+    ("я", "еще", "подумаю"), ("я", "подумаю"),
+)  # fmt: skip
+#: What may follow the decision: its end, or whether it goes ("whether", "czy", "…ли").
+_WHETHER = {"whether", "if", "czy"}
+
+
+def _decided_later(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
+    """ "Just a draft, I'll decide whether it goes out at all", "Na razie tylko projekt, sam zdecyduję, czy w ogóle
+    idzie", "Чисто черновик, я ещё подумаю, отправлять ли вообще": the speaker keeps the decision to send or publish,
+    so neither is the agent's. Only a decision that ends its clause or asks whether (not "I'll decide which variant,
+    then publish it")."""
+    found: list[tuple[int, ForbiddenAction]] = []
+    for index in range(len(words)):
+        phrase = next((p for p in _DECIDING if tuple(words[index : index + len(p)]) == p), None)
+        if phrase is None:
+            continue
+        after = words[index + len(phrase) : index + len(phrase) + 4]
+        ends = not after or after[0] in _CLAUSE_BREAK
+        whether = bool(after) and (after[0] in _WHETHER or (after[0] == "," and after[1:2] and after[1] in _WHETHER))
+        asked = any(w == "ли" for w in after)
+        if not (ends or whether or asked):
+            continue
+        trigger = f"{' '.join(phrase)} (the speaker decides)"
+        found.append((index, ForbiddenAction("external_transmission", trigger, words[index])))
+        found.append((index, ForbiddenAction("publication", trigger, words[index])))
     return found
 
 
@@ -1465,6 +1523,10 @@ def _received_after_gate(words: list[str], language: str) -> list[tuple[int, For
     return found
 
 
+#: Copulas: a clause with one describes a state ("the website is down until…").
+_DESCRIBING_VERBS = {"is", "are", "was", "were", "it's", "jest", "są", "był", "była", "было", "был", "была"}
+
+
 def _gated_destination(words: list[str], language: str) -> list[tuple[int, ForbiddenAction]]:
     """A place or people named in a clause that is negated, gated or deferred, with no action of its own: "Na
     tablicę w dyżurce nic nie idzie, dopóki kierownik nie klepnie", "The intranet gets the final one only after I've
@@ -1485,7 +1547,12 @@ def _gated_destination(words: list[str], language: str) -> list[tuple[int, Forbi
         if end < n and words[end] == "," and end + 1 < n and words[end + 1] in _GATES | {"only", "tylko", "только"}:
             tail = next((k for k in range(end + 1, n) if words[k] in (".", ";", "!", "?")), n)
         clause = words[start:end]
-        if any(action_of(words, j) is not None for j in range(start, end)):
+        # the gate's own words are not the clause's action: "nothing on Facebook until we know what's going on"
+        # ("пока" is also "for now": "на стенд пока не разворачивай" keeps its action)
+        gate_at = next((k for k in range(index + 1, end) if words[k] in _GATES and words[k] != "пока"), end)
+        if any(w in _DESCRIBING_VERBS for w in words[start:gate_at]):
+            gate_at = end  # "the website is down until the host fixes it": a state described, read whole
+        if any(action_of(words, j) is not None for j in range(start, gate_at)):
             continue  # an action in the clause: the chains and the other forms read it
         # talk about the place ("don't worry about the website"), said before it; "when I say so" after it is a gate
         if any(w.startswith(_NOT_HANDLING) for w in words[start:index]) or any(_is_past(w) for w in clause):
