@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from alicorn.i18n import N_, tr_marked
+from alicorn.i18n import N_, tr, tr_marked
 
 #: The kinds of request, as a person says them.
 _KINDS = {
@@ -59,6 +59,17 @@ _SEVERITIES = {"critical": N_("critical"), "high": N_("high"), "normal": N_("nor
 def severity_said(severity: str, language: str) -> str:
     """A triage's severity in `language` (an unknown one as it is)."""
     return tr_marked(language, _SEVERITIES[severity]) if severity in _SEVERITIES else severity
+
+
+def triage_said(severity: str, action: str, language: str) -> str:
+    """ "alarm triaged as critical: a human must look now…" in `language`, from a triage's severity and its marked
+    action (an unknown one is shown as it is)."""
+    return tr(
+        language,
+        "alarm triaged as {severity}: {action}",
+        severity=severity_said(severity, language),
+        action=tr_marked(language, action),
+    )
 
 
 def kind_said(kind: str, language: str) -> str:

@@ -319,18 +319,17 @@ class Norbi(Recurring, Choosing, FollowUps, Execution):
             answered = Report(conversation=state.id, outcome="answered", headline=reply["text"], language=language)
             self._write_report(state.id, tap, answered)
             return None
-        work = self._work_an_alarm_names(intent) if kind == "alarm" else None
-        if work is not None:
-            # triaged at once, then taken as that work, so the person's own data is read now (not a triage alone)
-            found = understand.triage(intent.utterance)
-            tap.append("triage.done", {**found.to_json(), "then": "work"})
-            why = f"an alarm that names the work of workflow {work}: triaged as {found.severity}, then worked on"
-            tap.append("intent.reclassified", {"kind": "task", "was": "alarm", "why": why, "workflow": work})
-            return None
         if kind == "alarm":
             found = understand.triage(intent.utterance)
+            work = self._work_an_alarm_names(intent)
+            if work is not None:
+                # triaged at once, then taken as that work, so the person's own data is read now (not a triage alone)
+                tap.append("triage.done", {**found.to_json(), "then": "work"})
+                why = f"an alarm that names the work of workflow {work}: triaged as {found.severity}, then worked on"
+                tap.append("intent.reclassified", {"kind": "task", "was": "alarm", "why": why, "workflow": work})
+                return None
             tap.append("triage.done", found.to_json())
-            said = understand.triage_said(found, intent.utterance, language)
+            said = understand.triage_report_words(found, intent.utterance, language)
             report = Report(conversation=state.id, outcome="triaged", language=language, **said)
             self._write_report(state.id, tap, report)
             return None

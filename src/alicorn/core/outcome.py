@@ -12,7 +12,7 @@ from typing import Any
 from alicorn.core.consent import consent_said
 from alicorn.core.contract import OutcomeContract
 from alicorn.core.conversation import ConversationState
-from alicorn.core.decided import severity_said
+from alicorn.core.decided import triage_said
 from alicorn.core.report import OUTCOME_LABELS, Outcome, Report, run_facts
 from alicorn.i18n import N_, tr, tr_marked
 from alicorn.packs.workflow import LeftOut, Workflow
@@ -208,7 +208,7 @@ def final_report(
     ]
     known = [served, *contract.sentences(language)]
     if state.triage is not None:  # an alarm that asked for this work was triaged first: said beside its result
-        known.append(triage_line(state.triage, language))
+        known.append(triage_said(str(state.triage.get("severity", "")), str(state.triage.get("action", "")), language))
     known.append(tr(language, "plan {source}: {n} nodes", source=plan_info.get("source", "?"), n=len(run.order)))
     known += left_out_lines(plan_info, language)
     known += [tr(language, "slot not taken as given: {what}", what=r) for r in (state.slots or {}).get("reverted", [])]
@@ -232,16 +232,6 @@ def final_report(
         metrics=metrics,
         artifacts=[run.workspace] if run.workspace else [],
         language=language,
-    )
-
-
-def triage_line(triage: Mapping[str, Any], language: str) -> str:
-    """ "alarm triaged as critical: a human must look now…" in `language`, from a journaled triage."""
-    return tr(
-        language,
-        "alarm triaged as {severity}: {action}",
-        severity=severity_said(str(triage.get("severity", "")), language),
-        action=tr_marked(language, str(triage.get("action", ""))),
     )
 
 

@@ -26,7 +26,7 @@ from alicorn.context.fragments import Classification, Fragment
 from alicorn.context.tap import JournalTap
 from alicorn.core import consulting
 from alicorn.core.conversation import run_id_for
-from alicorn.core.decided import severity_said
+from alicorn.core.decided import triage_said
 from alicorn.core.intake import IntentEnvelope
 from alicorn.i18n import N_, tr, tr_marked
 from alicorn.models.errors import ModelError
@@ -104,23 +104,17 @@ def triage(text: str) -> Triage:
     return Triage("normal", (), _ACTION_TODAY)
 
 
-def triage_said(found: Triage, utterance: str, language: str) -> dict[str, Any]:
+def triage_report_words(found: Triage, utterance: str, language: str) -> dict[str, Any]:
     """The triage report's words in `language`: its headline, what is known, the decision it asks for and the
     effects it leaves (none). The action is one of the three marked above; an unknown one is shown as it is."""
-    action = tr_marked(language, found.action)
     cues = ", ".join(found.cues) or tr(language, "none")
     return {
-        "headline": tr(
-            language,
-            "alarm triaged as {severity}: {action}",
-            severity=severity_said(found.severity, language),
-            action=action,
-        ),
+        "headline": triage_said(found.severity, found.action, language),
         "known": [
             tr(language, "the alarm says: {text}", text=utterance),
             tr(language, "severity cues: {cues}", cues=cues),
         ],
-        "decisions_needed": [action],
+        "decisions_needed": [tr_marked(language, found.action)],
         "pending_effects": [tr(language, "none: triage starts no effect")],
     }
 

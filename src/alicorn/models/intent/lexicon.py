@@ -2978,7 +2978,7 @@ _PRIVATE_ALONE: tuple[tuple[str, ...], ...] = (
 #: "between us" ending a clause said of a thing: "Только это пока между нами, ладно?", "This stays between us",
 #: "To na razie między nami." (not "split the tips between us and the kitchen", "между нами говоря").
 _BETWEEN_US = {("between", "us"), ("между", "нами"), ("między", "nami"), ("miedzy", "nami")}
-_BETWEEN_US_ENDS = {"ok", "okay", "right", "yeah", "ладно", "хорошо", "да", "dobrze", "ok?", "jasne", "please"}
+_BETWEEN_US_ENDS = QUESTION_TAGS | {"да", "please"}
 #: Dividing or choosing between people: "split the tips between us", "podziel między nami", "раздели между нами".
 _DIVIDING = ("=split", "=divide", "=share", "=shared", "podziel", "dziel", "раздел", "подел", "распредел", "rozdziel")
 

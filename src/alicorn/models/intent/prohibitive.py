@@ -529,7 +529,7 @@ def _not_even_thought(words: list[str], language: str) -> list[tuple[int, Forbid
 
 
 #: The speaker as the subject: "I'll send it from my own account" (not "send it from my own account, please").
-_SPEAKER_SUBJECTS = {"i", "i'll", "i'd", "i'm", "we", "we'll", "ill"}
+_SPEAKER_SUBJECTS = _FIRST_EN - {"me", "us", "my"}
 #: Leave given to the agent: "можешь сам разослать", "możesz sam wysłać" is the agent's own doing, not the speaker's.
 _YOU_MAY = {"можешь", "можете", "możesz", "możecie", "можно", "można"}
 
